@@ -1,0 +1,39 @@
+// Builds the Fastify application from its services, without listening.
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { installProblemHandlers } from './http/errors.js';
+import { validatorCompiler } from './http/validation.js';
+import { installAuth } from './http/auth.js';
+import { registerOpenApi } from './http/openapi.js';
+import { serverlessRoutes } from './http/routes/serverless.js';
+import { templateRoutes } from './http/routes/templates.js';
+import { catalogRoutes } from './http/routes/catalog.js';
+import type { Services } from './services/container.js';
+
+export type App = FastifyInstance;
+
+export interface AppOptions {
+  logger?: boolean | { level: string };
+}
+
+/** Management API bodies are small JSON documents. */
+const MANAGEMENT_BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(services: Services, options: AppOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: MANAGEMENT_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  installProblemHandlers(app);
+  installAuth(app, services.apiKeys, services.rateLimiter);
+  await registerOpenApi(app, services.config);
+
+  await app.register(serverlessRoutes(services));
+  await app.register(templateRoutes(services));
+  await app.register(catalogRoutes(services));
+  return app;
+}

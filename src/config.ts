@@ -1,0 +1,156 @@
+// Server configuration: flags win over environment variables, which win over defaults.
+// Every value is checked up front so a bad setting fails at start with a clear message.
+import { resolve } from 'node:path';
+
+export interface RateLimitQuotas {
+  minute: number;
+  hour: number;
+  day: number;
+}
+
+export interface GantryConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Base of the management API, as clients reach it. */
+  publicUrl: string;
+  /** Base of the queue and worker APIs, used in requestUrls and handed to workers. */
+  workerApiUrl: string;
+  /** Pattern of a load-balancing endpoint's base URL; `{id}` is replaced by the endpoint id. */
+  lbUrlPattern: string;
+  rateLimits: RateLimitQuotas;
+  /** Replacement catalog file (GPU types, CPU flavors, data centers, public templates). */
+  catalogFile: string | undefined;
+  /** Capacity this deployment offers, as declared by the operator. */
+  capacityFile: string | undefined;
+  /** Upper bound for an endpoint's workers.max. */
+  maxWorkersPerEndpoint: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Options as given on the command line; undefined means "not given". */
+export interface ConfigFlags {
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  publicUrl?: string;
+  workerApiUrl?: string;
+  lbUrlPattern?: string;
+  rateLimitMinute?: string;
+  rateLimitHour?: string;
+  rateLimitDay?: string;
+  catalogFile?: string;
+  capacityFile?: string;
+  maxWorkersPerEndpoint?: string;
+  logLevel?: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+const ENV_NAMES: Record<keyof ConfigFlags, string> = {
+  host: 'GANTRY_HOST',
+  port: 'GANTRY_PORT',
+  dataDir: 'GANTRY_DATA_DIR',
+  publicUrl: 'GANTRY_PUBLIC_URL',
+  workerApiUrl: 'GANTRY_WORKER_API_URL',
+  lbUrlPattern: 'GANTRY_LB_URL_PATTERN',
+  rateLimitMinute: 'GANTRY_RATE_LIMIT_MINUTE',
+  rateLimitHour: 'GANTRY_RATE_LIMIT_HOUR',
+  rateLimitDay: 'GANTRY_RATE_LIMIT_DAY',
+  catalogFile: 'GANTRY_CATALOG_FILE',
+  capacityFile: 'GANTRY_CAPACITY_FILE',
+  maxWorkersPerEndpoint: 'GANTRY_MAX_WORKERS_PER_ENDPOINT',
+  logLevel: 'GANTRY_LOG_LEVEL',
+};
+
+export const DEFAULT_DATA_DIR = '.gantry';
+export const DEFAULT_RATE_LIMITS: RateLimitQuotas = { minute: 6000, hour: 200_000, day: 2_000_000 };
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function envNameOf(flag: keyof ConfigFlags): string {
+  return ENV_NAMES[flag];
+}
+
+export function loadConfig(flags: ConfigFlags, env: Env = process.env): GantryConfig {
+  const problems: string[] = [];
+  const pick = (key: keyof ConfigFlags): string | undefined => {
+    const value = flags[key] ?? env[ENV_NAMES[key]];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const integer = (key: keyof ConfigFlags, fallback: number, min: number, max: number): number => {
+    const raw = pick(key);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${describe(key)} must be an integer from ${min} to ${max}, got '${raw}'`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (key: keyof ConfigFlags, fallback: string): string => {
+    const raw = pick(key) ?? fallback;
+    if (!isHttpUrl(raw)) problems.push(`${describe(key)} must be an absolute http(s) URL, got '${raw}'`);
+    return raw.replace(/\/+$/, '');
+  };
+
+  const host = pick('host') ?? '127.0.0.1';
+  const port = integer('port', 8080, 0, 65535);
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const localUrl = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  const publicUrl = url('publicUrl', localUrl);
+  const workerApiUrl = url('workerApiUrl', publicUrl);
+
+  const lbUrlPattern = (pick('lbUrlPattern') ?? `http://{id}.localhost:${port}`).replace(/\/+$/, '');
+  if (!lbUrlPattern.includes('{id}') || !isHttpUrl(lbUrlPattern.replace('{id}', 'x'))) {
+    problems.push(`${describe('lbUrlPattern')} must be an http(s) URL containing {id}, got '${lbUrlPattern}'`);
+  }
+
+  const rateLimits: RateLimitQuotas = {
+    minute: integer('rateLimitMinute', DEFAULT_RATE_LIMITS.minute, 1, 1e9),
+    hour: integer('rateLimitHour', DEFAULT_RATE_LIMITS.hour, 1, 1e9),
+    day: integer('rateLimitDay', DEFAULT_RATE_LIMITS.day, 1, 1e9),
+  };
+  const logLevel = pick('logLevel') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`${describe('logLevel')} must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: GantryConfig = {
+    host,
+    port,
+    dataDir: resolve(pick('dataDir') ?? DEFAULT_DATA_DIR),
+    publicUrl,
+    workerApiUrl,
+    lbUrlPattern,
+    rateLimits,
+    catalogFile: optionalPath(pick('catalogFile')),
+    capacityFile: optionalPath(pick('capacityFile')),
+    maxWorkersPerEndpoint: integer('maxWorkersPerEndpoint', 100, 1, 100_000),
+    logLevel,
+  };
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return config;
+}
+
+function describe(key: keyof ConfigFlags): string {
+  const flag = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  return `--${flag} (${ENV_NAMES[key]})`;
+}
+
+function optionalPath(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : resolve(value);
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const parsed = new URL(value);
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
+  } catch {
+    return false;
+  }
+}

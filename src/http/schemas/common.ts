@@ -1,0 +1,52 @@
+// Schema pieces shared by the management API's resources.
+import { Type, type TOptional, type TSchema } from '@sinclair/typebox';
+
+export const ProblemSchema = Type.Object(
+  {
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    errors: Type.Optional(Type.Array(Type.String())),
+  },
+  { $id: 'Problem', description: 'application/problem+json error body' },
+);
+
+export const CudaVersion = Type.String({ pattern: '^\\d+\\.\\d+$', description: 'major.minor' });
+
+/** Container settings as a request may send them (all optional). */
+export const containerRequestProperties = {
+  image: Type.String({ minLength: 1, description: 'Container image reference' }),
+  args: Type.String({
+    description:
+      'The container command as one string: a shell string (split into CMD words), or a JSON object string with entrypoint and/or cmd arrays; empty clears it',
+  }),
+  entrypoint: Type.Array(Type.String(), { description: 'Exec-form ENTRYPOINT; [] clears it' }),
+  cmd: Type.Array(Type.String(), { description: 'Exec-form CMD; [] clears it' }),
+  disk: Type.Integer({ minimum: 1, maximum: 65536, description: 'Container disk in GB' }),
+  ports: Type.Array(Type.String(), { maxItems: 64, description: 'Exposed ports as port/protocol' }),
+  env: Type.Record(Type.String(), Type.String(), { description: 'Environment variables' }),
+  registry: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'Registry credential id' }),
+};
+
+/** Container settings as responses always carry them. */
+export const containerResponseProperties = {
+  image: Type.String(),
+  args: Type.String(),
+  entrypoint: Type.Array(Type.String()),
+  cmd: Type.Array(Type.String()),
+  disk: Type.Integer(),
+  ports: Type.Array(Type.String()),
+  env: Type.Record(Type.String(), Type.String()),
+  registry: Type.Union([Type.String(), Type.Null()]),
+};
+
+export function optionalAll<T extends Record<string, TSchema>>(properties: T) {
+  return Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, Type.Optional(s)])) as {
+    [K in keyof T]: TOptional<T[K]>;
+  };
+}
+
+/** Error responses every authenticated management route may give. */
+export function problemResponses(...statuses: number[]): Record<number, typeof ProblemSchema> {
+  return Object.fromEntries([401, 403, 429, ...statuses].map((s) => [s, ProblemSchema]));
+}

@@ -1,0 +1,97 @@
+// API keys: `gantry_<keyId>_<secret>`. The id finds the record; only sha256(secret) is stored,
+// and it is compared in constant time. The secret carries 256 random bits, so a fast hash suffices.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyRecord, KeyPermission, Store } from '../store/store.js';
+import { newAccountId, randomId } from '../domain/ids.js';
+
+export const KEY_PREFIX = 'gantry_';
+const TOKEN_PATTERN = /^gantry_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+
+export interface NewKeyOptions {
+  accountName?: string;
+  name?: string;
+  permission?: KeyPermission;
+  endpointIds?: string[];
+  rateLimitExempt?: boolean;
+  expiresAt?: string | null;
+}
+
+export interface CreatedKey {
+  token: string;
+  record: ApiKeyRecord;
+  accountCreated: boolean;
+}
+
+export type KeyCheck =
+  | { ok: true; key: ApiKeyRecord }
+  | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
+
+function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export class ApiKeyService {
+  constructor(private readonly store: Store) {}
+
+  async create(options: NewKeyOptions = {}, now = new Date()): Promise<CreatedKey> {
+    const permission = options.permission ?? 'full';
+    const endpointIds = options.endpointIds ?? [];
+    if (permission === 'endpoints' && endpointIds.length === 0) {
+      throw new Error('a key restricted to endpoints needs at least one endpoint id');
+    }
+    if (permission !== 'endpoints' && endpointIds.length > 0) {
+      throw new Error('endpoint ids apply only to keys with the endpoints permission');
+    }
+    const accountName = options.accountName ?? 'default';
+    let account = await this.store.findAccountByName(accountName);
+    const accountCreated = account === undefined;
+    if (!account) {
+      account = { id: newAccountId(), name: accountName, createdAt: now.toISOString() };
+      await this.store.createAccount(account);
+    }
+    const id = randomId(12);
+    const secret = randomBytes(32).toString('base64url');
+    const record: ApiKeyRecord = {
+      id,
+      accountId: account.id,
+      name: options.name ?? `key-${id.slice(0, 6)}`,
+      secretHash: hashSecret(secret),
+      permission,
+      endpointIds,
+      rateLimitExempt: options.rateLimitExempt ?? false,
+      expiresAt: options.expiresAt ?? null,
+      revokedAt: null,
+      createdAt: now.toISOString(),
+    };
+    await this.store.insertApiKey(record);
+    return { token: `${KEY_PREFIX}${id}_${secret}`, record, accountCreated };
+  }
+
+  async verify(token: string, now = new Date()): Promise<KeyCheck> {
+    const match = TOKEN_PATTERN.exec(token);
+    if (!match) return { ok: false, reason: 'malformed' };
+    const [, id, secret] = match as unknown as [string, string, string];
+    const key = await this.store.getApiKey(id);
+    if (!key) return { ok: false, reason: 'unknown' };
+    const expected = Buffer.from(key.secretHash, 'hex');
+    const actual = Buffer.from(hashSecret(secret), 'hex');
+    if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return { ok: false, reason: 'unknown' };
+    if (key.revokedAt) return { ok: false, reason: 'revoked' };
+    if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) return { ok: false, reason: 'expired' };
+    return { ok: true, key };
+  }
+
+  list(): Promise<ApiKeyRecord[]> {
+    return this.store.listApiKeys();
+  }
+
+  revoke(id: string, now = new Date()): Promise<boolean> {
+    return this.store.revokeApiKey(id, now.toISOString());
+  }
+
+  /** On the very first start there is no key at all: make the admin key, to be shown once. */
+  async ensureAdminKey(): Promise<CreatedKey | undefined> {
+    if ((await this.store.countApiKeys()) > 0) return undefined;
+    return this.create({ name: 'admin', permission: 'full' });
+  }
+}

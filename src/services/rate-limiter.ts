@@ -1,0 +1,67 @@
+// Per-account request quotas in fixed minute, hour and day windows aligned to UTC boundaries.
+// The embedded default keeps counters in memory (one process serves the deployment);
+// a shared implementation of the same interface serves several replicas.
+import type { RateLimitQuotas } from '../config.js';
+
+export type WindowName = 'minute' | 'hour' | 'day';
+export const WINDOWS: { name: WindowName; seconds: number }[] = [
+  { name: 'minute', seconds: 60 },
+  { name: 'hour', seconds: 3600 },
+  { name: 'day', seconds: 86400 },
+];
+
+export interface WindowState {
+  name: WindowName;
+  quota: number;
+  windowSeconds: number;
+  remaining: number;
+  /** Seconds until this window resets. */
+  resetSeconds: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** The window that refused the request, when it was refused. */
+  exceeded: WindowState | undefined;
+  windows: WindowState[];
+}
+
+export interface RateLimiter {
+  consume(accountId: string, nowMs?: number): Promise<RateDecision>;
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  /** accountId -> window name -> [window start (s), count] */
+  private readonly counters = new Map<string, Map<WindowName, [number, number]>>();
+
+  constructor(private readonly quotas: RateLimitQuotas) {}
+
+  async consume(accountId: string, nowMs = Date.now()): Promise<RateDecision> {
+    const nowSeconds = nowMs / 1000;
+    let perWindow = this.counters.get(accountId);
+    if (!perWindow) {
+      perWindow = new Map();
+      this.counters.set(accountId, perWindow);
+    }
+    const current = WINDOWS.map(({ name, seconds }) => {
+      const start = Math.floor(nowSeconds / seconds) * seconds;
+      const entry = perWindow.get(name);
+      const count = entry && entry[0] === start ? entry[1] : 0;
+      return { name, seconds, start, count, quota: this.quotas[name] };
+    });
+    const refusing = current.find((w) => w.count >= w.quota);
+    const windows: WindowState[] = current.map((w) => {
+      const count = refusing ? w.count : w.count + 1;
+      if (!refusing) perWindow.set(w.name, [w.start, count]);
+      return {
+        name: w.name,
+        quota: w.quota,
+        windowSeconds: w.seconds,
+        remaining: Math.max(0, w.quota - count),
+        resetSeconds: Math.max(1, Math.ceil(w.start + w.seconds - nowSeconds)),
+      };
+    });
+    const exceeded = refusing ? windows.find((w) => w.name === refusing.name) : undefined;
+    return { allowed: !refusing, exceeded, windows };
+  }
+}

@@ -1,0 +1,254 @@
+// The Store port on SQLite (better-sqlite3, WAL). Calls are synchronous underneath;
+// the async surface is the port's, so a networked adapter can implement the same contract.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { AccountRecord, ApiKeyRecord, EndpointRecord, KeyPermission, Store, TemplateRecord } from '../store.js';
+import type { EndpointSpec, TemplateSpec } from '../../domain/endpoint-spec.js';
+import { migrateSqlite } from './migrate.js';
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  secret_hash: string;
+  permission: KeyPermission;
+  endpoint_ids: string;
+  rate_limit_exempt: number;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+interface EndpointRow {
+  id: string;
+  account_id: string;
+  spec: string;
+  version: number;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface TemplateRow {
+  id: string;
+  account_id: string | null;
+  spec: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
+export function openSqliteDatabase(file: string): Database.Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrateSqlite(db);
+  return db;
+}
+
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly statements: ReturnType<typeof prepareStatements>;
+
+  constructor(fileOrDb: string | Database.Database) {
+    this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
+    this.statements = prepareStatements(this.db);
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  async createAccount(account: AccountRecord): Promise<void> {
+    this.statements.insertAccount.run(account.id, account.name, account.createdAt);
+  }
+
+  async getAccount(id: string): Promise<AccountRecord | undefined> {
+    return this.statements.getAccount.get(id) as AccountRecord | undefined;
+  }
+
+  async findAccountByName(name: string): Promise<AccountRecord | undefined> {
+    return this.statements.findAccountByName.get(name) as AccountRecord | undefined;
+  }
+
+  async insertApiKey(key: ApiKeyRecord): Promise<void> {
+    this.statements.insertKey.run(
+      key.id,
+      key.accountId,
+      key.name,
+      key.secretHash,
+      key.permission,
+      JSON.stringify(key.endpointIds),
+      key.rateLimitExempt ? 1 : 0,
+      key.expiresAt,
+      key.revokedAt,
+      key.createdAt,
+    );
+  }
+
+  async getApiKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.statements.getKey.get(id) as KeyRow | undefined;
+    return row && keyFromRow(row);
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    return (this.statements.listKeys.all() as KeyRow[]).map(keyFromRow);
+  }
+
+  async countApiKeys(): Promise<number> {
+    return (this.statements.countKeys.get() as { n: number }).n;
+  }
+
+  async revokeApiKey(id: string, at: string): Promise<boolean> {
+    if (!this.statements.getKey.get(id)) return false;
+    this.statements.revokeKey.run(at, id);
+    return true;
+  }
+
+  async insertEndpoint(e: EndpointRecord): Promise<void> {
+    this.statements.insertEndpoint.run(
+      e.id,
+      e.accountId,
+      JSON.stringify(e.spec),
+      e.version,
+      e.revision,
+      e.createdAt,
+      e.updatedAt,
+    );
+  }
+
+  async getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined> {
+    const row = this.statements.getEndpoint.get(id, accountId) as EndpointRow | undefined;
+    return row && endpointFromRow(row);
+  }
+
+  async listEndpoints(accountId: string): Promise<EndpointRecord[]> {
+    return (this.statements.listEndpoints.all(accountId) as EndpointRow[]).map(endpointFromRow);
+  }
+
+  async updateEndpoint(e: EndpointRecord, expectedRevision: number): Promise<boolean> {
+    const result = this.statements.updateEndpoint.run(
+      JSON.stringify(e.spec),
+      e.version,
+      e.revision,
+      e.updatedAt,
+      e.id,
+      e.accountId,
+      expectedRevision,
+    );
+    return result.changes === 1;
+  }
+
+  async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
+    return this.statements.deleteEndpoint.run(id, accountId).changes === 1;
+  }
+
+  async insertTemplate(t: TemplateRecord): Promise<void> {
+    this.statements.insertTemplate.run(
+      t.id,
+      t.accountId,
+      t.spec.name,
+      t.spec.public ? 1 : 0,
+      JSON.stringify(t.spec),
+      t.createdAt,
+      t.updatedAt,
+    );
+  }
+
+  async getTemplate(id: string): Promise<TemplateRecord | undefined> {
+    const row = this.statements.getTemplate.get(id) as TemplateRow | undefined;
+    return row && templateFromRow(row);
+  }
+
+  async listTemplates(accountId: string): Promise<TemplateRecord[]> {
+    return (this.statements.listTemplates.all(accountId) as TemplateRow[]).map(templateFromRow);
+  }
+
+  async listSharedTemplates(limit: number): Promise<TemplateRecord[]> {
+    return (this.statements.listSharedTemplates.all(limit) as TemplateRow[]).map(templateFromRow);
+  }
+
+  async updateTemplate(t: TemplateRecord): Promise<void> {
+    this.statements.updateTemplate.run(t.spec.name, t.spec.public ? 1 : 0, JSON.stringify(t.spec), t.updatedAt, t.id);
+  }
+
+  async deleteTemplate(accountId: string, id: string): Promise<boolean> {
+    return this.statements.deleteTemplate.run(id, accountId).changes === 1;
+  }
+
+  async templateNameTaken(accountId: string, name: string, exceptId = ''): Promise<boolean> {
+    return this.statements.templateNameTaken.get(accountId, name, exceptId) !== undefined;
+  }
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
+    insertAccount: db.prepare('INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)'),
+    getAccount: db.prepare('SELECT id, name, created_at AS createdAt FROM accounts WHERE id = ?'),
+    findAccountByName: db.prepare('SELECT id, name, created_at AS createdAt FROM accounts WHERE name = ?'),
+    insertKey: db.prepare(`INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids,
+      rate_limit_exempt, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    getKey: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
+    listKeys: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
+    countKeys: db.prepare('SELECT count(*) AS n FROM api_keys'),
+    revokeKey: db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?'),
+    insertEndpoint: db.prepare(`INSERT INTO endpoints (id, account_id, spec, version, revision, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    getEndpoint: db.prepare('SELECT * FROM endpoints WHERE id = ? AND account_id = ?'),
+    listEndpoints: db.prepare('SELECT * FROM endpoints WHERE account_id = ? ORDER BY created_at, id'),
+    updateEndpoint: db.prepare(`UPDATE endpoints SET spec = ?, version = ?, revision = ?, updated_at = ?
+      WHERE id = ? AND account_id = ? AND revision = ?`),
+    deleteEndpoint: db.prepare('DELETE FROM endpoints WHERE id = ? AND account_id = ?'),
+    insertTemplate: db.prepare(`INSERT INTO templates (id, account_id, name, is_public, spec, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    getTemplate: db.prepare('SELECT * FROM templates WHERE id = ?'),
+    listTemplates: db.prepare('SELECT * FROM templates WHERE account_id = ? ORDER BY created_at, id'),
+    listSharedTemplates: db.prepare(
+      'SELECT * FROM templates WHERE is_public = 1 AND account_id IS NOT NULL ORDER BY created_at, id LIMIT ?',
+    ),
+    updateTemplate: db.prepare('UPDATE templates SET name = ?, is_public = ?, spec = ?, updated_at = ? WHERE id = ?'),
+    deleteTemplate: db.prepare('DELETE FROM templates WHERE id = ? AND account_id = ?'),
+    templateNameTaken: db.prepare('SELECT 1 FROM templates WHERE account_id = ? AND name = ? AND id <> ?'),
+  };
+}
+
+function keyFromRow(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    secretHash: row.secret_hash,
+    permission: row.permission,
+    endpointIds: JSON.parse(row.endpoint_ids) as string[],
+    rateLimitExempt: row.rate_limit_exempt === 1,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    createdAt: row.created_at,
+  };
+}
+
+function endpointFromRow(row: EndpointRow): EndpointRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    spec: JSON.parse(row.spec) as EndpointSpec,
+    version: row.version,
+    revision: row.revision,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function templateFromRow(row: TemplateRow): TemplateRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    spec: JSON.parse(row.spec) as TemplateSpec,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

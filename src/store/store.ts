@@ -1,0 +1,79 @@
+// The Store port: every durable operation Gantry performs, in high-level terms.
+// Adapters (SQLite today, PostgreSQL next) implement it; callers never see SQL.
+import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
+
+export type KeyPermission = 'full' | 'read' | 'endpoints';
+
+export interface AccountRecord {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  /** sha256 of the secret part, hex; the secret itself is never stored. */
+  secretHash: string;
+  permission: KeyPermission;
+  /** For `endpoints` keys: the endpoints whose queues the key may use. */
+  endpointIds: string[];
+  rateLimitExempt: boolean;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+export interface EndpointRecord {
+  id: string;
+  accountId: string;
+  spec: EndpointSpec;
+  /** Configuration version: grows when what workers run changes. */
+  version: number;
+  /** Row revision: grows on every write, for optimistic concurrency. */
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TemplateRecord {
+  id: string;
+  /** null for the built-in public catalog templates. */
+  accountId: string | null;
+  spec: TemplateSpec;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Store {
+  close(): Promise<void>;
+
+  createAccount(account: AccountRecord): Promise<void>;
+  getAccount(id: string): Promise<AccountRecord | undefined>;
+  findAccountByName(name: string): Promise<AccountRecord | undefined>;
+
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(): Promise<ApiKeyRecord[]>;
+  countApiKeys(): Promise<number>;
+  /** Returns false when no such key exists. */
+  revokeApiKey(id: string, at: string): Promise<boolean>;
+
+  insertEndpoint(endpoint: EndpointRecord): Promise<void>;
+  getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined>;
+  listEndpoints(accountId: string): Promise<EndpointRecord[]>;
+  /** Writes the record if its revision is still `expectedRevision`; false when another write came first. */
+  updateEndpoint(endpoint: EndpointRecord, expectedRevision: number): Promise<boolean>;
+  deleteEndpoint(accountId: string, id: string): Promise<boolean>;
+
+  insertTemplate(template: TemplateRecord): Promise<void>;
+  /** Any template by id, whoever owns it; access rules are the caller's. */
+  getTemplate(id: string): Promise<TemplateRecord | undefined>;
+  listTemplates(accountId: string): Promise<TemplateRecord[]>;
+  /** Templates other accounts shared publicly (the catalog's community slice). */
+  listSharedTemplates(limit: number): Promise<TemplateRecord[]>;
+  updateTemplate(template: TemplateRecord): Promise<void>;
+  deleteTemplate(accountId: string, id: string): Promise<boolean>;
+  templateNameTaken(accountId: string, name: string, exceptId?: string): Promise<boolean>;
+}

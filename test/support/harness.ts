@@ -1,0 +1,57 @@
+// Builds a real Gantry app on a real SQLite file in a temporary directory, with keys to call it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig, type ConfigFlags } from '../../src/config.js';
+import { createServices, type Services } from '../../src/services/container.js';
+import type { NewKeyOptions } from '../../src/services/api-keys.js';
+
+export interface Harness {
+  app: App;
+  services: Services;
+  dataDir: string;
+  /** A full-access key of the account "default". */
+  adminKey: string;
+  newKey(options?: NewKeyOptions): Promise<string>;
+  /** A request with the admin key (or `key`) as a Bearer token. */
+  call(method: string, url: string, body?: unknown, key?: string): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(flags: ConfigFlags = {}, env: Record<string, string> = {}): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gantry-test-'));
+  const config = loadConfig({ dataDir, ...flags }, env);
+  const services = createServices(config);
+  const app = await buildApp(services);
+  const newKey = async (options: NewKeyOptions = {}) => (await services.apiKeys.create(options)).token;
+  const adminKey = await newKey({ name: 'admin' });
+  return {
+    app,
+    services,
+    dataDir,
+    adminKey,
+    newKey,
+    call: (method, url, body, key = adminKey) =>
+      app.inject({
+        method: method as 'GET',
+        url,
+        headers: { authorization: `Bearer ${key}` },
+        ...(body === undefined ? {} : { payload: body as object }),
+      }),
+    async close() {
+      await app.close();
+      await services.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Parses a problem+json response, failing loudly if it is not one. */
+export function problem(response: LightMyRequestResponse): { title: string; status: number; detail: string; errors?: string[] } {
+  if (!String(response.headers['content-type']).startsWith('application/problem+json')) {
+    throw new Error(`expected problem+json, got ${String(response.headers['content-type'])}: ${response.body}`);
+  }
+  return response.json();
+}
