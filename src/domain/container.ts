@@ -2,7 +2,7 @@
 // ports and environment. Pure rules; violations are collected, never thrown one at a time.
 import { join as shellJoin, split as shellSplit } from 'shlex';
 import type { ContainerCommand, ContainerSettings } from './endpoint-spec.js';
-import type { Violations } from '../http/problem.js';
+import type { Violations } from './errors.js';
 
 export interface CommandInput {
   args?: string;

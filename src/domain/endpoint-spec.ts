@@ -28,6 +28,8 @@ export interface GpuSelection {
 export interface CpuConfig {
   id: string;
   vcpuCount: number;
+  /** GB, derived from the flavor's RAM multiplier when the configuration was set. */
+  memory: number;
 }
 
 /** What a container runs; `args` is kept exactly as it was sent. */

@@ -1,81 +1,15 @@
-// One catalogue of client-facing errors, rendered once as application/problem+json.
+// Rendering of client-facing errors as application/problem+json; the errors themselves live in the domain.
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-export interface ProblemBody {
-  title: string;
-  status: number;
-  detail: string;
-  errors?: string[];
-}
-
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Entity',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
-
-export function titleFor(status: number): string {
-  return TITLES[status] ?? 'Error';
-}
-
-/** An error meant for the client: its status, detail and per-field failures are sent as they are. */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly errors: string[] | undefined;
-  readonly headers: Record<string, string>;
-
-  constructor(status: number, detail: string, errors?: string[], headers: Record<string, string> = {}) {
-    super(detail);
-    this.name = 'ApiError';
-    this.status = status;
-    this.errors = errors && errors.length > 0 ? errors : undefined;
-    this.headers = headers;
-  }
-
-  toBody(): ProblemBody {
-    const body: ProblemBody = { title: titleFor(this.status), status: this.status, detail: this.message };
-    if (this.errors) body.errors = this.errors;
-    return body;
-  }
-}
-
-export const badRequest = (detail: string, errors?: string[]) => new ApiError(400, detail, errors);
-export const unauthorized = (detail: string) => new ApiError(401, detail);
-export const forbidden = (detail: string) => new ApiError(403, detail);
-export const notFound = (detail: string) => new ApiError(404, detail);
-export const conflict = (detail: string) => new ApiError(409, detail);
-export const unprocessable = (detail: string, errors?: string[]) => new ApiError(422, detail, errors);
-
-/** Collects rule violations (each `path: message`) so one response can list all of them. */
-export class Violations {
-  private readonly items: string[] = [];
-
-  add(path: string, message: string): void {
-    this.items.push(path ? `${path}: ${message}` : message);
-  }
-
-  get empty(): boolean {
-    return this.items.length === 0;
-  }
-
-  list(): string[] {
-    return [...this.items];
-  }
-
-  /** Throws a 400 listing every violation, if there are any. */
-  throwIfAny(detail = 'request conflicts with the endpoint rules', status = 400): void {
-    if (this.items.length > 0) throw new ApiError(status, detail, this.list());
-  }
-}
+export { titleFor } from '../domain/status-titles.js';
+export {
+  ApiError,
+  Violations,
+  badRequest,
+  conflict,
+  forbidden,
+  notFound,
+  unauthorized,
+  unprocessable,
+  type ProblemBody,
+} from '../domain/errors.js';

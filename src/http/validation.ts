@@ -66,7 +66,9 @@ export function describeValidationErrors(errors: ErrorObject[], root = 'body'): 
         lines.push(`${join(path, String(params.missingProperty), root)}: is required when ${String(params.property)} is set`);
         break;
       case 'uniqueItems':
-        lines.push(`${path}[${String(params.i)}]: duplicates ${path}[${String(params.j)}]`);
+        lines.push(
+          `${path}[${Math.max(Number(params.i), Number(params.j))}]: duplicates ${path}[${Math.min(Number(params.i), Number(params.j))}]`,
+        );
         break;
       case 'enum':
         lines.push(`${path}: must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`);

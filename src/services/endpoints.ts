@@ -1,14 +1,79 @@
-// STUB — replaced by the endpoints work.
-import type { Store } from '../store/store.js';
+// Endpoint lifecycle: create, read, update, delete, scoped to the caller's account.
+import type { Store, EndpointRecord } from '../store/store.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { TemplateService } from './templates.js';
 import type { GantryConfig } from '../config.js';
+import {
+  applyEndpointPatch,
+  buildEndpointSpec,
+  changedWorkerFields,
+  type CreateEndpointInput,
+  type TemplateDefaults,
+  type UpdateEndpointInput,
+} from '../domain/endpoint-rules.js';
+import { conflict, notFound } from '../domain/errors.js';
+import { newEndpointId } from '../domain/ids.js';
+
+/** Concurrent PATCHes of one endpoint are re-applied on the newer row this many times before giving up. */
+const UPDATE_ATTEMPTS = 5;
 
 export class EndpointService {
   constructor(
-    readonly store: Store,
-    readonly catalog: Catalog,
-    readonly templates: TemplateService,
-    readonly config: GantryConfig,
+    private readonly store: Store,
+    private readonly catalog: Catalog,
+    private readonly templates: TemplateService,
+    private readonly config: GantryConfig,
   ) {}
+
+  private templateFor(accountId: string, templateId: string | undefined): Promise<TemplateDefaults | undefined> {
+    return templateId === undefined ? Promise.resolve(undefined) : this.templates.resolveForEndpoint(accountId, templateId);
+  }
+
+  async create(accountId: string, body: CreateEndpointInput, now = new Date()): Promise<EndpointRecord> {
+    const template = await this.templateFor(accountId, body.templateId);
+    const spec = buildEndpointSpec(body, template, this.catalog, this.config);
+    const record: EndpointRecord = {
+      id: newEndpointId(),
+      accountId,
+      spec,
+      version: 1,
+      revision: 1,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    await this.store.insertEndpoint(record);
+    return record;
+  }
+
+  list(accountId: string): Promise<EndpointRecord[]> {
+    return this.store.listEndpoints(accountId);
+  }
+
+  async get(accountId: string, id: string): Promise<EndpointRecord> {
+    const record = await this.store.getEndpoint(accountId, id);
+    if (!record) throw notFound(`endpoint ${id} not found`);
+    return record;
+  }
+
+  async update(accountId: string, id: string, body: UpdateEndpointInput, now = new Date()): Promise<EndpointRecord> {
+    const template = await this.templateFor(accountId, body.templateId);
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const current = await this.get(accountId, id);
+      const spec = applyEndpointPatch(current.spec, body, template, this.catalog, this.config);
+      const versionChanged = changedWorkerFields(current.spec, spec).length > 0;
+      const next: EndpointRecord = {
+        ...current,
+        spec,
+        version: versionChanged ? current.version + 1 : current.version,
+        revision: current.revision + 1,
+        updatedAt: now.toISOString(),
+      };
+      if (await this.store.updateEndpoint(next, current.revision)) return next;
+    }
+    throw conflict(`endpoint ${id} is being changed by other requests; try again`);
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!(await this.store.deleteEndpoint(accountId, id))) throw notFound(`endpoint ${id} not found`);
+  }
 }

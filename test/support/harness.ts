@@ -55,3 +55,6 @@ export function problem(response: LightMyRequestResponse): { title: string; stat
   }
   return response.json();
 }
+
+/** A small, fixed catalog so rule tests do not move when the shipped catalog changes. */
+export const FIXTURE_CATALOG = new URL('../fixtures/catalog.json', import.meta.url).pathname;

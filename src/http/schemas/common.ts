@@ -1,5 +1,5 @@
 // Schema pieces shared by the management API's resources.
-import { Type, type TOptional, type TSchema } from '@sinclair/typebox';
+import { Type, type TOptional, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 export const ProblemSchema = Type.Object(
   {
@@ -10,6 +10,11 @@ export const ProblemSchema = Type.Object(
   },
   { $id: 'Problem', description: 'application/problem+json error body' },
 );
+
+/** A string enum as a plain JSON Schema `enum`, so a bad value reports the allowed ones. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
 
 export const CudaVersion = Type.String({ pattern: '^\\d+\\.\\d+$', description: 'major.minor' });
 

@@ -1,0 +1,69 @@
+// Rules for an endpoint's compute selection against the catalog: GPU pools and exclusions,
+// CUDA constraints, CPU flavors and vCPU counts.
+import type { Catalog } from '../catalog/catalog.js';
+import type { CpuConfig, GpuSelection } from './endpoint-spec.js';
+import type { Violations } from './errors.js';
+
+export function checkGpuSelection(gpu: GpuSelection, catalog: Catalog, v: Violations): void {
+  const knownPools = catalog.pools();
+  const poolsValid = gpu.pools.every((pool, i) => {
+    if (gpu.pools.indexOf(pool) !== i) {
+      v.add(`gpu.pools[${i}]`, `duplicates gpu.pools[${gpu.pools.indexOf(pool)}]`);
+      return true;
+    }
+    if (!knownPools.includes(pool)) {
+      v.add(`gpu.pools[${i}]`, `unknown GPU pool '${pool}'; known pools: ${knownPools.join(', ')}`);
+      return false;
+    }
+    return true;
+  });
+  if (poolsValid) {
+    const typesInPools = catalog.gpuTypesInPools(gpu.pools).map((g) => g.id);
+    gpu.excludedTypes.forEach((type, i) => {
+      const first = gpu.excludedTypes.indexOf(type);
+      if (first !== i) v.add(`gpu.excludedTypes[${i}]`, `duplicates gpu.excludedTypes[${first}] after trimming`);
+      else if (!typesInPools.includes(type)) {
+        v.add(`gpu.excludedTypes[${i}]`, `'${type}' is not a GPU type in the selected pools (${gpu.pools.join(', ')})`);
+      }
+    });
+    const remaining = typesInPools.filter((type) => !gpu.excludedTypes.includes(type));
+    if (remaining.length === 0) v.add('gpu.excludedTypes', 'excludes every GPU type of the selected pools; at least one must remain');
+  }
+  if (gpu.allowedCudaVersions.length > 0 && gpu.minCudaVersion !== null) {
+    v.add('gpu.minCudaVersion', 'cannot be combined with a non-empty gpu.allowedCudaVersions; use one or the other');
+  }
+}
+
+function isPowerOfTwo(n: number): boolean {
+  return n > 0 && (n & (n - 1)) === 0;
+}
+
+/** Checks each CPU configuration and derives its memory from the flavor's RAM multiplier. */
+export function resolveCpuConfigs(
+  configs: { id: string; vcpuCount: number }[],
+  catalog: Catalog,
+  v: Violations,
+): CpuConfig[] {
+  return configs.map((config, i) => {
+    const flavor = catalog.cpuFlavor(config.id);
+    if (!flavor) {
+      v.add(`cpu[${i}].id`, `unknown CPU flavor '${config.id}'; known flavors: ${catalog.data.cpus.map((c) => c.id).join(', ')}`);
+      return { ...config, memory: 1 };
+    }
+    if (!isPowerOfTwo(config.vcpuCount)) v.add(`cpu[${i}].vcpuCount`, 'must be a power of two');
+    else if (config.vcpuCount < flavor.vcpu.min || config.vcpuCount > flavor.vcpu.max) {
+      v.add(`cpu[${i}].vcpuCount`, `must be from ${flavor.vcpu.min} to ${flavor.vcpu.max} for flavor ${flavor.id}`);
+    }
+    return { id: config.id, vcpuCount: config.vcpuCount, memory: Math.max(1, Math.round(config.vcpuCount * flavor.ramGbPerVcpu)) };
+  });
+}
+
+export function checkDataCenters(ids: string[], catalog: Catalog, v: Violations): void {
+  ids.forEach((id, i) => {
+    const first = ids.indexOf(id);
+    if (first !== i) v.add(`dataCenterIds[${i}]`, `duplicates dataCenterIds[${first}]`);
+    else if (!catalog.dataCenter(id)) {
+      v.add(`dataCenterIds[${i}]`, `unknown data center '${id}'; known: ${catalog.data.dataCenters.map((d) => d.id).join(', ')}`);
+    }
+  });
+}

@@ -1,0 +1,247 @@
+// Turns a create or update request into a complete, checked endpoint configuration.
+// Schema-shaped failures answer 422; rules across fields or against the catalog answer 400.
+import type { Catalog } from '../catalog/catalog.js';
+import { checkPortsAndEnv, EMPTY_COMMAND, resolveCommand } from './container.js';
+import { checkDataCenters, checkGpuSelection, resolveCpuConfigs } from './compute-rules.js';
+import {
+  DEFAULT_DISK_GB,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_WORKERS,
+  idleTimeoutApplies,
+  type ContainerSettings,
+  type EndpointSpec,
+  type EndpointType,
+  type FlashBoot,
+  type GpuSelection,
+  type Scaling,
+} from './endpoint-spec.js';
+import { ApiError, badRequest, Violations } from './errors.js';
+
+interface ContainerFields {
+  image?: string;
+  args?: string;
+  entrypoint?: string[];
+  cmd?: string[];
+  disk?: number;
+  ports?: string[];
+  env?: Record<string, string>;
+  registry?: string | null;
+}
+
+interface CommonFields extends ContainerFields {
+  name?: string;
+  templateId?: string;
+  cpu?: { id: string; vcpuCount: number }[];
+  dataCenterIds?: string[];
+  networkVolumes?: string[];
+  flashboot?: FlashBoot;
+  timeout?: number;
+  workers?: { min?: number; max?: number; idleTimeout?: number };
+  scaling?: Scaling;
+}
+
+export interface CreateEndpointInput extends CommonFields {
+  name: string;
+  type: EndpointType;
+  scaling: Scaling;
+  gpu?: { pools: string[]; excludedTypes?: string[]; count?: number; allowedCudaVersions?: string[]; minCudaVersion?: string };
+}
+
+export interface UpdateEndpointInput extends CommonFields {
+  gpu?: { pools?: string[]; excludedTypes?: string[]; count?: number; allowedCudaVersions?: string[]; minCudaVersion?: string };
+}
+
+/** A template's container settings and CUDA constraint, as resolved for this caller. */
+export interface TemplateDefaults {
+  settings: ContainerSettings;
+  allowedCudaVersions: string[];
+}
+
+export interface EndpointLimits {
+  maxWorkersPerEndpoint: number;
+}
+
+const EMPTY_CONTAINER: ContainerSettings = {
+  image: '',
+  ...EMPTY_COMMAND,
+  disk: DEFAULT_DISK_GB,
+  ports: [],
+  env: {},
+  registry: null,
+};
+
+/** Template values first, then the body's fields over them; env merges per key with the body winning. */
+function applyContainerFields(base: ContainerSettings, body: ContainerFields, v: Violations): ContainerSettings {
+  return {
+    ...resolveCommand(body, base, v),
+    image: body.image ?? base.image,
+    disk: body.disk ?? base.disk,
+    ports: body.ports ?? base.ports,
+    env: body.env ?? base.env,
+    registry: body.registry === undefined ? base.registry : body.registry,
+  };
+}
+
+function withTemplate(template: TemplateDefaults | undefined, body: ContainerFields): ContainerFields {
+  if (!template) return body;
+  const env = body.env === undefined ? template.settings.env : { ...template.settings.env, ...body.env };
+  return { ...body, env };
+}
+
+function checkScalingMatchesType(type: EndpointType, scaling: Scaling | undefined): void {
+  if (type === 'LOAD_BALANCER' && scaling !== undefined && scaling.type !== 'REQUEST_COUNT') {
+    throw new ApiError(422, 'the request body failed validation', [
+      'scaling.type: must be REQUEST_COUNT for a LOAD_BALANCER endpoint',
+    ]);
+  }
+}
+
+function checkIdleTimeoutAllowed(type: EndpointType, scaling: Scaling, body: CommonFields, v: Violations): void {
+  if (body.workers?.idleTimeout !== undefined && !idleTimeoutApplies(type, scaling)) {
+    v.add('workers.idleTimeout', 'does not apply to a QUEUE endpoint scaling on REQUEST_COUNT; leave it out');
+  }
+}
+
+/** Rules that hold for every stored configuration, checked after create or update has merged its input. */
+function checkSpec(spec: EndpointSpec, catalog: Catalog, limits: EndpointLimits, v: Violations): void {
+  if (spec.image.trim() === '') v.add('image', 'must not be empty');
+  checkPortsAndEnv(spec, v);
+  if (spec.gpu) checkGpuSelection(spec.gpu, catalog, v);
+  if (spec.workers.min > spec.workers.max) v.add('workers.min', `must not exceed workers.max (${spec.workers.max})`);
+  if (spec.workers.max > limits.maxWorkersPerEndpoint) {
+    v.add('workers.max', `must not exceed ${limits.maxWorkersPerEndpoint}, this deployment's limit per endpoint`);
+  }
+  checkDataCenters(spec.dataCenterIds, catalog, v);
+  // Gantry has no network volumes to attach yet, so any id names nothing.
+  spec.networkVolumes.forEach((id, i) => v.add(`networkVolumes[${i}]`, `unknown network volume '${id}'`));
+  for (const name of ['PORT', 'PORT_HEALTH'] as const) {
+    const value = spec.env[name];
+    if (value !== undefined && !(/^\d{1,5}$/.test(value) && Number(value) >= 1 && Number(value) <= 65535)) {
+      v.add(`env.${name}`, 'must be a port number from 1 to 65535');
+    }
+  }
+}
+
+function trimExclusions(types: string[] | undefined): string[] {
+  return (types ?? []).map((type) => type.trim());
+}
+
+export function buildEndpointSpec(
+  body: CreateEndpointInput,
+  template: TemplateDefaults | undefined,
+  catalog: Catalog,
+  limits: EndpointLimits,
+): EndpointSpec {
+  if (body.image === undefined && body.templateId === undefined) {
+    throw new ApiError(422, 'the request body failed validation', ['image: is required unless templateId is set']);
+  }
+  checkScalingMatchesType(body.type, body.scaling);
+  if ((body.gpu === undefined) === (body.cpu === undefined)) {
+    throw badRequest('give exactly one of gpu or cpu', [
+      body.gpu === undefined ? 'gpu: one of gpu or cpu is required' : 'cpu: cannot be combined with gpu',
+    ]);
+  }
+  const v = new Violations();
+  const container = applyContainerFields(template?.settings ?? EMPTY_CONTAINER, withTemplate(template, body), v);
+  let gpu: GpuSelection | null = null;
+  if (body.gpu) {
+    const seedFromTemplate = body.gpu.allowedCudaVersions === undefined && body.gpu.minCudaVersion === undefined;
+    gpu = {
+      pools: body.gpu.pools,
+      excludedTypes: trimExclusions(body.gpu.excludedTypes),
+      count: body.gpu.count ?? 1,
+      allowedCudaVersions: body.gpu.allowedCudaVersions ?? (seedFromTemplate ? (template?.allowedCudaVersions ?? []) : []),
+      minCudaVersion: body.gpu.minCudaVersion ?? null,
+    };
+  }
+  const spec: EndpointSpec = {
+    name: body.name,
+    type: body.type,
+    ...container,
+    gpu,
+    cpu: body.cpu ? resolveCpuConfigs(body.cpu, catalog, v) : null,
+    workers: { ...DEFAULT_WORKERS, ...body.workers },
+    scaling: body.scaling,
+    dataCenterIds: body.dataCenterIds ?? [],
+    networkVolumes: body.networkVolumes ?? [],
+    timeout: body.timeout ?? DEFAULT_TIMEOUT_MS,
+    flashboot: body.flashboot ?? 'OFF',
+  };
+  checkIdleTimeoutAllowed(spec.type, spec.scaling, body, v);
+  checkSpec(spec, catalog, limits, v);
+  v.throwIfAny();
+  return spec;
+}
+
+function patchGpu(current: GpuSelection, patch: NonNullable<UpdateEndpointInput['gpu']>): GpuSelection {
+  // pools and excludedTypes are one selection: sending pools replaces both, omitting pools keeps both.
+  const selection =
+    patch.pools !== undefined
+      ? { pools: patch.pools, excludedTypes: trimExclusions(patch.excludedTypes) }
+      : { pools: current.pools, excludedTypes: current.excludedTypes };
+  return {
+    ...selection,
+    count: patch.count ?? current.count,
+    allowedCudaVersions: patch.allowedCudaVersions ?? current.allowedCudaVersions,
+    minCudaVersion: patch.minCudaVersion === undefined ? current.minCudaVersion : patch.minCudaVersion || null,
+  };
+}
+
+export function applyEndpointPatch(
+  current: EndpointSpec,
+  body: UpdateEndpointInput,
+  template: TemplateDefaults | undefined,
+  catalog: Catalog,
+  limits: EndpointLimits,
+): EndpointSpec {
+  const family = current.gpu ? 'gpu' : 'cpu';
+  if (body.gpu !== undefined && body.cpu !== undefined) {
+    throw badRequest('give at most one of gpu or cpu', ['cpu: cannot be combined with gpu']);
+  }
+  if ((family === 'gpu' && body.cpu !== undefined) || (family === 'cpu' && body.gpu !== undefined)) {
+    const sent = family === 'gpu' ? 'cpu' : 'gpu';
+    throw badRequest(`this is a ${family.toUpperCase()} endpoint; its compute family cannot change`, [
+      `${sent}: cannot be set on a ${family.toUpperCase()} endpoint`,
+    ]);
+  }
+  checkScalingMatchesType(current.type, body.scaling);
+  const v = new Violations();
+  // A templateId applies the template's settings as if they were sent, the body's own fields winning.
+  const container = applyContainerFields(template?.settings ?? current, withTemplate(template, body), v);
+  const spec: EndpointSpec = {
+    ...current,
+    ...container,
+    name: body.name ?? current.name,
+    gpu: current.gpu && body.gpu ? patchGpu(current.gpu, body.gpu) : current.gpu,
+    cpu: body.cpu ? resolveCpuConfigs(body.cpu, catalog, v) : current.cpu,
+    workers: { ...current.workers, ...body.workers },
+    scaling: body.scaling ?? current.scaling,
+    dataCenterIds: body.dataCenterIds ?? current.dataCenterIds,
+    networkVolumes: body.networkVolumes ?? current.networkVolumes,
+    timeout: body.timeout ?? current.timeout,
+    flashboot: body.flashboot ?? current.flashboot,
+  };
+  checkIdleTimeoutAllowed(spec.type, spec.scaling, body, v);
+  checkSpec(spec, catalog, limits, v);
+  v.throwIfAny();
+  return spec;
+}
+
+/** Fields whose change alters what workers run, and so makes a new configuration version. */
+const WORKER_FIELDS = [
+  'image', 'args', 'entrypoint', 'cmd', 'disk', 'ports', 'env', 'registry',
+  'gpu', 'cpu', 'dataCenterIds', 'networkVolumes',
+] as const satisfies readonly (keyof EndpointSpec)[];
+
+export function changedWorkerFields(before: EndpointSpec, after: EndpointSpec): string[] {
+  return WORKER_FIELDS.filter((field) => stableJson(before[field]) !== stableJson(after[field]));
+}
+
+/** JSON with object keys sorted, so {a,b} and {b,a} compare equal. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+}
