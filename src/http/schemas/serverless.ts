@@ -55,7 +55,7 @@ export const UpdateGpu = Type.Object(
     ...optionalAll(gpuRequestProperties),
     minCudaVersion: Type.Optional(Type.String({ pattern: '^$|^\\d+\\.\\d+$', description: '"" clears the floor' })),
   },
-  { additionalProperties: false, dependentRequired: { excludedTypes: ['pools'] } },
+  { additionalProperties: false, dependencies: { excludedTypes: ['pools'] } },
 );
 
 const CpuRequest = Type.Object(
