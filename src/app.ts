@@ -8,6 +8,8 @@ import { registerOpenApi } from './http/openapi.js';
 import { serverlessRoutes } from './http/routes/serverless.js';
 import { templateRoutes } from './http/routes/templates.js';
 import { catalogRoutes } from './http/routes/catalog.js';
+import { queueRoutes } from './http/routes/queue.js';
+import { workerRoutes } from './http/routes/worker.js';
 import type { Services } from './services/container.js';
 
 export type App = FastifyInstance;
@@ -29,11 +31,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app);
-  installAuth(app, services.apiKeys, services.rateLimiter);
+  installAuth(app, services.apiKeys, services.rateLimiter, services.workerCredentials);
   await registerOpenApi(app, services.config);
 
   await app.register(serverlessRoutes(services));
   await app.register(templateRoutes(services));
   await app.register(catalogRoutes(services));
+  await app.register(queueRoutes(services));
+  await app.register(workerRoutes(services));
   return app;
 }

@@ -26,6 +26,22 @@ export interface GantryConfig {
   /** Upper bound for an endpoint's workers.max. */
   maxWorkersPerEndpoint: number;
   logLevel: string;
+  /** How long a taken job stays leased to its worker without a ping or result. */
+  jobLeaseMs: number;
+  /** How long job-take and job-stop long-polls are held before answering 204. */
+  takeWaitMs: number;
+  /** How long a stream read waits for a chunk before answering with none. */
+  streamWaitMs: number;
+  /** After this many lapsed leases a job fails instead of going back to the queue. */
+  maxLeaseLosses: number;
+  /** Period of the sweeper that enforces timeouts, expiries and leases. */
+  sweepIntervalMs: number;
+  /** Largest job output stored; a larger one fails the job with a clear error. */
+  maxOutputBytes: number;
+  /** Address ranges webhooks may reach although they are private, loopback or link-local. */
+  webhookAllowCidrs: string[];
+  /** Ping period handed to workers (RUNPOD_PING_INTERVAL). */
+  workerPingIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -50,6 +66,14 @@ export interface ConfigFlags {
   capacityFile?: string;
   maxWorkersPerEndpoint?: string;
   logLevel?: string;
+  jobLeaseMs?: string;
+  takeWaitMs?: string;
+  streamWaitMs?: string;
+  maxLeaseLosses?: string;
+  sweepIntervalMs?: string;
+  maxOutputBytes?: string;
+  webhookAllowCidrs?: string;
+  workerPingIntervalMs?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -68,6 +92,14 @@ const ENV_NAMES: Record<keyof ConfigFlags, string> = {
   capacityFile: 'GANTRY_CAPACITY_FILE',
   maxWorkersPerEndpoint: 'GANTRY_MAX_WORKERS_PER_ENDPOINT',
   logLevel: 'GANTRY_LOG_LEVEL',
+  jobLeaseMs: 'GANTRY_JOB_LEASE_MS',
+  takeWaitMs: 'GANTRY_TAKE_WAIT_MS',
+  streamWaitMs: 'GANTRY_STREAM_WAIT_MS',
+  maxLeaseLosses: 'GANTRY_MAX_LEASE_LOSSES',
+  sweepIntervalMs: 'GANTRY_SWEEP_INTERVAL_MS',
+  maxOutputBytes: 'GANTRY_MAX_OUTPUT_BYTES',
+  webhookAllowCidrs: 'GANTRY_WEBHOOK_ALLOW_CIDRS',
+  workerPingIntervalMs: 'GANTRY_WORKER_PING_INTERVAL_MS',
 };
 
 export const DEFAULT_DATA_DIR = '.gantry';
@@ -132,9 +164,31 @@ export function loadConfig(flags: ConfigFlags, env: Env = process.env): GantryCo
     capacityFile: optionalPath(pick('capacityFile')),
     maxWorkersPerEndpoint: integer('maxWorkersPerEndpoint', 100, 1, 100_000),
     logLevel,
+    jobLeaseMs: integer('jobLeaseMs', 30_000, 200, 3_600_000),
+    takeWaitMs: integer('takeWaitMs', 20_000, 0, 80_000),
+    streamWaitMs: integer('streamWaitMs', 5_000, 0, 60_000),
+    maxLeaseLosses: integer('maxLeaseLosses', 3, 1, 100),
+    sweepIntervalMs: integer('sweepIntervalMs', 500, 10, 60_000),
+    maxOutputBytes: integer('maxOutputBytes', 20 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+    webhookAllowCidrs: cidrList(pick('webhookAllowCidrs'), problems),
+    workerPingIntervalMs: integer('workerPingIntervalMs', 10_000, 100, 600_000),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
+}
+
+function cidrList(raw: string | undefined, problems: string[]): string[] {
+  if (raw === undefined) return [];
+  const list = raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  for (const cidr of list) {
+    const [address = '', bits = ''] = cidr.split('/');
+    const maxBits = address.includes(':') ? 128 : 32;
+    const validAddress = address.includes(':') ? /^[0-9a-fA-F:.]+$/.test(address) : /^(\d{1,3}\.){3}\d{1,3}$/.test(address);
+    if (!validAddress || !/^\d+$/.test(bits) || Number(bits) > maxBits) {
+      problems.push(`${describe('webhookAllowCidrs')} must be a comma-separated list of CIDR ranges, got '${cidr}'`);
+    }
+  }
+  return list;
 }
 
 function describe(key: keyof ConfigFlags): string {

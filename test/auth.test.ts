@@ -85,7 +85,10 @@ describe('permissions', () => {
 
 describe('rate limits', () => {
   const windowsOf = (header: string) =>
-    parseList(header).map(([name, params]: Item) => [name, Object.fromEntries(params)] as const);
+    parseList(header).map((member) => {
+      const [name, params] = member as Item;
+      return [name, Object.fromEntries(params)] as const;
+    });
 
   test('every authenticated response carries RateLimit and RateLimit-Policy', async () => {
     const key = await h.newKey({ accountName: 'headers' });

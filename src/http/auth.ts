@@ -5,9 +5,10 @@ import { serializeList } from 'structured-headers';
 import type { ApiKeyRecord } from '../store/store.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { RateLimiter, RateDecision } from '../services/rate-limiter.js';
+import type { WorkerCredentialService } from '../services/worker-credentials.js';
 import { ApiError, forbidden, unauthorized } from './problem.js';
 
-export type AuthMode = 'none' | 'bearer' | 'queue';
+export type AuthMode = 'none' | 'bearer' | 'queue' | 'worker';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,7 +34,7 @@ function extractToken(request: FastifyRequest, mode: AuthMode): string {
   if (header === undefined || header.trim() === '') throw unauthorized('missing bearer token');
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   if (match) return match[1]!.trim();
-  if (mode === 'queue') return header.trim();
+  if (mode === 'queue' || mode === 'worker') return header.trim();
   throw unauthorized('the authorization header must be "Bearer <api key>"');
 }
 
@@ -66,12 +67,25 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
   };
 }
 
-export function installAuth(app: FastifyInstance, keys: ApiKeyService, limiter: RateLimiter): void {
+/** Workers hold a credential for one endpoint; it opens that endpoint's worker protocol and nothing else. */
+async function authenticateWorker(request: FastifyRequest, credentials: WorkerCredentialService): Promise<void> {
+  const endpointId = await credentials.verify(extractToken(request, 'worker'));
+  if (endpointId === undefined) throw unauthorized('the worker credential is not valid');
+  if (endpointId !== endpointOf(request)) throw forbidden('this worker credential belongs to another endpoint');
+}
+
+export function installAuth(
+  app: FastifyInstance,
+  keys: ApiKeyService,
+  limiter: RateLimiter,
+  credentials: WorkerCredentialService,
+): void {
   app.decorateRequest('apiKey', undefined);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const configured = request.routeOptions.config.auth;
     const mode: AuthMode = configured ?? (request.routeOptions.url?.startsWith('/v2/') ? 'bearer' : 'none');
     if (mode === 'none') return;
+    if (mode === 'worker') return authenticateWorker(request, credentials);
     const check = await keys.verify(extractToken(request, mode));
     if (!check.ok) throw unauthorized(REASONS[check.reason]);
     request.apiKey = check.key;

@@ -9,6 +9,19 @@ import { Catalog, loadCatalog } from '../catalog/catalog.js';
 import { Capacity, loadCapacity } from '../catalog/capacity.js';
 import { EndpointService } from './endpoints.js';
 import { TemplateService } from './templates.js';
+import { JobEvents } from './waitlist.js';
+import { WorkerRegistry } from './worker-registry.js';
+import { JobService, type WebhookSink } from './jobs.js';
+import { WorkerProtocolService } from './worker-protocol.js';
+import { JobSweeper } from './job-sweeper.js';
+import { WorkerCredentialService } from './worker-credentials.js';
+
+export interface Logger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+const silentLogger: Logger = { warn: () => undefined, error: () => undefined };
 
 export interface Services {
   config: GantryConfig;
@@ -19,6 +32,15 @@ export interface Services {
   capacity: Capacity;
   templates: TemplateService;
   endpoints: EndpointService;
+  events: JobEvents;
+  workers: WorkerRegistry;
+  jobs: JobService;
+  workerProtocol: WorkerProtocolService;
+  workerCredentials: WorkerCredentialService;
+  webhooks: WebhookSink & { close(): Promise<void> };
+  sweeper: JobSweeper;
+  /** Starts background work (the sweeper); the server calls it once it listens. */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -26,10 +48,22 @@ export function databaseFile(config: GantryConfig): string {
   return join(config.dataDir, 'gantry.db');
 }
 
-export function createServices(config: GantryConfig, store: Store = new SqliteStore(databaseFile(config))): Services {
+export function createServices(
+  config: GantryConfig,
+  store: Store = new SqliteStore(databaseFile(config)),
+  log: Logger = silentLogger,
+): Services {
   const catalog = loadCatalog(config.catalogFile);
   const capacity = loadCapacity(config.capacityFile, catalog);
   const templates = new TemplateService(store, catalog);
+  const events = new JobEvents();
+  // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
+  const workers = new WorkerRegistry(3 * config.workerPingIntervalMs);
+  // Interim until the webhook dispatcher lands: accepts targets, delivers nothing.
+  const webhooks = { checkTarget: () => undefined, deliver: () => undefined, close: async () => undefined };
+  const jobs = new JobService(store, events, workers, webhooks, config);
+  const sweeper = new JobSweeper(store, jobs, events, config, log);
+  let started = false;
   return {
     config,
     store,
@@ -39,6 +73,22 @@ export function createServices(config: GantryConfig, store: Store = new SqliteSt
     capacity,
     templates,
     endpoints: new EndpointService(store, catalog, templates, config),
-    close: () => store.close(),
+    events,
+    workers,
+    jobs,
+    workerProtocol: new WorkerProtocolService(store, events, workers, jobs, config),
+    workerCredentials: new WorkerCredentialService(store),
+    webhooks,
+    sweeper,
+    start() {
+      if (started) return;
+      started = true;
+      sweeper.start();
+    },
+    async close() {
+      await sweeper.stop();
+      await webhooks.close();
+      await store.close();
+    },
   };
 }

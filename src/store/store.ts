@@ -1,6 +1,7 @@
 // The Store port: every durable operation Gantry performs, in high-level terms.
 // Adapters (SQLite today, PostgreSQL next) implement it; callers never see SQL.
 import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
+import type { JobStore } from './job-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
 
@@ -47,6 +48,8 @@ export interface TemplateRecord {
 }
 
 export interface Store {
+  /** Jobs, their streams and worker credentials. */
+  readonly jobs: JobStore;
   close(): Promise<void>;
 
   createAccount(account: AccountRecord): Promise<void>;
@@ -63,6 +66,8 @@ export interface Store {
   insertEndpoint(endpoint: EndpointRecord): Promise<void>;
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined>;
   listEndpoints(accountId: string): Promise<EndpointRecord[]>;
+  /** Any endpoint by id, whoever owns it: for worker credentials, which name only the endpoint. */
+  findEndpoint(id: string): Promise<EndpointRecord | undefined>;
   /** Writes the record if its revision is still `expectedRevision`; false when another write came first. */
   updateEndpoint(endpoint: EndpointRecord, expectedRevision: number): Promise<boolean>;
   deleteEndpoint(accountId: string, id: string): Promise<boolean>;

@@ -14,6 +14,7 @@ export interface Harness {
   dataDir: string;
   /** A full-access key of the account "default". */
   adminKey: string;
+  adminAccountId: string;
   newKey(options?: NewKeyOptions): Promise<string>;
   /** A request with the admin key (or `key`) as a Bearer token. */
   call(method: string, url: string, body?: unknown, key?: string): Promise<LightMyRequestResponse>;
@@ -26,8 +27,10 @@ export async function startHarness(flags: ConfigFlags = {}, env: Record<string, 
   const services = createServices(config);
   const app = await buildApp(services);
   const newKey = async (options: NewKeyOptions = {}) => (await services.apiKeys.create(options)).token;
-  const adminKey = await newKey({ name: 'admin' });
+  const admin = await services.apiKeys.create({ name: 'admin' });
+  const adminKey = admin.token;
   return {
+    adminAccountId: admin.record.accountId,
     app,
     services,
     dataDir,

@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, KeyPermission, Store, TemplateRecord } from '../store.js';
 import type { EndpointSpec, TemplateSpec } from '../../domain/endpoint-spec.js';
 import { migrateSqlite } from './migrate.js';
+import { SqliteJobStore } from './sqlite-job-store.js';
 
 interface KeyRow {
   id: string;
@@ -53,10 +54,12 @@ export function openSqliteDatabase(file: string): Database.Database {
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepareStatements>;
+  readonly jobs: SqliteJobStore;
 
   constructor(fileOrDb: string | Database.Database) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
     this.statements = prepareStatements(this.db);
+    this.jobs = new SqliteJobStore(this.db);
   }
 
   async close(): Promise<void> {
@@ -126,6 +129,11 @@ export class SqliteStore implements Store {
     return row && endpointFromRow(row);
   }
 
+  async findEndpoint(id: string): Promise<EndpointRecord | undefined> {
+    const row = this.statements.findEndpoint.get(id) as EndpointRow | undefined;
+    return row && endpointFromRow(row);
+  }
+
   async listEndpoints(accountId: string): Promise<EndpointRecord[]> {
     return (this.statements.listEndpoints.all(accountId) as EndpointRow[]).map(endpointFromRow);
   }
@@ -143,8 +151,13 @@ export class SqliteStore implements Store {
     return result.changes === 1;
   }
 
+  /** Deleting an endpoint drops its queue: queued and running jobs go with it. */
   async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
-    return this.statements.deleteEndpoint.run(id, accountId).changes === 1;
+    return this.db.transaction(() => {
+      const deleted = this.statements.deleteEndpoint.run(id, accountId).changes === 1;
+      if (deleted) void this.jobs.deleteEndpointJobs(id);
+      return deleted;
+    })();
   }
 
   async insertTemplate(t: TemplateRecord): Promise<void> {
@@ -199,6 +212,7 @@ function prepareStatements(db: Database.Database) {
     insertEndpoint: db.prepare(`INSERT INTO endpoints (id, account_id, spec, version, revision, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
     getEndpoint: db.prepare('SELECT * FROM endpoints WHERE id = ? AND account_id = ?'),
+    findEndpoint: db.prepare('SELECT * FROM endpoints WHERE id = ?'),
     listEndpoints: db.prepare('SELECT * FROM endpoints WHERE account_id = ? ORDER BY created_at, id'),
     updateEndpoint: db.prepare(`UPDATE endpoints SET spec = ?, version = ?, revision = ?, updated_at = ?
       WHERE id = ? AND account_id = ? AND revision = ?`),

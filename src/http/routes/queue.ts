@@ -1,0 +1,218 @@
+// The queue API on /v2/{endpointId}/...: run, runsync, status, status-sync, stream, cancel, retry,
+// purge-queue and health. Keys may be sent with or without "Bearer ".
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services/container.js';
+import { JOB_LIMITS, runsyncRetentionMs } from '../../domain/job-state.js';
+import { problemResponses } from '../schemas/common.js';
+import { EndpointParams, JobParams, JobStatusResponse, RunBody, TtlQuery, WaitQuery } from '../schemas/queue.js';
+import { clientGoneSignal } from '../client-gone.js';
+
+const tags = ['Queue'];
+const queueConfig = { auth: 'queue' as const, schemaErrorStatus: 400 };
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function sendJson(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type(JSON_TYPE).send(json);
+}
+
+export function queueRoutes({ jobs }: Services): FastifyPluginAsync {
+  return async (plugin) => {
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const endpointOf = (request: { apiKey?: { accountId: string }; params: { endpointId: string } }) =>
+      jobs.queueEndpoint(request.apiKey!.accountId, request.params.endpointId);
+
+    app.post(
+      '/v2/:endpointId/run',
+      {
+        bodyLimit: JOB_LIMITS.runBodyBytes,
+        config: queueConfig,
+        schema: {
+          tags,
+          operationId: 'run',
+          summary: 'Queue a job',
+          params: EndpointParams,
+          body: RunBody,
+          response: { 200: Type.Object({ id: Type.String(), status: Type.String() }), ...problemResponses(400, 404, 413) },
+        },
+      },
+      async (request) => {
+        const job = await jobs.submit(await endpointOf(request), request.body, JOB_LIMITS.runRetentionMs);
+        return { id: job.id, status: job.status };
+      },
+    );
+
+    app.post(
+      '/v2/:endpointId/runsync',
+      {
+        bodyLimit: JOB_LIMITS.runsyncBodyBytes,
+        config: queueConfig,
+        schema: {
+          tags,
+          operationId: 'runSync',
+          summary: 'Queue a job and wait for its result; answers with the current status if it is not done in time',
+          params: EndpointParams,
+          querystring: WaitQuery,
+          body: RunBody,
+          response: { 200: JobStatusResponse, ...problemResponses(400, 404, 413) },
+        },
+      },
+      async (request, reply) => {
+        const wait = request.query.wait ?? JOB_LIMITS.runsyncDefaultWaitMs;
+        const job = await jobs.submit(await endpointOf(request), request.body, runsyncRetentionMs(wait));
+        return sendJson(reply, await jobs.waitForResult(job.endpointId, job.id, wait, clientGoneSignal(reply)));
+      },
+    );
+
+    for (const method of ['GET', 'POST'] as const) {
+      app.route({
+        method,
+        url: '/v2/:endpointId/status/:jobId',
+        config: queueConfig,
+        schema: {
+          tags,
+          operationId: `status${method === 'POST' ? 'Post' : ''}`,
+          summary: 'Read a job\'s status and result; ttl sets how long from now it is kept',
+          params: JobParams,
+          querystring: TtlQuery,
+          response: { 200: JobStatusResponse, ...problemResponses(400, 404) },
+        },
+        handler: async (request, reply) => {
+          const endpoint = await endpointOf(request);
+          return sendJson(reply, await jobs.status(endpoint.id, request.params.jobId, request.query.ttl));
+        },
+      });
+
+      app.route({
+        method,
+        url: '/v2/:endpointId/status-sync/:jobId',
+        config: queueConfig,
+        schema: {
+          tags,
+          operationId: `statusSync${method === 'POST' ? 'Post' : ''}`,
+          summary: 'Wait until the job finishes or wait ms pass, then answer its status',
+          params: JobParams,
+          querystring: WaitQuery,
+          response: { 200: JobStatusResponse, ...problemResponses(400, 404) },
+        },
+        handler: async (request, reply) => {
+          const endpoint = await endpointOf(request);
+          const wait = request.query.wait ?? JOB_LIMITS.runsyncDefaultWaitMs;
+          return sendJson(reply, await jobs.waitForResult(endpoint.id, request.params.jobId, wait, clientGoneSignal(reply)));
+        },
+      });
+
+      app.route({
+        method,
+        url: '/v2/:endpointId/stream/:jobId',
+        config: queueConfig,
+        schema: {
+          tags,
+          operationId: `stream${method === 'POST' ? 'Post' : ''}`,
+          summary: 'Chunks streamed since the previous call; waits briefly for one while the job runs',
+          params: JobParams,
+          response: {
+            200: Type.Object({ status: Type.String(), stream: Type.Array(Type.Object({ output: Type.Unknown() })) }),
+            ...problemResponses(400, 404),
+          },
+        },
+        handler: async (request, reply) => {
+          const endpoint = await endpointOf(request);
+          const { status, stream } = await jobs.stream(endpoint.id, request.params.jobId, clientGoneSignal(reply));
+          return sendJson(reply, `{"status":"${status}","stream":[${stream.map((c: string) => `{"output":${c}}`).join(',')}]}`);
+        },
+      });
+    }
+
+    app.post(
+      '/v2/:endpointId/cancel/:jobId',
+      {
+        config: queueConfig,
+        schema: {
+          tags,
+          operationId: 'cancel',
+          summary: 'Cancel a queued or running job',
+          params: JobParams,
+          response: { 200: Type.Object({ id: Type.String(), status: Type.String() }), ...problemResponses(400, 404, 409) },
+        },
+      },
+      async (request) => {
+        const endpoint = await endpointOf(request);
+        const job = await jobs.cancel(endpoint.id, request.params.jobId);
+        return { id: job.id, status: job.status };
+      },
+    );
+
+    app.post(
+      '/v2/:endpointId/retry/:jobId',
+      {
+        config: queueConfig,
+        schema: {
+          tags,
+          operationId: 'retry',
+          summary: 'Queue a FAILED or TIMED_OUT job again with its original input',
+          params: JobParams,
+          response: { 200: Type.Object({ id: Type.String(), status: Type.String() }), ...problemResponses(400, 404, 409) },
+        },
+      },
+      async (request) => {
+        const endpoint = await endpointOf(request);
+        const job = await jobs.retry(endpoint.id, request.params.jobId);
+        return { id: job.id, status: job.status };
+      },
+    );
+
+    app.post(
+      '/v2/:endpointId/purge-queue',
+      {
+        config: queueConfig,
+        schema: {
+          tags,
+          operationId: 'purgeQueue',
+          summary: 'Remove every queued job; running jobs are not affected',
+          params: EndpointParams,
+          response: { 200: Type.Object({ removed: Type.Integer(), status: Type.String() }), ...problemResponses(400, 404) },
+        },
+      },
+      async (request) => {
+        const endpoint = await endpointOf(request);
+        return { removed: await jobs.purge(endpoint.id), status: 'completed' };
+      },
+    );
+
+    app.get(
+      '/v2/:endpointId/health',
+      {
+        config: queueConfig,
+        schema: {
+          tags,
+          operationId: 'health',
+          summary: 'Job and worker counts of the endpoint',
+          params: EndpointParams,
+          response: {
+            200: Type.Object({
+              jobs: Type.Object({
+                completed: Type.Integer(),
+                failed: Type.Integer(),
+                inProgress: Type.Integer(),
+                inQueue: Type.Integer(),
+                retried: Type.Integer(),
+              }),
+              workers: Type.Object({
+                idle: Type.Integer(),
+                initializing: Type.Integer(),
+                ready: Type.Integer(),
+                running: Type.Integer(),
+                throttled: Type.Integer(),
+                unhealthy: Type.Integer(),
+              }),
+            }),
+            ...problemResponses(400, 404),
+          },
+        },
+      },
+      async (request) => jobs.health((await endpointOf(request)).id),
+    );
+  };
+}

@@ -1,0 +1,98 @@
+// The worker protocol, as RunPod SDK workers call it. Workers authenticate with a credential for
+// one endpoint, sent as the raw Authorization value.
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Services } from '../../services/container.js';
+import { readDoneBody } from '../../services/worker-protocol.js';
+import { takenJobJson } from '../../services/job-view.js';
+import { badRequest, ApiError } from '../../domain/errors.js';
+import { DoneQuery, PingQuery, TakeQuery, WorkerJobParams, WorkerParams } from '../schemas/queue.js';
+import { acceptRawBodies, type RawBody } from '../raw-body.js';
+import { clientGoneSignal } from '../client-gone.js';
+
+const config = { auth: 'worker' as const, schemaErrorStatus: 400 };
+const schema = { tags: ['Worker protocol'] };
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** Bodies are read to the end whatever their size (see raw-body.ts); this only bounds a runaway upload. */
+const TRANSPORT_LIMIT = 2 * 1024 * 1024 * 1024 - 1;
+
+function parseChunk(body: RawBody | undefined, limit: number): unknown {
+  if (!body || body.text.trim() === '') throw badRequest('a stream chunk needs a body {"output": ...}');
+  if (body.tooLarge) throw new ApiError(413, `a stream chunk of ${body.bytes} bytes exceeds the ${limit} byte limit`);
+  try {
+    const parsed = JSON.parse(body.text) as { output?: unknown };
+    return typeof parsed === 'object' && parsed !== null && 'output' in parsed ? parsed.output : parsed;
+  } catch {
+    throw badRequest('the stream chunk is not valid JSON');
+  }
+}
+
+export function workerRoutes({ workerProtocol, config: settings }: Services): FastifyPluginAsync {
+  return async (plugin) => {
+    acceptRawBodies(plugin, settings.maxOutputBytes);
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+
+    for (const [path, batch] of [['job-take', false], ['job-take-batch', true]] as const) {
+      app.get(
+        `/v2/:endpointId/${path}/:workerId`,
+        { config, schema: { ...schema, operationId: batch ? 'jobTakeBatch' : 'jobTake', params: WorkerParams, querystring: TakeQuery } },
+        async (request, reply) => {
+          const { endpointId, workerId } = request.params;
+          const size = batch ? (request.query.batch_size ?? 1) : 1;
+          const taken = await workerProtocol.take(endpointId, workerId, size, clientGoneSignal(reply));
+          if (taken.length === 0) return reply.code(204).send();
+          const body = batch ? `[${taken.map(takenJobJson).join(',')}]` : takenJobJson(taken[0]!);
+          return reply.type(JSON_TYPE).send(body);
+        },
+      );
+    }
+
+    app.post(
+      '/v2/:endpointId/job-done/:workerId/:jobId',
+      { config, bodyLimit: TRANSPORT_LIMIT, schema: { ...schema, operationId: 'jobDone', params: WorkerJobParams, querystring: DoneQuery } },
+      async (request) => {
+        const { endpointId, workerId, jobId } = request.params;
+        const raw = (request.body as RawBody | undefined) ?? { text: '', bytes: 0, tooLarge: false };
+        const report = raw.tooLarge
+          ? readDoneBody('', raw.bytes, settings.maxOutputBytes)
+          : readDoneBody(raw.text, raw.bytes, settings.maxOutputBytes);
+        await workerProtocol.done(endpointId, workerId, jobId, report);
+        return {};
+      },
+    );
+
+    app.post(
+      '/v2/:endpointId/job-stream/:workerId/:jobId',
+      { config, bodyLimit: TRANSPORT_LIMIT, schema: { ...schema, operationId: 'jobStream', params: WorkerJobParams, querystring: DoneQuery } },
+      async (request) => {
+        const { endpointId, workerId, jobId } = request.params;
+        const output = parseChunk(request.body as RawBody | undefined, settings.maxOutputBytes);
+        await workerProtocol.streamChunk(endpointId, workerId, jobId, output);
+        return {};
+      },
+    );
+
+    app.get(
+      '/v2/:endpointId/job-stop/:workerId',
+      { config, schema: { ...schema, operationId: 'jobStop', params: WorkerParams, querystring: TakeQuery } },
+      async (request, reply) => {
+        const { endpointId, workerId } = request.params;
+        const stops = await workerProtocol.stops(endpointId, workerId, clientGoneSignal(reply));
+        if (stops.length === 0) return reply.code(204).send();
+        return { jobsToStop: stops };
+      },
+    );
+
+    app.get(
+      '/v2/:endpointId/ping/:workerId',
+      { config, schema: { ...schema, operationId: 'ping', params: WorkerParams, querystring: PingQuery } },
+      async (request) => {
+        const { endpointId, workerId } = request.params;
+        const { job_id: jobIds, status, check, reason } = request.query;
+        const unhealthy = status === 'unhealthy' ? [check, reason].filter(Boolean).join(': ') || 'reported unhealthy' : undefined;
+        await workerProtocol.ping(endpointId, workerId, jobIds ? jobIds.split(',').filter(Boolean) : [], unhealthy);
+        return {};
+      },
+    );
+  };
+}

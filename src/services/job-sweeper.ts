@@ -1,0 +1,61 @@
+// Enforces time on the queue: execution timeouts, job expiry (TTL and result retention) and
+// lapsed worker leases. Runs on a timer; each pass works in bounded batches.
+import type { Store } from '../store/store.js';
+import type { DisplacedJob } from '../store/job-store.js';
+import type { Clock, JobService } from './jobs.js';
+import type { JobEvents } from './waitlist.js';
+
+const BATCH = 500;
+
+export interface SweepSettings {
+  sweepIntervalMs: number;
+  maxLeaseLosses: number;
+}
+
+export class JobSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly jobs: JobService,
+    private readonly events: JobEvents,
+    private readonly settings: SweepSettings,
+    private readonly log: { error(obj: object, msg: string): void },
+    private readonly now: Clock = Date.now,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      if (!this.running) this.running = this.sweep().catch((err: unknown) => this.log.error({ err }, 'job sweep failed')).finally(() => (this.running = undefined));
+    }, this.settings.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass; exposed so tests can drive time explicitly. */
+  async sweep(): Promise<void> {
+    const now = this.now();
+    for (const job of await this.store.jobs.timeOutOverdue(now, BATCH)) await this.afterFinish(job);
+    const { requeued, failed } = await this.store.jobs.releaseLapsedLeases(now, this.settings.maxLeaseLosses, BATCH);
+    for (const job of failed) await this.afterFinish(job);
+    for (const job of requeued) {
+      this.events.jobChanged(job.id);
+      this.events.jobsQueued(job.endpointId);
+    }
+    for (const job of await this.store.jobs.deleteExpired(now, BATCH)) {
+      if (job.status === 'IN_PROGRESS' && job.workerId) this.jobs.stopOnWorker(job.workerId, job.id);
+      this.events.jobChanged(job.id);
+    }
+  }
+
+  private async afterFinish(displaced: DisplacedJob): Promise<void> {
+    if (displaced.workerId) this.jobs.stopOnWorker(displaced.workerId, displaced.id);
+    const job = await this.store.jobs.get(displaced.id);
+    if (job) this.jobs.finished(job);
+  }
+}

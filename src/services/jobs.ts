@@ -1,0 +1,185 @@
+// The queue as clients use it: submit, wait, read status and streams, cancel, retry, purge, health.
+import { randomUUID } from 'node:crypto';
+import type { EndpointRecord, Store } from '../store/store.js';
+import type { JobCounts, JobRecord } from '../store/job-store.js';
+import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { canCancel, canRetry, isTerminal, JOB_LIMITS } from '../domain/job-state.js';
+import type { JobEvents } from './waitlist.js';
+import type { WorkerCounts, WorkerRegistry } from './worker-registry.js';
+import { statusJson } from './job-view.js';
+
+export interface RunRequest {
+  input: Record<string, unknown>;
+  webhook?: string;
+  webhookV2?: string;
+  policy?: { executionTimeout?: number; lowPriority?: boolean; ttl?: number };
+  s3Config?: Record<string, unknown>;
+}
+
+export interface WebhookSink {
+  checkTarget(url: string): string | undefined;
+  deliver(url: string, jsonBody: string): void;
+}
+
+export interface QueueTimings {
+  streamWaitMs: number;
+}
+
+export type Clock = () => number;
+
+export class JobService {
+  constructor(
+    private readonly store: Store,
+    private readonly events: JobEvents,
+    private readonly workers: WorkerRegistry,
+    private readonly webhooks: WebhookSink,
+    private readonly timings: QueueTimings,
+    private readonly now: Clock = Date.now,
+  ) {}
+
+  /** The caller's queue endpoint: another account's or an unknown one is 404, a load balancer has no queue. */
+  async queueEndpoint(accountId: string, endpointId: string): Promise<EndpointRecord> {
+    const endpoint = await this.store.getEndpoint(accountId, endpointId);
+    if (!endpoint) throw notFound(`endpoint ${endpointId} not found`);
+    if (endpoint.spec.type !== 'QUEUE') {
+      throw badRequest(`endpoint ${endpointId} is a LOAD_BALANCER endpoint; it has no job queue (send requests to its own URL)`);
+    }
+    return endpoint;
+  }
+
+  async submit(endpoint: EndpointRecord, request: RunRequest, retentionMs: number): Promise<JobRecord> {
+    const webhook = request.webhook ?? request.webhookV2 ?? null;
+    if (webhook !== null) {
+      const reason = this.webhooks.checkTarget(webhook);
+      if (reason) throw badRequest('the webhook URL is not allowed', [`${request.webhook ? 'webhook' : 'webhookV2'}: ${reason}`]);
+    }
+    const now = this.now();
+    const ttlMs = request.policy?.ttl ?? JOB_LIMITS.defaultTtlMs;
+    const job = {
+      id: `${randomUUID()}-${endpoint.id.slice(0, 4)}`,
+      endpointId: endpoint.id,
+      accountId: endpoint.accountId,
+      input: JSON.stringify(request.input),
+      webhook,
+      s3Config: request.s3Config === undefined ? null : JSON.stringify(request.s3Config),
+      executionTimeoutMs: request.policy?.executionTimeout ?? endpoint.spec.timeout,
+      lowPriority: request.policy?.lowPriority ?? false,
+      retentionMs,
+      ttlMs,
+      submittedAt: now,
+      expiresAt: now + ttlMs,
+    };
+    await this.store.jobs.insert(job);
+    this.events.jobsQueued(endpoint.id);
+    return {
+      ...job,
+      status: 'IN_QUEUE',
+      startedAt: null,
+      completedAt: null,
+      output: null,
+      error: null,
+      workerId: null,
+      leaseExpiresAt: null,
+      retries: 0,
+      leaseLosses: 0,
+    };
+  }
+
+  /** A job of this endpoint that has not expired; anything else is 404. */
+  async live(endpointId: string, jobId: string): Promise<JobRecord> {
+    const job = await this.store.jobs.get(jobId);
+    if (!job || job.endpointId !== endpointId || job.expiresAt <= this.now()) {
+      throw notFound(`job ${jobId} not found (unknown, or its results have expired)`);
+    }
+    return job;
+  }
+
+  async status(endpointId: string, jobId: string, ttlMs?: number): Promise<string> {
+    const job = await this.live(endpointId, jobId);
+    if (ttlMs !== undefined) await this.store.jobs.setExpiry(job.id, this.now() + ttlMs);
+    return statusJson(job, this.now());
+  }
+
+  /** Waits until the job is terminal or `waitMs` passes; returns its status body either way. */
+  async waitForResult(endpointId: string, jobId: string, waitMs: number, signal?: AbortSignal): Promise<string> {
+    const deadline = this.now() + waitMs;
+    for (;;) {
+      const job = await this.live(endpointId, jobId);
+      const left = deadline - this.now();
+      if (isTerminal(job.status) || left <= 0 || signal?.aborted) return statusJson(job, this.now());
+      await this.events.jobs.wait(jobId, left, signal);
+    }
+  }
+
+  /** Chunks produced since the previous read; waits briefly for one while the job still runs. */
+  async stream(endpointId: string, jobId: string, signal?: AbortSignal): Promise<{ status: string; stream: string[] }> {
+    const deadline = this.now() + this.timings.streamWaitMs;
+    for (;;) {
+      const job = await this.live(endpointId, jobId);
+      const chunks = await this.store.jobs.readStream(jobId);
+      const left = deadline - this.now();
+      if (chunks.length > 0 || isTerminal(job.status) || left <= 0 || signal?.aborted) {
+        return { status: job.status, stream: chunks };
+      }
+      await this.events.jobs.wait(jobId, left, signal);
+    }
+  }
+
+  async cancel(endpointId: string, jobId: string): Promise<JobRecord> {
+    const job = await this.live(endpointId, jobId);
+    if (!canCancel(job.status)) {
+      throw conflict(`job ${jobId} is ${job.status}; only IN_QUEUE or IN_PROGRESS jobs can be cancelled`);
+    }
+    const cancelled = await this.store.jobs.complete(jobId, ['IN_QUEUE', 'IN_PROGRESS'], {
+      status: 'CANCELLED',
+      output: null,
+      error: null,
+      completedAt: this.now(),
+    });
+    if (!cancelled) return this.cancel(endpointId, jobId);
+    if (job.status === 'IN_PROGRESS' && cancelled.workerId) this.stopOnWorker(cancelled.workerId, jobId);
+    this.finished(cancelled);
+    return cancelled;
+  }
+
+  async retry(endpointId: string, jobId: string): Promise<JobRecord> {
+    const job = await this.live(endpointId, jobId);
+    if (!canRetry(job.status)) {
+      throw conflict(`job ${jobId} is ${job.status}; only FAILED or TIMED_OUT jobs can be retried`);
+    }
+    const requeued = await this.store.jobs.requeue(jobId, ['FAILED', 'TIMED_OUT'], this.now() + job.ttlMs);
+    if (!requeued) throw conflict(`job ${jobId} changed while being retried; read its status and try again`);
+    this.events.jobChanged(jobId);
+    this.events.jobsQueued(endpointId);
+    return requeued;
+  }
+
+  async purge(endpointId: string): Promise<number> {
+    return this.store.jobs.purgeQueued(endpointId);
+  }
+
+  async health(endpointId: string): Promise<{ jobs: Omit<JobCounts, 'cancelled' | 'timedOut'>; workers: WorkerCounts }> {
+    const counts = await this.store.jobs.counts(endpointId);
+    return {
+      jobs: {
+        completed: counts.completed,
+        failed: counts.failed,
+        inProgress: counts.inProgress,
+        inQueue: counts.inQueue,
+        retried: counts.retried,
+      },
+      workers: this.workers.counts(endpointId, this.now()),
+    };
+  }
+
+  stopOnWorker(workerId: string, jobId: string): void {
+    this.workers.requestStop(workerId, jobId);
+    this.events.stopRequested(workerId);
+  }
+
+  /** Everything that follows a job reaching a terminal status. */
+  finished(job: JobRecord): void {
+    this.events.jobChanged(job.id);
+    if (job.webhook && isTerminal(job.status)) this.webhooks.deliver(job.webhook, statusJson(job, this.now()));
+  }
+}

@@ -1,0 +1,40 @@
+// Worker credentials: `gantry_wk_<id>_<secret>`, each granting the worker protocol of one endpoint.
+// Workers send them as the raw Authorization value, as RunPod SDK workers do.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Store } from '../store/store.js';
+import { randomId } from '../domain/ids.js';
+
+const TOKEN_PATTERN = /^gantry_wk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+
+function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export class WorkerCredentialService {
+  constructor(private readonly store: Store) {}
+
+  async create(endpointId: string, now = new Date()): Promise<string> {
+    const id = randomId(12);
+    const secret = randomBytes(32).toString('base64url');
+    await this.store.jobs.insertWorkerCredential({
+      id,
+      endpointId,
+      secretHash: hashSecret(secret),
+      createdAt: now.toISOString(),
+      revokedAt: null,
+    });
+    return `gantry_wk_${id}_${secret}`;
+  }
+
+  /** The endpoint the credential is for, or undefined when it is not a valid credential. */
+  async verify(token: string): Promise<string | undefined> {
+    const match = TOKEN_PATTERN.exec(token.trim());
+    if (!match) return undefined;
+    const [, id, secret] = match as unknown as [string, string, string];
+    const credential = await this.store.jobs.getWorkerCredential(id);
+    if (!credential || credential.revokedAt) return undefined;
+    const expected = Buffer.from(credential.secretHash, 'hex');
+    const actual = Buffer.from(hashSecret(secret), 'hex');
+    return timingSafeEqual(expected, actual) ? credential.endpointId : undefined;
+  }
+}

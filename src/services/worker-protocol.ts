@@ -1,0 +1,162 @@
+// The worker side of the queue, as RunPod SDK workers speak it: take (long-polled), done,
+// stream chunks, the stop channel and pings. Results are accepted at least once and
+// repeated posts of a finished job are harmless.
+import type { Store } from '../store/store.js';
+import type { JobRecord } from '../store/job-store.js';
+import { isTerminal, JOB_LIMITS } from '../domain/job-state.js';
+import type { JobEvents } from './waitlist.js';
+import type { WorkerRegistry } from './worker-registry.js';
+import type { Clock, JobService } from './jobs.js';
+
+export interface WorkerTimings {
+  jobLeaseMs: number;
+  takeWaitMs: number;
+  maxOutputBytes: number;
+}
+
+/** What a job-done body says, once read. */
+export type DoneReport =
+  | { kind: 'progress'; output: string }
+  | { kind: 'result'; status: 'COMPLETED' | 'FAILED'; output: string | null; error: string | null; stopPod: boolean };
+
+const MAX_BATCH = 64;
+
+/** Reads a job-done body: `{output}`, `{error}` (with or without output), `{status: "IN_PROGRESS", output}`. */
+export function readDoneBody(raw: string, byteLength: number, maxOutputBytes: number): DoneReport {
+  if (byteLength > maxOutputBytes) {
+    return {
+      kind: 'result',
+      status: 'FAILED',
+      output: null,
+      error: `the job's output of ${byteLength} bytes exceeds this deployment's limit of ${maxOutputBytes} bytes`,
+      stopPod: false,
+    };
+  }
+  let body: Record<string, unknown>;
+  try {
+    const parsed: unknown = raw.trim() === '' ? {} : JSON.parse(raw);
+    body = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { output: parsed };
+  } catch {
+    return { kind: 'result', status: 'FAILED', output: null, error: 'the worker sent a result that is not valid JSON', stopPod: false };
+  }
+  const output = body.output === undefined ? null : JSON.stringify(body.output);
+  if (body.status === 'IN_PROGRESS') return { kind: 'progress', output: output ?? 'null' };
+  const stopPod = body.stopPod === true;
+  if (body.error !== undefined && body.error !== null && body.error !== '') {
+    const error = typeof body.error === 'string' ? body.error : JSON.stringify(body.error);
+    return { kind: 'result', status: 'FAILED', output, error, stopPod };
+  }
+  return { kind: 'result', status: 'COMPLETED', output, error: null, stopPod };
+}
+
+/** Splits a streamed string over the chunk limit into pieces, on character boundaries. */
+export function splitChunk(output: unknown): string[] {
+  const text = JSON.stringify(output ?? null);
+  if (Buffer.byteLength(text) <= JOB_LIMITS.streamChunkBytes || typeof output !== 'string') return [text];
+  const pieces: string[] = [];
+  let current = '';
+  let bytes = 0;
+  for (const char of output) {
+    const size = Buffer.byteLength(char);
+    // Leave room for the quotes and escapes JSON adds.
+    if (bytes + size > JOB_LIMITS.streamChunkBytes - 1024) {
+      pieces.push(JSON.stringify(current));
+      current = '';
+      bytes = 0;
+    }
+    current += char;
+    bytes += size;
+  }
+  if (current !== '') pieces.push(JSON.stringify(current));
+  return pieces;
+}
+
+export class WorkerProtocolService {
+  constructor(
+    private readonly store: Store,
+    private readonly events: JobEvents,
+    private readonly workers: WorkerRegistry,
+    private readonly jobs: JobService,
+    private readonly timings: WorkerTimings,
+    private readonly now: Clock = Date.now,
+  ) {}
+
+  /** Answers the moment a job is available, or with nothing after the long-poll wait. */
+  async take(endpointId: string, workerId: string, batchSize: number, signal: AbortSignal): Promise<JobRecord[]> {
+    const limit = Math.max(1, Math.min(MAX_BATCH, batchSize));
+    const deadline = this.now() + this.timings.takeWaitMs;
+    this.workers.takeStarted(workerId, endpointId, this.now());
+    try {
+      for (;;) {
+        if (signal.aborted) return [];
+        const now = this.now();
+        const taken = await this.store.jobs.take(endpointId, workerId, limit, now, now + this.timings.jobLeaseMs);
+        if (taken.length > 0) {
+          this.workers.jobsTaken(workerId, taken.map((j) => j.id));
+          for (const job of taken) this.events.jobChanged(job.id);
+          return taken;
+        }
+        const left = deadline - this.now();
+        if (left <= 0) return [];
+        await this.events.queues.wait(endpointId, left, signal);
+      }
+    } finally {
+      this.workers.takeEnded(workerId, this.now());
+    }
+  }
+
+  async done(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<void> {
+    this.workers.seen(workerId, endpointId, this.now());
+    const job = await this.store.jobs.get(jobId);
+    // A finished, expired or unknown job: the post is a repeat or came too late; accept it quietly.
+    if (!job || job.endpointId !== endpointId || isTerminal(job.status)) {
+      this.workers.jobReleased(workerId, jobId);
+      return;
+    }
+    if (report.kind === 'progress') {
+      if (job.workerId === workerId && (await this.store.jobs.recordProgress(jobId, report.output, this.now() + this.timings.jobLeaseMs))) {
+        this.events.jobChanged(jobId);
+      }
+      return;
+    }
+    const finished = await this.store.jobs.complete(jobId, ['IN_QUEUE', 'IN_PROGRESS'], {
+      status: report.status,
+      output: report.output,
+      error: report.error,
+      completedAt: this.now(),
+    });
+    this.workers.jobReleased(workerId, jobId);
+    if (report.stopPod) this.workers.requestRecycle(workerId);
+    if (!finished) return;
+    // The job had gone back to the queue and another worker may hold it now: this result wins, that one stops.
+    if (job.workerId && job.workerId !== workerId) this.jobs.stopOnWorker(job.workerId, jobId);
+    this.jobs.finished(finished);
+  }
+
+  async streamChunk(endpointId: string, workerId: string, jobId: string, output: unknown): Promise<void> {
+    this.workers.seen(workerId, endpointId, this.now());
+    const job = await this.store.jobs.get(jobId);
+    if (!job || job.endpointId !== endpointId || isTerminal(job.status)) return;
+    await this.store.jobs.appendStream(jobId, splitChunk(output));
+    if (job.workerId === workerId) await this.store.jobs.renewLeases(workerId, [jobId], this.now() + this.timings.jobLeaseMs);
+    this.events.jobChanged(jobId);
+  }
+
+  /** Jobs the worker must abort: answered at once when there are some, else after a long-poll. */
+  async stops(endpointId: string, workerId: string, signal: AbortSignal): Promise<string[]> {
+    this.workers.seen(workerId, endpointId, this.now());
+    const deadline = this.now() + this.timings.takeWaitMs;
+    for (;;) {
+      const stops = this.workers.drainStops(workerId);
+      const left = deadline - this.now();
+      if (stops.length > 0 || left <= 0 || signal.aborted) return stops;
+      await this.events.stops.wait(workerId, left, signal);
+    }
+  }
+
+  async ping(endpointId: string, workerId: string, jobIds: string[], unhealthy: string | undefined): Promise<void> {
+    const now = this.now();
+    this.workers.pinged(workerId, endpointId, now, jobIds, unhealthy);
+    if (jobIds.length > 0) await this.store.jobs.renewLeases(workerId, jobIds, now + this.timings.jobLeaseMs);
+  }
+}

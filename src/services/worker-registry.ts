@@ -1,0 +1,118 @@
+// Workers as seen through the worker protocol: when each last called, which jobs it holds,
+// whether it reported itself unhealthy, and which jobs it must stop.
+
+export interface WorkerCounts {
+  idle: number;
+  initializing: number;
+  ready: number;
+  running: number;
+  throttled: number;
+  unhealthy: number;
+}
+
+interface SeenWorker {
+  endpointId: string;
+  lastSeenAt: number;
+  openTakes: number;
+  jobs: Set<string>;
+  unhealthy: string | undefined;
+  recycleRequested: boolean;
+}
+
+export class WorkerRegistry {
+  private readonly workers = new Map<string, SeenWorker>();
+  private readonly stops = new Map<string, Set<string>>();
+
+  /** A worker not heard from for this long is no longer counted. */
+  constructor(private readonly staleAfterMs: number) {}
+
+  private entry(workerId: string, endpointId: string, now: number): SeenWorker {
+    let worker = this.workers.get(workerId);
+    if (!worker) {
+      worker = { endpointId, lastSeenAt: now, openTakes: 0, jobs: new Set(), unhealthy: undefined, recycleRequested: false };
+      this.workers.set(workerId, worker);
+    }
+    worker.endpointId = endpointId;
+    worker.lastSeenAt = now;
+    return worker;
+  }
+
+  seen(workerId: string, endpointId: string, now: number): void {
+    this.entry(workerId, endpointId, now);
+  }
+
+  takeStarted(workerId: string, endpointId: string, now: number): void {
+    this.entry(workerId, endpointId, now).openTakes++;
+  }
+
+  takeEnded(workerId: string, now: number): void {
+    const worker = this.workers.get(workerId);
+    if (worker) {
+      worker.openTakes = Math.max(0, worker.openTakes - 1);
+      worker.lastSeenAt = now;
+    }
+  }
+
+  jobsTaken(workerId: string, jobIds: string[]): void {
+    const worker = this.workers.get(workerId);
+    for (const id of jobIds) worker?.jobs.add(id);
+  }
+
+  jobReleased(workerId: string, jobId: string): void {
+    this.workers.get(workerId)?.jobs.delete(jobId);
+  }
+
+  /** A ping states the jobs the worker is running right now. */
+  pinged(workerId: string, endpointId: string, now: number, jobIds: string[], unhealthy: string | undefined): void {
+    const worker = this.entry(workerId, endpointId, now);
+    worker.jobs = new Set(jobIds);
+    worker.unhealthy = unhealthy;
+  }
+
+  requestRecycle(workerId: string): void {
+    const worker = this.workers.get(workerId);
+    if (worker) worker.recycleRequested = true;
+  }
+
+  recycleRequested(workerId: string): boolean {
+    return this.workers.get(workerId)?.recycleRequested ?? false;
+  }
+
+  requestStop(workerId: string, jobId: string): void {
+    let set = this.stops.get(workerId);
+    if (!set) {
+      set = new Set();
+      this.stops.set(workerId, set);
+    }
+    set.add(jobId);
+    this.jobReleased(workerId, jobId);
+  }
+
+  /** Jobs the worker must abort; handing them out clears the list. */
+  drainStops(workerId: string): string[] {
+    const set = this.stops.get(workerId);
+    if (!set || set.size === 0) return [];
+    this.stops.delete(workerId);
+    return [...set];
+  }
+
+  counts(endpointId: string, now: number): WorkerCounts {
+    const counts: WorkerCounts = { idle: 0, initializing: 0, ready: 0, running: 0, throttled: 0, unhealthy: 0 };
+    for (const [id, worker] of this.workers) {
+      if (worker.endpointId !== endpointId) continue;
+      if (worker.openTakes === 0 && now - worker.lastSeenAt > this.staleAfterMs) {
+        this.workers.delete(id);
+        continue;
+      }
+      if (worker.unhealthy !== undefined) counts.unhealthy++;
+      else if (worker.jobs.size > 0) counts.running++;
+      else counts.idle++;
+    }
+    counts.ready = counts.idle + counts.running;
+    return counts;
+  }
+
+  forgetEndpoint(endpointId: string): void {
+    for (const [id, worker] of this.workers) if (worker.endpointId === endpointId) this.workers.delete(id);
+  }
+}

@@ -1,0 +1,104 @@
+// The job part of the Store port. Every hot-path operation is one statement:
+// submit = insert, take = one conditional update, completion = one conditional update.
+import type { JobStatus } from '../domain/job-state.js';
+
+export interface NewJob {
+  id: string;
+  endpointId: string;
+  accountId: string;
+  /** The `input` value as JSON text, stored as received. */
+  input: string;
+  webhook: string | null;
+  /** JSON text; handed to workers, never shown to clients. */
+  s3Config: string | null;
+  executionTimeoutMs: number;
+  lowPriority: boolean;
+  /** How long the result is kept after completion. */
+  retentionMs: number;
+  /** policy.ttl: the job's whole life from submit (or from a retry). */
+  ttlMs: number;
+  submittedAt: number;
+  /** The job is gone after this instant, whatever its status. */
+  expiresAt: number;
+}
+
+export interface JobRecord extends NewJob {
+  status: JobStatus;
+  startedAt: number | null;
+  completedAt: number | null;
+  output: string | null;
+  error: string | null;
+  workerId: string | null;
+  leaseExpiresAt: number | null;
+  /** Times the job went back to the queue: lost leases and client retries. */
+  retries: number;
+  leaseLosses: number;
+}
+
+export interface JobCounts {
+  inQueue: number;
+  inProgress: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  timedOut: number;
+  retried: number;
+}
+
+export interface Completion {
+  status: 'COMPLETED' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED';
+  output: string | null;
+  error: string | null;
+  completedAt: number;
+}
+
+/** A job taken away from a worker by the store (timeout, expiry, lost lease). */
+export interface DisplacedJob {
+  id: string;
+  endpointId: string;
+  workerId: string | null;
+  status: JobStatus;
+}
+
+export interface WorkerCredentialRecord {
+  id: string;
+  endpointId: string;
+  secretHash: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface JobStore {
+  insert(job: NewJob): Promise<void>;
+  get(id: string): Promise<JobRecord | undefined>;
+  /** Leases up to `limit` queued jobs of the endpoint to the worker, oldest normal-priority first. */
+  take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]>;
+  /** Extends the leases the worker holds on these jobs; returns how many it still holds. */
+  renewLeases(workerId: string, jobIds: string[], leaseUntil: number): Promise<number>;
+  /** Records a progress output of a running job. */
+  recordProgress(id: string, output: string, leaseUntil: number): Promise<boolean>;
+  /** Moves a job to a terminal status if it is in one of `from`; returns the updated job. */
+  complete(id: string, from: readonly JobStatus[], completion: Completion): Promise<JobRecord | undefined>;
+  /** Puts a failed or timed-out job back in the queue with its original input. */
+  requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined>;
+  setExpiry(id: string, expiresAt: number): Promise<void>;
+  purgeQueued(endpointId: string): Promise<number>;
+  counts(endpointId: string): Promise<JobCounts>;
+  /** Oldest normal-priority queued job's submit time, or null. */
+  oldestQueuedAt(endpointId: string): Promise<number | null>;
+  appendStream(id: string, outputs: string[]): Promise<void>;
+  /** Chunks written since the previous read, in order; advances the read position. */
+  readStream(id: string): Promise<string[]>;
+
+  /** Sweeps: each returns what it changed, so workers can be told to stop. */
+  deleteExpired(now: number, limit: number): Promise<DisplacedJob[]>;
+  timeOutOverdue(now: number, limit: number): Promise<DisplacedJob[]>;
+  /** Lapsed leases go back to the queue, or fail after `maxLosses`. */
+  releaseLapsedLeases(now: number, maxLosses: number, limit: number): Promise<{ requeued: DisplacedJob[]; failed: DisplacedJob[] }>;
+  /** Every job a worker holds goes back to the queue at once (the worker is known to be gone). */
+  releaseWorker(workerId: string): Promise<DisplacedJob[]>;
+  deleteEndpointJobs(endpointId: string): Promise<number>;
+
+  insertWorkerCredential(credential: WorkerCredentialRecord): Promise<void>;
+  getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined>;
+}

@@ -1,0 +1,272 @@
+// The job store on SQLite. Statements are prepared once; each hot-path call is one statement.
+import type Database from 'better-sqlite3';
+import type { JobStatus } from '../../domain/job-state.js';
+import type {
+  Completion,
+  DisplacedJob,
+  JobCounts,
+  JobRecord,
+  JobStore,
+  NewJob,
+  WorkerCredentialRecord,
+} from '../job-store.js';
+
+interface JobRow {
+  id: string;
+  endpoint_id: string;
+  account_id: string;
+  status: JobStatus;
+  input: string;
+  webhook: string | null;
+  s3_config: string | null;
+  execution_timeout_ms: number;
+  low_priority: number;
+  retention_ms: number;
+  ttl_ms: number;
+  submitted_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  expires_at: number;
+  output: string | null;
+  error: string | null;
+  worker_id: string | null;
+  lease_expires_at: number | null;
+  retries: number;
+  lease_losses: number;
+}
+
+const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
+const LOST_LEASE_ERROR = 'the job was lost by its workers too many times (their leases lapsed without a result)';
+
+function jobFromRow(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    accountId: row.account_id,
+    status: row.status,
+    input: row.input,
+    webhook: row.webhook,
+    s3Config: row.s3_config,
+    executionTimeoutMs: row.execution_timeout_ms,
+    lowPriority: row.low_priority === 1,
+    retentionMs: row.retention_ms,
+    ttlMs: row.ttl_ms,
+    submittedAt: row.submitted_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+    expiresAt: row.expires_at,
+    output: row.output,
+    error: row.error,
+    workerId: row.worker_id,
+    leaseExpiresAt: row.lease_expires_at,
+    retries: row.retries,
+    leaseLosses: row.lease_losses,
+  };
+}
+
+function statusList(statuses: readonly JobStatus[]): string {
+  // Statuses are a closed enum, never user text, so inlining them is safe and keeps one statement per set.
+  return statuses.map((s) => `'${s}'`).join(', ');
+}
+
+export class SqliteJobStore implements JobStore {
+  private readonly s: ReturnType<typeof prepare>;
+  private readonly completeBy = new Map<string, Database.Statement>();
+  private readonly requeueBy = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {
+    this.s = prepare(db);
+  }
+
+  async insert(job: NewJob): Promise<void> {
+    this.s.insert.run(
+      job.id, job.endpointId, job.accountId, job.input, job.webhook, job.s3Config, job.executionTimeoutMs,
+      job.lowPriority ? 1 : 0, job.retentionMs, job.ttlMs, job.submittedAt, job.expiresAt,
+    );
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
+    const row = this.s.get.get(id) as JobRow | undefined;
+    return row && jobFromRow(row);
+  }
+
+  async take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
+    const rows = this.s.take.all(workerId, now, leaseUntil, endpointId, now, limit) as JobRow[];
+    return rows.map(jobFromRow).sort((a, b) => Number(a.lowPriority) - Number(b.lowPriority) || a.submittedAt - b.submittedAt);
+  }
+
+  async renewLeases(workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
+    let held = 0;
+    for (const id of jobIds) held += this.s.renew.run(leaseUntil, id, workerId).changes;
+    return held;
+  }
+
+  async recordProgress(id: string, output: string, leaseUntil: number): Promise<boolean> {
+    return this.s.progress.run(output, leaseUntil, id).changes === 1;
+  }
+
+  async complete(id: string, from: readonly JobStatus[], c: Completion): Promise<JobRecord | undefined> {
+    const key = statusList(from);
+    let statement = this.completeBy.get(key);
+    if (!statement) {
+      statement = this.db.prepare(`UPDATE jobs SET status = ?, output = ?, error = ?, completed_at = ?,
+        lease_expires_at = NULL,
+        expires_at = min(expires_at, ? + retention_ms)
+        WHERE id = ? AND status IN (${key}) RETURNING *`);
+      this.completeBy.set(key, statement);
+    }
+    const row = statement.get(c.status, c.output, c.error, c.completedAt, c.completedAt, id) as JobRow | undefined;
+    return row && jobFromRow(row);
+  }
+
+  async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined> {
+    const key = statusList(from);
+    let statement = this.requeueBy.get(key);
+    if (!statement) {
+      statement = this.db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL,
+        completed_at = NULL, worker_id = NULL, lease_expires_at = NULL, retries = retries + 1, lease_losses = 0,
+        expires_at = ?, stream_read = 0, stream_written = 0
+        WHERE id = ? AND status IN (${key}) RETURNING *`);
+      this.requeueBy.set(key, statement);
+    }
+    const row = this.db.transaction(() => {
+      const updated = statement.get(expiresAt, id) as JobRow | undefined;
+      if (updated) this.s.deleteStream.run(id);
+      return updated;
+    })();
+    return row && jobFromRow(row);
+  }
+
+  async setExpiry(id: string, expiresAt: number): Promise<void> {
+    this.s.setExpiry.run(expiresAt, id);
+  }
+
+  async purgeQueued(endpointId: string): Promise<number> {
+    return this.s.purge.run(endpointId).changes;
+  }
+
+  async counts(endpointId: string): Promise<JobCounts> {
+    const counts: JobCounts = { inQueue: 0, inProgress: 0, completed: 0, failed: 0, cancelled: 0, timedOut: 0, retried: 0 };
+    const names: Record<JobStatus, keyof JobCounts> = {
+      IN_QUEUE: 'inQueue', IN_PROGRESS: 'inProgress', COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'cancelled', TIMED_OUT: 'timedOut',
+    };
+    for (const row of this.s.counts.all(endpointId) as { status: JobStatus; n: number }[]) counts[names[row.status]] = row.n;
+    counts.retried = (this.s.retried.get(endpointId) as { n: number }).n;
+    return counts;
+  }
+
+  async oldestQueuedAt(endpointId: string): Promise<number | null> {
+    const row = this.s.oldest.get(endpointId) as { submitted_at: number } | undefined;
+    return row?.submitted_at ?? null;
+  }
+
+  async appendStream(id: string, outputs: string[]): Promise<void> {
+    this.db.transaction(() => {
+      const row = this.s.bumpWritten.get(outputs.length, id) as { stream_written: number } | undefined;
+      if (!row) return;
+      let seq = row.stream_written - outputs.length;
+      for (const output of outputs) this.s.insertChunk.run(id, ++seq, output);
+    })();
+  }
+
+  async readStream(id: string): Promise<string[]> {
+    return this.db.transaction(() => {
+      const row = this.s.streamPositions.get(id) as { stream_read: number; stream_written: number } | undefined;
+      if (!row || row.stream_read >= row.stream_written) return [];
+      const chunks = (this.s.chunksAfter.all(id, row.stream_read) as { output: string }[]).map((c) => c.output);
+      this.s.markRead.run(row.stream_written, id);
+      return chunks;
+    })();
+  }
+
+  async deleteExpired(now: number, limit: number): Promise<DisplacedJob[]> {
+    return this.db.transaction(() => {
+      const gone = this.s.deleteExpired.all(now, limit) as DisplacedJob[];
+      for (const job of gone) this.s.deleteStream.run(job.id);
+      return gone;
+    })();
+  }
+
+  async timeOutOverdue(now: number, limit: number): Promise<DisplacedJob[]> {
+    return this.s.timeOut.all(now, now, now, limit) as DisplacedJob[];
+  }
+
+  async releaseLapsedLeases(now: number, maxLosses: number, limit: number) {
+    return this.db.transaction(() => {
+      const failed = this.s.failLapsed.all(now, LOST_LEASE_ERROR, now, now, maxLosses - 1, limit) as DisplacedJob[];
+      const requeued = this.s.requeueLapsed.all(now, limit) as DisplacedJob[];
+      return { requeued, failed };
+    })();
+  }
+
+  async releaseWorker(workerId: string): Promise<DisplacedJob[]> {
+    return this.s.releaseWorker.all(workerId) as DisplacedJob[];
+  }
+
+  async deleteEndpointJobs(endpointId: string): Promise<number> {
+    return this.db.transaction(() => {
+      this.s.deleteEndpointStreams.run(endpointId);
+      return this.s.deleteEndpointJobs.run(endpointId).changes;
+    })();
+  }
+
+  async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {
+    this.s.insertCredential.run(c.id, c.endpointId, c.secretHash, c.createdAt, c.revokedAt);
+  }
+
+  async getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined> {
+    return this.s.getCredential.get(id) as WorkerCredentialRecord | undefined;
+  }
+}
+
+function prepare(db: Database.Database) {
+  return {
+    insert: db.prepare(`INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config,
+      execution_timeout_ms, low_priority, retention_ms, ttl_ms, submitted_at, expires_at)
+      VALUES (?, ?, ?, 'IN_QUEUE', ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    get: db.prepare('SELECT * FROM jobs WHERE id = ?'),
+    take: db.prepare(`UPDATE jobs SET status = 'IN_PROGRESS', worker_id = ?, started_at = ?, lease_expires_at = ?
+      WHERE seq IN (SELECT seq FROM jobs WHERE endpoint_id = ? AND status = 'IN_QUEUE' AND expires_at > ?
+                    ORDER BY low_priority, seq LIMIT ?)
+      RETURNING *`),
+    renew: db.prepare(`UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND worker_id = ? AND status = 'IN_PROGRESS'`),
+    progress: db.prepare(`UPDATE jobs SET output = ?, lease_expires_at = ? WHERE id = ? AND status = 'IN_PROGRESS'`),
+    setExpiry: db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?'),
+    purge: db.prepare(`DELETE FROM jobs WHERE endpoint_id = ? AND status = 'IN_QUEUE'`),
+    counts: db.prepare('SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = ? GROUP BY status'),
+    retried: db.prepare('SELECT count(*) AS n FROM jobs WHERE endpoint_id = ? AND retries > 0'),
+    oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND status = 'IN_QUEUE' AND low_priority = 0
+      ORDER BY low_priority, seq LIMIT 1`),
+    bumpWritten: db.prepare('UPDATE jobs SET stream_written = stream_written + ? WHERE id = ? RETURNING stream_written'),
+    insertChunk: db.prepare('INSERT INTO job_stream (job_id, seq, output) VALUES (?, ?, ?)'),
+    streamPositions: db.prepare('SELECT stream_read, stream_written FROM jobs WHERE id = ?'),
+    chunksAfter: db.prepare('SELECT output FROM job_stream WHERE job_id = ? AND seq > ? ORDER BY seq'),
+    markRead: db.prepare('UPDATE jobs SET stream_read = ? WHERE id = ?'),
+    deleteStream: db.prepare('DELETE FROM job_stream WHERE job_id = ?'),
+    deleteExpired: db.prepare(`DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= ? LIMIT ?)
+      RETURNING ${DISPLACED}`),
+    timeOut: db.prepare(`UPDATE jobs SET status = 'TIMED_OUT', completed_at = ?, lease_expires_at = NULL,
+      error = 'the job ran longer than its execution timeout of ' || execution_timeout_ms || ' ms',
+      expires_at = min(expires_at, ? + retention_ms)
+      WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND started_at + execution_timeout_ms <= ? LIMIT ?)
+      RETURNING ${DISPLACED}`),
+    failLapsed: db.prepare(`UPDATE jobs SET status = 'FAILED', completed_at = ?, error = ?, lease_expires_at = NULL,
+      lease_losses = lease_losses + 1, expires_at = min(expires_at, ? + retention_ms)
+      WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= ? AND lease_losses >= ? LIMIT ?)
+      RETURNING ${DISPLACED}`),
+    requeueLapsed: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
+      worker_id = NULL, retries = retries + 1, lease_losses = lease_losses + 1
+      WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= ? LIMIT ?)
+      RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
+    releaseWorker: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
+      worker_id = NULL, retries = retries + 1
+      WHERE worker_id = ? AND status = 'IN_PROGRESS'
+      RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
+    deleteEndpointStreams: db.prepare('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = ?)'),
+    deleteEndpointJobs: db.prepare('DELETE FROM jobs WHERE endpoint_id = ?'),
+    insertCredential: db.prepare(`INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at)
+      VALUES (?, ?, ?, ?, ?)`),
+    getCredential: db.prepare(`SELECT id, endpoint_id AS endpointId, secret_hash AS secretHash, created_at AS createdAt,
+      revoked_at AS revokedAt FROM worker_credentials WHERE id = ?`),
+  };
+}

@@ -1,0 +1,77 @@
+// A Gantry server on a real socket with a queue endpoint and a worker credential, plus a
+// minimal protocol-level worker client for tests that need exact control of what a worker sends.
+import type { AddressInfo } from 'node:net';
+import { startHarness, type Harness } from './harness.js';
+import type { ConfigFlags } from '../../src/config.js';
+
+export interface Live extends Harness {
+  url: string;
+  endpointId: string;
+  workerKey: string;
+  /** Calls the queue API with the admin key (or `key`), raw Authorization value unless `bearer`. */
+  queue(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: any; headers: Headers }>;
+  worker(method: string, path: string, body?: string, contentType?: string, key?: string): Promise<{ status: number; json: any }>;
+}
+
+export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string, unknown> = {}): Promise<Live> {
+  const h = await startHarness({
+    takeWaitMs: '1500',
+    streamWaitMs: '300',
+    sweepIntervalMs: '50',
+    webhookAllowCidrs: '127.0.0.0/8',
+    ...flags,
+  });
+  await h.app.listen({ port: 0, host: '127.0.0.1' });
+  h.services.start();
+  const url = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  const created = await h.call('POST', '/v2/serverless', {
+    name: 'queue-test',
+    type: 'QUEUE',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
+    image: 'acme/echo:1',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    ...endpoint,
+  });
+  if (created.statusCode !== 201) throw new Error(`endpoint create failed: ${created.body}`);
+  const endpointId = created.json().id as string;
+  const workerKey = await h.services.workerCredentials.create(endpointId);
+  const request = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
+    const res = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: res.status, json, headers: res.headers };
+  };
+  return {
+    ...h,
+    url,
+    endpointId,
+    workerKey,
+    queue: (method, path, body, key = h.adminKey) =>
+      request(
+        method,
+        `/v2/${endpointId}${path}`,
+        { authorization: key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body === undefined ? undefined : JSON.stringify(body),
+      ),
+    worker: (method, path, body, contentType = 'application/x-www-form-urlencoded', key = workerKey) =>
+      request(method, `/v2/${endpointId}${path}`, { authorization: key, ...(body === undefined ? {} : { 'content-type': contentType }) }, body),
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until `check` returns something truthy or the time runs out. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 5000, stepMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(stepMs);
+  }
+}

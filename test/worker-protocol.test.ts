@@ -1,0 +1,222 @@
+// The worker protocol as RunPod SDK workers speak it, over a real socket.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually, sleep, startLive, type Live } from './support/live.js';
+
+let g: Live;
+before(async () => {
+  g = await startLive();
+});
+after(() => g.close());
+
+const take = (worker = 'w1') => g.worker('GET', `/job-take/${worker}?gpu=none&job_in_progress=0`);
+const done = (jobId: string, body: string, worker = 'w1', isStream = false) =>
+  g.worker('POST', `/job-done/${worker}/${jobId}?gpu=none&isStream=${isStream}`, body);
+const run = async (input: Record<string, unknown> = {}) => (await g.queue('POST', '/run', { input })).json.id as string;
+const status = async (id: string) => (await g.queue('GET', `/status/${id}`)).json;
+
+describe('authentication', () => {
+  test('the credential is sent raw; a Bearer prefix is tolerated', async () => {
+    assert.equal((await g.worker('GET', '/ping/w1')).status, 200);
+    assert.equal((await g.worker('GET', '/ping/w1', undefined, undefined, `Bearer ${g.workerKey}`)).status, 200);
+  });
+
+  test('API keys and unknown credentials are 401; another endpoint\'s credential is 403', async () => {
+    assert.equal((await g.worker('GET', '/ping/w1', undefined, undefined, g.adminKey)).status, 401);
+    assert.equal((await g.worker('GET', '/ping/w1', undefined, undefined, 'gantry_wk_aaaaaaaaaaaa_' + 'b'.repeat(43))).status, 401);
+    const other = await g.services.workerCredentials.create('someotherendpt');
+    const res = await g.worker('GET', '/job-take/w1', undefined, undefined, other);
+    assert.equal(res.status, 403);
+  });
+
+  test('a worker credential cannot use the client queue API', async () => {
+    assert.equal((await g.queue('POST', '/run', { input: {} }, g.workerKey)).status, 401);
+  });
+});
+
+describe('take', () => {
+  test('an idle long-poll answers the moment a job arrives', async () => {
+    const pending = take();
+    await sleep(100);
+    const id = await run({ late: true });
+    const res = await pending;
+    assert.equal(res.status, 200);
+    assert.equal(res.json.id, id);
+    await done(id, '{"output":1}');
+  });
+
+  test('an empty queue answers 204 after the bounded wait', async () => {
+    const started = Date.now();
+    const res = await take();
+    assert.equal(res.status, 204);
+    assert.ok(Date.now() - started >= 1400, 'held for the configured wait');
+  });
+
+  test('job-take-batch answers an array of up to batch_size jobs', async () => {
+    const ids = [await run({ i: 1 }), await run({ i: 2 }), await run({ i: 3 })];
+    const res = await g.worker('GET', '/job-take-batch/w1?gpu=none&job_in_progress=0&batch_size=2');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json.map((j: { id: string }) => j.id), ids.slice(0, 2));
+    const rest = await g.worker('GET', '/job-take-batch/w1?batch_size=5');
+    assert.deepEqual(rest.json.map((j: { id: string }) => j.id), ids.slice(2));
+    for (const id of ids) await done(id, '{"output":null}');
+  });
+
+  test('two workers never receive the same job', async () => {
+    const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => run({ i })));
+    const seen: string[] = [];
+    await Promise.all(['a', 'b', 'c'].map(async (worker) => {
+      for (;;) {
+        const res = await g.worker('GET', `/job-take-batch/${worker}?batch_size=3`);
+        if (res.status === 204) return;
+        for (const job of res.json) {
+          seen.push(job.id);
+          await done(job.id, '{"output":true}', worker);
+        }
+        if (seen.length === ids.length) return;
+      }
+    }));
+    assert.deepEqual([...seen].sort(), [...ids].sort());
+  });
+});
+
+describe('done', () => {
+  test('a raw JSON body under a form content type is read as JSON', async () => {
+    const id = await run();
+    await take();
+    const res = await done(id, '{"output": {"answer": 42}}');
+    assert.equal(res.status, 200);
+    assert.deepEqual((await status(id)).output, { answer: 42 });
+  });
+
+  test('{error} forms mean FAILED, never COMPLETED', async () => {
+    for (const body of ['{"error": "handler crashed"}', '{"output": {"x": 1}, "error": "bad"}', '{"error": "{\\"type\\": \\"ValueError\\"}"}']) {
+      const id = await run();
+      await take();
+      await done(id, body);
+      const s = await status(id);
+      assert.equal(s.status, 'FAILED', body);
+      assert.equal(typeof s.error, 'string');
+    }
+  });
+
+  test('a progress update is not a completion, and the final result still lands', async () => {
+    const id = await run();
+    await take();
+    await done(id, '{"status": "IN_PROGRESS", "output": {"step": 1}}');
+    const mid = await status(id);
+    assert.deepEqual([mid.status, mid.output], ['IN_PROGRESS', { step: 1 }]);
+    await done(id, '{"output": {"result": "final"}}');
+    const end = await status(id);
+    assert.deepEqual([end.status, end.output], ['COMPLETED', { result: 'final' }]);
+  });
+
+  test('repeated identical done posts are harmless', async () => {
+    const id = await run();
+    await take();
+    const first = await done(id, '{"output": "once"}');
+    const second = await done(id, '{"output": "once"}');
+    assert.deepEqual([first.status, second.status], [200, 200]);
+    const s = await status(id);
+    assert.deepEqual([s.status, s.output], ['COMPLETED', 'once']);
+    assert.equal((await done('no-such-job', '{"output": 1}')).status, 200, 'a result for a job that is gone is accepted quietly');
+  });
+
+  test('an output too large to store fails the job with a clear error', async () => {
+    const small = await startLive({ maxOutputBytes: '65536' });
+    try {
+      const id = (await small.queue('POST', '/run', { input: {} })).json.id;
+      await small.worker('GET', '/job-take/w1');
+      const res = await small.worker('POST', `/job-done/w1/${id}?isStream=false`, JSON.stringify({ output: 'x'.repeat(100_000) }));
+      assert.equal(res.status, 200, 'the worker is not told to retry');
+      const s = (await small.queue('GET', `/status/${id}`)).json;
+      assert.equal(s.status, 'FAILED');
+      assert.match(s.error, /^the job's output of \d+ bytes exceeds this deployment's limit of 65536 bytes$/);
+      assert.equal(s.output, undefined);
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('stopPod marks the worker for recycling', async () => {
+    const id = await run();
+    await take('recycler');
+    await done(id, '{"output": 1, "stopPod": true}', 'recycler');
+    assert.equal(g.services.workers.recycleRequested('recycler'), true);
+    assert.equal((await status(id)).status, 'COMPLETED');
+  });
+});
+
+describe('stream', () => {
+  test('each read returns the chunks since the previous one, and stream is always an array', async () => {
+    const id = await run();
+    await take();
+    const stream = (chunk: unknown) => g.worker('POST', `/job-stream/w1/${id}?gpu=none&isStream=false`, JSON.stringify({ output: chunk }));
+    for (let i = 0; i < 3; i++) await stream({ i });
+    const first = await g.queue('GET', `/stream/${id}`);
+    assert.deepEqual(first.json, { status: 'IN_PROGRESS', stream: [{ output: { i: 0 } }, { output: { i: 1 } }, { output: { i: 2 } }] });
+    const empty = await g.queue('POST', `/stream/${id}`);
+    assert.deepEqual(empty.json, { status: 'IN_PROGRESS', stream: [] }, 'no repeats; waits briefly then answers empty');
+    const waiting = g.queue('GET', `/stream/${id}`);
+    await sleep(50);
+    await stream('late chunk');
+    assert.deepEqual((await waiting).json.stream, [{ output: 'late chunk' }], 'a waiting read wakes on a new chunk');
+    await done(id, '{"output": "all done"}', 'w1', true);
+    assert.deepEqual((await g.queue('GET', `/stream/${id}`)).json, { status: 'COMPLETED', stream: [] });
+  });
+
+  test('many chunks arrive in order', async () => {
+    const id = await run();
+    await take();
+    for (let i = 0; i < 200; i++) await g.worker('POST', `/job-stream/w1/${id}`, JSON.stringify({ output: i }));
+    await done(id, '{}', 'w1', true);
+    const got: number[] = [];
+    for (;;) {
+      const res = await g.queue('GET', `/stream/${id}`);
+      got.push(...res.json.stream.map((c: { output: number }) => c.output));
+      if (res.json.stream.length === 0) break;
+    }
+    assert.deepEqual(got, Array.from({ length: 200 }, (_, i) => i));
+  });
+
+  test('a chunk over 1 MB is split', async () => {
+    const id = await run();
+    await take();
+    const text = 'é'.repeat(700_000);
+    await g.worker('POST', `/job-stream/w1/${id}`, JSON.stringify({ output: text }));
+    const res = await g.queue('GET', `/stream/${id}`);
+    assert.ok(res.json.stream.length >= 2);
+    for (const chunk of res.json.stream) assert.ok(Buffer.byteLength(JSON.stringify(chunk.output)) <= 1024 * 1024);
+    assert.equal(res.json.stream.map((c: { output: string }) => c.output).join(''), text);
+    await done(id, '{}', 'w1', true);
+  });
+});
+
+describe('leases', () => {
+  test('pings renew a lease; a lapsed lease returns the job and counts a retry; too many fail it', async () => {
+    const l = await startLive({ jobLeaseMs: '400', maxLeaseLosses: '2' });
+    try {
+      const id = (await l.queue('POST', '/run', { input: { keep: 'me' } })).json.id;
+      await l.worker('GET', '/job-take/alive?gpu=none');
+      for (let i = 0; i < 6; i++) {
+        await sleep(150);
+        await l.worker('GET', `/ping/alive?job_id=${id}`);
+      }
+      assert.equal((await l.queue('GET', `/status/${id}`)).json.status, 'IN_PROGRESS', 'pings kept it leased');
+      const requeued = await eventually(async () => {
+        const s = (await l.queue('GET', `/status/${id}`)).json;
+        return s.status === 'IN_QUEUE' && s;
+      });
+      assert.equal(requeued.retries, 1);
+      const again = await l.worker('GET', '/job-take/second?gpu=none');
+      assert.deepEqual(again.json, { id, input: { keep: 'me' } });
+      const failed = await eventually(async () => {
+        const s = (await l.queue('GET', `/status/${id}`)).json;
+        return s.status === 'FAILED' && s;
+      });
+      assert.match(failed.error, /lost by its workers too many times/);
+    } finally {
+      await l.close();
+    }
+  });
+});
