@@ -1,13 +1,31 @@
-// STUB — replaced by the templates work.
-import type { Store } from '../store/store.js';
+// Template lifecycle and lookup. A caller sees its own templates, other accounts' public ones and
+// the catalog's public templates; it changes only its own. Anything else answers 404 like an unknown id.
+import type { Store, TemplateRecord } from '../store/store.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { ContainerSettings } from '../domain/endpoint-spec.js';
-import { notFound } from '../http/problem.js';
+import type { ContainerSettings, TemplateSpec } from '../domain/endpoint-spec.js';
+import {
+  applyTemplatePatch,
+  buildTemplateSpec,
+  templateSpecFromCatalog,
+  type CreateTemplateInput,
+  type UpdateTemplateInput,
+} from '../domain/template-rules.js';
+import { ApiError, notFound } from '../domain/errors.js';
+import { newTemplateId } from '../domain/ids.js';
 
 export interface ResolvedTemplate {
   settings: ContainerSettings;
   allowedCudaVersions: string[];
 }
+
+/** A template as one caller may see it; `owned` decides whether secrets such as the registry are shown. */
+export interface VisibleTemplate {
+  id: string;
+  spec: TemplateSpec;
+  owned: boolean;
+}
+
+const owned = (record: TemplateRecord): VisibleTemplate => ({ id: record.id, spec: record.spec, owned: true });
 
 export class TemplateService {
   constructor(
@@ -15,10 +33,102 @@ export class TemplateService {
     private readonly catalog: Catalog,
   ) {}
 
+  async create(accountId: string, body: CreateTemplateInput, now = new Date()): Promise<VisibleTemplate> {
+    const spec = buildTemplateSpec(body);
+    await this.ensureNameFree(accountId, spec.name);
+    const record: TemplateRecord = {
+      id: newTemplateId(),
+      accountId,
+      spec,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    await this.writeUniquely(accountId, spec.name, record.id, () => this.store.insertTemplate(record));
+    return owned(record);
+  }
+
+  async list(accountId: string): Promise<VisibleTemplate[]> {
+    return (await this.store.listTemplates(accountId)).map(owned);
+  }
+
+  async get(accountId: string, id: string): Promise<VisibleTemplate> {
+    const found = await this.findVisible(accountId, id);
+    if (!found) throw notFound(`template ${id} not found`);
+    return found;
+  }
+
+  async update(accountId: string, id: string, body: UpdateTemplateInput, now = new Date()): Promise<VisibleTemplate> {
+    const current = await this.getOwned(accountId, id);
+    const spec = applyTemplatePatch(current.spec, body);
+    if (spec.name !== current.spec.name) await this.ensureNameFree(accountId, spec.name, id);
+    const next: TemplateRecord = { ...current, spec, updatedAt: now.toISOString() };
+    await this.writeUniquely(accountId, spec.name, id, () => this.store.updateTemplate(next));
+    return owned(next);
+  }
+
+  /**
+   * Endpoints copy a template's settings when they are created and keep no link to it,
+   * so deleting a template never changes an endpoint.
+   */
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!(await this.store.deleteTemplate(accountId, id))) throw notFound(`template ${id} not found`);
+  }
+
   /** A template an account may base an endpoint on: 404 unknown or inaccessible, 422 not serverless. */
-  async resolveForEndpoint(_accountId: string, templateId: string): Promise<ResolvedTemplate> {
-    void this.store;
-    void this.catalog;
-    throw notFound(`template ${templateId} not found`);
+  async resolveForEndpoint(accountId: string, templateId: string): Promise<ResolvedTemplate> {
+    const found = await this.findVisible(accountId, templateId);
+    if (!found) throw notFound(`template ${templateId} not found`);
+    const { spec } = found;
+    if (!spec.serverless) {
+      throw new ApiError(422, `template ${templateId} is not a serverless template`, [
+        `templateId: template ${templateId} is not a serverless template; only serverless templates can configure an endpoint`,
+      ]);
+    }
+    return {
+      settings: {
+        image: spec.image,
+        args: spec.args,
+        entrypoint: [...spec.entrypoint],
+        cmd: [...spec.cmd],
+        disk: spec.disk,
+        ports: [...spec.ports],
+        env: { ...spec.env },
+        registry: found.owned ? spec.registry : null,
+      },
+      allowedCudaVersions: [...spec.allowedCudaVersions],
+    };
+  }
+
+  /** Own, another account's public, or a catalog public template; undefined for anything else. */
+  private async findVisible(accountId: string, id: string): Promise<VisibleTemplate | undefined> {
+    const record = await this.store.getTemplate(id);
+    if (record && record.accountId === accountId) return owned(record);
+    if (record && record.spec.public) return { id, spec: record.spec, owned: false };
+    const entry = this.catalog.publicTemplate(id);
+    return entry ? { id, spec: templateSpecFromCatalog(entry), owned: false } : undefined;
+  }
+
+  private async getOwned(accountId: string, id: string): Promise<TemplateRecord> {
+    const record = await this.store.getTemplate(id);
+    if (!record || record.accountId !== accountId) throw notFound(`template ${id} not found`);
+    return record;
+  }
+
+  private async ensureNameFree(accountId: string, name: string, exceptId?: string): Promise<void> {
+    if (await this.store.templateNameTaken(accountId, name, exceptId)) {
+      throw new ApiError(409, `a template named '${name}' already exists in this account`, [
+        `name: '${name}' is already used by another template of this account`,
+      ]);
+    }
+  }
+
+  /** A concurrent request may take the name between the check and the write; the store's uniqueness catches it. */
+  private async writeUniquely(accountId: string, name: string, id: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      await this.ensureNameFree(accountId, name, id);
+      throw error;
+    }
   }
 }
