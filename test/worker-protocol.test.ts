@@ -24,9 +24,14 @@ describe('authentication', () => {
   test('API keys and unknown credentials are 401; another endpoint\'s credential is 403', async () => {
     assert.equal((await g.worker('GET', '/ping/w1', undefined, undefined, g.adminKey)).status, 401);
     assert.equal((await g.worker('GET', '/ping/w1', undefined, undefined, 'gantry_wk_aaaaaaaaaaaa_' + 'b'.repeat(43))).status, 401);
-    const other = await g.services.workerCredentials.create('someotherendpt');
+    const second = await g.call('POST', '/v2/serverless', {
+      name: 'second', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 2 }, image: 'x', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    });
+    const other = await g.services.workerCredentials.create(second.json().id);
     const res = await g.worker('GET', '/job-take/w1', undefined, undefined, other);
     assert.equal(res.status, 403);
+    const orphan = await g.services.workerCredentials.create('deletedendpnt');
+    assert.equal((await g.worker('GET', '/job-take/w1', undefined, undefined, orphan)).status, 401, 'no endpoint, no access');
   });
 
   test('a worker credential cannot use the client queue API', async () => {

@@ -10,7 +10,14 @@ function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+/** Verified credentials are remembered briefly: workers call on every job, and a deleted endpoint's
+ * credentials stop working within this time. */
+const CACHE_MS = 30_000;
+const CACHE_MAX = 10_000;
+
 export class WorkerCredentialService {
+  private readonly verified = new Map<string, { endpointId: string; until: number }>();
+
   constructor(private readonly store: Store) {}
 
   async create(endpointId: string, now = new Date()): Promise<string> {
@@ -27,14 +34,20 @@ export class WorkerCredentialService {
   }
 
   /** The endpoint the credential is for, or undefined when it is not a valid credential. */
-  async verify(token: string): Promise<string | undefined> {
+  async verify(token: string, now = Date.now()): Promise<string | undefined> {
+    const cached = this.verified.get(token);
+    if (cached && cached.until > now) return cached.endpointId;
     const match = TOKEN_PATTERN.exec(token.trim());
     if (!match) return undefined;
     const [, id, secret] = match as unknown as [string, string, string];
     const credential = await this.store.jobs.getWorkerCredential(id);
     if (!credential || credential.revokedAt) return undefined;
+    if (!(await this.store.findEndpoint(credential.endpointId))) return undefined;
     const expected = Buffer.from(credential.secretHash, 'hex');
     const actual = Buffer.from(hashSecret(secret), 'hex');
-    return timingSafeEqual(expected, actual) ? credential.endpointId : undefined;
+    if (!timingSafeEqual(expected, actual)) return undefined;
+    if (this.verified.size >= CACHE_MAX) this.verified.clear();
+    this.verified.set(token, { endpointId: credential.endpointId, until: now + CACHE_MS });
+    return credential.endpointId;
   }
 }
