@@ -10,6 +10,15 @@ export interface CommandInput {
   cmd?: string[];
 }
 
+/** Container settings as a create or update request may send them. */
+export interface ContainerFields extends CommandInput {
+  image?: string;
+  disk?: number;
+  ports?: string[];
+  env?: Record<string, string>;
+  registry?: string | null;
+}
+
 export const EMPTY_COMMAND: ContainerCommand = { args: '', entrypoint: [], cmd: [] };
 
 /**

@@ -1,7 +1,7 @@
 // Turns a create or update request into a complete, checked endpoint configuration.
 // Schema-shaped failures answer 422; rules across fields or against the catalog answer 400.
 import type { Catalog } from '../catalog/catalog.js';
-import { checkPortsAndEnv, EMPTY_COMMAND, resolveCommand } from './container.js';
+import { checkPortsAndEnv, EMPTY_COMMAND, resolveCommand, type ContainerFields } from './container.js';
 import { checkDataCenters, checkGpuSelection, resolveCpuConfigs } from './compute-rules.js';
 import {
   DEFAULT_DISK_GB,
@@ -16,17 +16,6 @@ import {
   type Scaling,
 } from './endpoint-spec.js';
 import { ApiError, badRequest, Violations } from './errors.js';
-
-interface ContainerFields {
-  image?: string;
-  args?: string;
-  entrypoint?: string[];
-  cmd?: string[];
-  disk?: number;
-  ports?: string[];
-  env?: Record<string, string>;
-  registry?: string | null;
-}
 
 interface CommonFields extends ContainerFields {
   name?: string;

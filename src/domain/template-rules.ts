@@ -2,23 +2,15 @@
 // and maps the catalog's public templates onto the same shape.
 // Schema-shaped failures answer 422 before this runs; the container rules here answer 400.
 import type { PublicTemplateEntry } from '../catalog/catalog.js';
-import { checkPortsAndEnv, EMPTY_COMMAND, resolveCommand } from './container.js';
+import { checkPortsAndEnv, EMPTY_COMMAND, resolveCommand, type ContainerFields } from './container.js';
 import { DEFAULT_DISK_GB, type TemplateCategory, type TemplateSpec } from './endpoint-spec.js';
 import { Violations } from './errors.js';
 
 export type TemplateMounts = TemplateSpec['mounts'];
 
 /** Every field a template request may send; create requires name and image. */
-export interface TemplateFields {
+export interface TemplateFields extends ContainerFields {
   name?: string;
-  image?: string;
-  args?: string;
-  entrypoint?: string[];
-  cmd?: string[];
-  disk?: number;
-  ports?: string[];
-  env?: Record<string, string>;
-  registry?: string | null;
   allowedCudaVersions?: string[];
   category?: TemplateCategory;
   mounts?: TemplateMounts;
