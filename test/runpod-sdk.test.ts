@@ -49,10 +49,10 @@ test('run then status reports the job to completion', async () => {
   const ep = endpoint();
   const { id, status } = await ep.run({ input: { echo: 42 } });
   assert.equal(status, 'IN_QUEUE');
-  let current = await ep.status(id);
+  let current = (await ep.status(id)) as { status: string; output?: unknown };
   for (let i = 0; i < 100 && current.status !== 'COMPLETED'; i++) {
     await sleep(20);
-    current = await ep.status(id);
+    current = (await ep.status(id)) as { status: string; output?: unknown };
   }
   assert.equal(current.status, 'COMPLETED');
   assert.deepEqual(current.output, { echo: 42 });
