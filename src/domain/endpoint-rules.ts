@@ -222,7 +222,11 @@ const WORKER_FIELDS = [
   'gpu', 'cpu', 'dataCenterIds', 'networkVolumes',
 ] as const satisfies readonly (keyof EndpointSpec)[];
 
-export function changedWorkerFields(before: EndpointSpec, after: EndpointSpec): string[] {
+export type WorkerField = (typeof WORKER_FIELDS)[number];
+
+/** The worker fields that differ; with no `before` (a new endpoint) every worker field counts. */
+export function changedWorkerFields(before: EndpointSpec | undefined, after: EndpointSpec): WorkerField[] {
+  if (!before) return [...WORKER_FIELDS];
   return WORKER_FIELDS.filter((field) => stableJson(before[field]) !== stableJson(after[field]));
 }
 

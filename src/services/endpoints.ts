@@ -1,5 +1,6 @@
 // Endpoint lifecycle: create, read, update, delete, scoped to the caller's account.
-import type { Store, EndpointRecord } from '../store/store.js';
+import type { Store, EndpointRecord, ReleaseRecord } from '../store/store.js';
+import type { EndpointSpec } from '../domain/endpoint-spec.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { TemplateService } from './templates.js';
 import type { GantryConfig } from '../config.js';
@@ -12,7 +13,7 @@ import {
   type UpdateEndpointInput,
 } from '../domain/endpoint-rules.js';
 import { conflict, notFound } from '../domain/errors.js';
-import { newEndpointId } from '../domain/ids.js';
+import { newEndpointId, randomId } from '../domain/ids.js';
 
 /** Concurrent PATCHes of one endpoint are re-applied on the newer row this many times before giving up. */
 const UPDATE_ATTEMPTS = 5;
@@ -41,8 +42,13 @@ export class EndpointService {
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
-    await this.store.insertEndpoint(record);
+    await this.store.insertEndpoint(record, release(record, undefined, now));
     return record;
+  }
+
+  async releases(accountId: string, id: string): Promise<ReleaseRecord[]> {
+    await this.get(accountId, id);
+    return this.store.listReleases(id);
   }
 
   list(accountId: string): Promise<EndpointRecord[]> {
@@ -68,7 +74,8 @@ export class EndpointService {
         revision: current.revision + 1,
         updatedAt: now.toISOString(),
       };
-      if (await this.store.updateEndpoint(next, current.revision)) return next;
+      const newRelease = versionChanged ? release(next, current.spec, now) : undefined;
+      if (await this.store.updateEndpoint(next, current.revision, newRelease)) return next;
     }
     throw conflict(`endpoint ${id} is being changed by other requests; try again`);
   }
@@ -76,4 +83,18 @@ export class EndpointService {
   async delete(accountId: string, id: string): Promise<void> {
     if (!(await this.store.deleteEndpoint(accountId, id))) throw notFound(`endpoint ${id} not found`);
   }
+}
+
+/** A release for the record's version; its diff lists each worker field that changed (old null on creation). */
+function release(record: EndpointRecord, before: EndpointSpec | undefined, now: Date): ReleaseRecord {
+  const fields = changedWorkerFields(before, record.spec);
+  return {
+    id: `rel_${randomId(12)}`,
+    endpointId: record.id,
+    version: record.version,
+    source: 'MANUAL',
+    diff: fields.map((field) => ({ field, old: before ? before[field] : null, new: record.spec[field] })),
+    createdBy: record.accountId,
+    createdAt: now.toISOString(),
+  };
 }

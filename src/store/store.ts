@@ -38,6 +38,23 @@ export interface EndpointRecord {
   updatedAt: string;
 }
 
+export interface ReleaseDiffEntry {
+  field: string;
+  old: unknown;
+  new: unknown;
+}
+
+export interface ReleaseRecord {
+  id: string;
+  endpointId: string;
+  version: number;
+  source: 'MANUAL';
+  diff: ReleaseDiffEntry[];
+  /** The account that made the change. */
+  createdBy: string | null;
+  createdAt: string;
+}
+
 export interface TemplateRecord {
   id: string;
   /** null for the built-in public catalog templates. */
@@ -63,13 +80,18 @@ export interface Store {
   /** Returns false when no such key exists. */
   revokeApiKey(id: string, at: string): Promise<boolean>;
 
-  insertEndpoint(endpoint: EndpointRecord): Promise<void>;
+  insertEndpoint(endpoint: EndpointRecord, release?: ReleaseRecord): Promise<void>;
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined>;
   listEndpoints(accountId: string): Promise<EndpointRecord[]>;
   /** Any endpoint by id, whoever owns it: for worker credentials, which name only the endpoint. */
   findEndpoint(id: string): Promise<EndpointRecord | undefined>;
-  /** Writes the record if its revision is still `expectedRevision`; false when another write came first. */
-  updateEndpoint(endpoint: EndpointRecord, expectedRevision: number): Promise<boolean>;
+  /**
+   * Writes the record if its revision is still `expectedRevision`; false when another write came first.
+   * A release, when given, is recorded in the same transaction.
+   */
+  updateEndpoint(endpoint: EndpointRecord, expectedRevision: number, release?: ReleaseRecord): Promise<boolean>;
+  /** Newest first. */
+  listReleases(endpointId: string): Promise<ReleaseRecord[]>;
   deleteEndpoint(accountId: string, id: string): Promise<boolean>;
 
   insertTemplate(template: TemplateRecord): Promise<void>;

@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AccountRecord, ApiKeyRecord, EndpointRecord, KeyPermission, Store, TemplateRecord } from '../store.js';
+import type { AccountRecord, ApiKeyRecord, EndpointRecord, KeyPermission, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import type { EndpointSpec, TemplateSpec } from '../../domain/endpoint-spec.js';
 import { migrateSqlite } from './migrate.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
@@ -112,16 +112,20 @@ export class SqliteStore implements Store {
     return true;
   }
 
-  async insertEndpoint(e: EndpointRecord): Promise<void> {
-    this.statements.insertEndpoint.run(
-      e.id,
-      e.accountId,
-      JSON.stringify(e.spec),
-      e.version,
-      e.revision,
-      e.createdAt,
-      e.updatedAt,
-    );
+  async insertEndpoint(e: EndpointRecord, release?: ReleaseRecord): Promise<void> {
+    this.db.transaction(() => {
+      this.statements.insertEndpoint.run(e.id, e.accountId, JSON.stringify(e.spec), e.version, e.revision, e.createdAt, e.updatedAt);
+      if (release) this.insertRelease(release);
+    })();
+  }
+
+  private insertRelease(r: ReleaseRecord): void {
+    this.statements.insertRelease.run(r.id, r.endpointId, r.version, r.source, JSON.stringify(r.diff), r.createdBy, r.createdAt);
+  }
+
+  async listReleases(endpointId: string): Promise<ReleaseRecord[]> {
+    const rows = this.statements.listReleases.all(endpointId) as (Omit<ReleaseRecord, 'diff'> & { diff: string })[];
+    return rows.map((row) => ({ ...row, diff: JSON.parse(row.diff) as ReleaseRecord['diff'] }));
   }
 
   async getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined> {
@@ -138,24 +142,25 @@ export class SqliteStore implements Store {
     return (this.statements.listEndpoints.all(accountId) as EndpointRow[]).map(endpointFromRow);
   }
 
-  async updateEndpoint(e: EndpointRecord, expectedRevision: number): Promise<boolean> {
-    const result = this.statements.updateEndpoint.run(
-      JSON.stringify(e.spec),
-      e.version,
-      e.revision,
-      e.updatedAt,
-      e.id,
-      e.accountId,
-      expectedRevision,
-    );
-    return result.changes === 1;
+  async updateEndpoint(e: EndpointRecord, expectedRevision: number, release?: ReleaseRecord): Promise<boolean> {
+    return this.db.transaction(() => {
+      const result = this.statements.updateEndpoint.run(
+        JSON.stringify(e.spec), e.version, e.revision, e.updatedAt, e.id, e.accountId, expectedRevision,
+      );
+      if (result.changes !== 1) return false;
+      if (release) this.insertRelease(release);
+      return true;
+    })();
   }
 
   /** Deleting an endpoint drops its queue: queued and running jobs go with it. */
   async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
     return this.db.transaction(() => {
       const deleted = this.statements.deleteEndpoint.run(id, accountId).changes === 1;
-      if (deleted) void this.jobs.deleteEndpointJobs(id);
+      if (deleted) {
+        void this.jobs.deleteEndpointJobs(id);
+        this.statements.deleteReleases.run(id);
+      }
       return deleted;
     })();
   }
@@ -217,6 +222,11 @@ function prepareStatements(db: Database.Database) {
     updateEndpoint: db.prepare(`UPDATE endpoints SET spec = ?, version = ?, revision = ?, updated_at = ?
       WHERE id = ? AND account_id = ? AND revision = ?`),
     deleteEndpoint: db.prepare('DELETE FROM endpoints WHERE id = ? AND account_id = ?'),
+    insertRelease: db.prepare(`INSERT INTO releases (id, endpoint_id, version, source, diff, created_by, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    listReleases: db.prepare(`SELECT id, endpoint_id AS endpointId, version, source, diff, created_by AS createdBy,
+      created_at AS createdAt FROM releases WHERE endpoint_id = ? ORDER BY version DESC`),
+    deleteReleases: db.prepare('DELETE FROM releases WHERE endpoint_id = ?'),
     insertTemplate: db.prepare(`INSERT INTO templates (id, account_id, name, is_public, spec, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
     getTemplate: db.prepare('SELECT * FROM templates WHERE id = ?'),
