@@ -10,6 +10,7 @@ import { templateRoutes } from './http/routes/templates.js';
 import { catalogRoutes } from './http/routes/catalog.js';
 import { queueRoutes } from './http/routes/queue.js';
 import { workerRoutes } from './http/routes/worker.js';
+import { metricsRoutes } from './http/routes/metrics.js';
 import type { Services } from './services/container.js';
 
 export type App = FastifyInstance;
@@ -39,5 +40,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(catalogRoutes(services));
   await app.register(queueRoutes(services));
   await app.register(workerRoutes(services));
+  await app.register(metricsRoutes(services));
   return app;
 }

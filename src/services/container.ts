@@ -15,6 +15,7 @@ import { JobService, type WebhookSink } from './jobs.js';
 import { WorkerProtocolService } from './worker-protocol.js';
 import { JobSweeper } from './job-sweeper.js';
 import { WorkerCredentialService } from './worker-credentials.js';
+import { GantryMetrics } from './metrics.js';
 
 export interface Logger {
   warn(obj: object, msg: string): void;
@@ -39,6 +40,7 @@ export interface Services {
   workerCredentials: WorkerCredentialService;
   webhooks: WebhookSink & { close(): Promise<void> };
   sweeper: JobSweeper;
+  metrics: GantryMetrics;
   /** Starts background work (the sweeper); the server calls it once it listens. */
   start(): void;
   close(): Promise<void>;
@@ -61,7 +63,8 @@ export function createServices(
   const workers = new WorkerRegistry(3 * config.workerPingIntervalMs);
   // Interim until the webhook dispatcher lands: accepts targets, delivers nothing.
   const webhooks = { checkTarget: () => undefined, deliver: () => undefined, close: async () => undefined };
-  const jobs = new JobService(store, events, workers, webhooks, config);
+  const metrics = new GantryMetrics(store, (endpointId) => workers.counts(endpointId, Date.now()));
+  const jobs = new JobService(store, events, workers, webhooks, config, metrics);
   const sweeper = new JobSweeper(store, jobs, events, config, log);
   let started = false;
   return {
@@ -80,6 +83,7 @@ export function createServices(
     workerCredentials: new WorkerCredentialService(store),
     webhooks,
     sweeper,
+    metrics,
     start() {
       if (started) return;
       started = true;

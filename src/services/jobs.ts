@@ -27,6 +27,10 @@ export interface QueueTimings {
 
 export type Clock = () => number;
 
+export interface JobObserver {
+  jobFinished(job: JobRecord): void;
+}
+
 export class JobService {
   constructor(
     private readonly store: Store,
@@ -34,6 +38,7 @@ export class JobService {
     private readonly workers: WorkerRegistry,
     private readonly webhooks: WebhookSink,
     private readonly timings: QueueTimings,
+    private readonly observer: JobObserver | undefined = undefined,
     private readonly now: Clock = Date.now,
   ) {}
 
@@ -180,6 +185,7 @@ export class JobService {
   /** Everything that follows a job reaching a terminal status. */
   finished(job: JobRecord): void {
     this.events.jobChanged(job.id);
+    if (isTerminal(job.status)) this.observer?.jobFinished(job);
     if (job.webhook && isTerminal(job.status)) this.webhooks.deliver(job.webhook, statusJson(job, this.now()));
   }
 }

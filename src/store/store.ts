@@ -83,6 +83,8 @@ export interface Store {
   insertEndpoint(endpoint: EndpointRecord, release?: ReleaseRecord): Promise<void>;
   getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined>;
   listEndpoints(accountId: string): Promise<EndpointRecord[]>;
+  /** Every endpoint of every account: for the runtime and metrics, which serve the whole deployment. */
+  listAllEndpoints(): Promise<EndpointRecord[]>;
   /** Any endpoint by id, whoever owns it: for worker credentials, which name only the endpoint. */
   findEndpoint(id: string): Promise<EndpointRecord | undefined>;
   /**

@@ -133,6 +133,10 @@ export class SqliteStore implements Store {
     return row && endpointFromRow(row);
   }
 
+  async listAllEndpoints(): Promise<EndpointRecord[]> {
+    return (this.statements.listAllEndpoints.all() as EndpointRow[]).map(endpointFromRow);
+  }
+
   async findEndpoint(id: string): Promise<EndpointRecord | undefined> {
     const row = this.statements.findEndpoint.get(id) as EndpointRow | undefined;
     return row && endpointFromRow(row);
@@ -218,6 +222,7 @@ function prepareStatements(db: Database.Database) {
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
     getEndpoint: db.prepare('SELECT * FROM endpoints WHERE id = ? AND account_id = ?'),
     findEndpoint: db.prepare('SELECT * FROM endpoints WHERE id = ?'),
+    listAllEndpoints: db.prepare('SELECT * FROM endpoints ORDER BY created_at, id'),
     listEndpoints: db.prepare('SELECT * FROM endpoints WHERE account_id = ? ORDER BY created_at, id'),
     updateEndpoint: db.prepare(`UPDATE endpoints SET spec = ?, version = ?, revision = ?, updated_at = ?
       WHERE id = ? AND account_id = ? AND revision = ?`),

@@ -1,0 +1,88 @@
+// Prometheus metrics: queue depth and oldest wait per endpoint, workers by state, jobs by
+// outcome, and delay and execution time histograms. Gauges are read from the store at scrape
+// time, so they cost nothing between scrapes.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Store } from '../store/store.js';
+import type { JobRecord } from '../store/job-store.js';
+import type { WorkerCounts } from './worker-registry.js';
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600];
+
+export class GantryMetrics {
+  readonly registry = new Registry();
+  private readonly finished: Counter<'endpoint' | 'status'>;
+  private readonly delay: Histogram<'endpoint'>;
+  private readonly execution: Histogram<'endpoint'>;
+
+  constructor(store: Store, workerCounts: (endpointId: string) => WorkerCounts, now: () => number = Date.now) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'gantry_process_' });
+    this.finished = new Counter({
+      name: 'gantry_jobs_finished_total',
+      help: 'Jobs that reached a terminal status, by status',
+      labelNames: ['endpoint', 'status'],
+      registers: [this.registry],
+    });
+    this.delay = new Histogram({
+      name: 'gantry_job_delay_seconds',
+      help: 'Time jobs waited in the queue before a worker took them',
+      labelNames: ['endpoint'],
+      buckets: SECONDS_BUCKETS,
+      registers: [this.registry],
+    });
+    this.execution = new Histogram({
+      name: 'gantry_job_execution_seconds',
+      help: 'Time from a worker taking a job to its result',
+      labelNames: ['endpoint'],
+      buckets: SECONDS_BUCKETS,
+      registers: [this.registry],
+    });
+    new Gauge({
+      name: 'gantry_queue_depth',
+      help: 'Jobs waiting in the queue',
+      labelNames: ['endpoint'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const endpoint of await store.listAllEndpoints()) {
+          this.set({ endpoint: endpoint.id }, (await store.jobs.counts(endpoint.id)).inQueue);
+        }
+      },
+    });
+    new Gauge({
+      name: 'gantry_queue_oldest_wait_seconds',
+      help: 'How long the oldest normal-priority queued job has waited',
+      labelNames: ['endpoint'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const endpoint of await store.listAllEndpoints()) {
+          const oldest = await store.jobs.oldestQueuedAt(endpoint.id);
+          this.set({ endpoint: endpoint.id }, oldest === null ? 0 : Math.max(0, now() - oldest) / 1000);
+        }
+      },
+    });
+    new Gauge({
+      name: 'gantry_workers',
+      help: 'Workers by state',
+      labelNames: ['endpoint', 'state'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const endpoint of await store.listAllEndpoints()) {
+          const counts = workerCounts(endpoint.id);
+          for (const state of ['idle', 'initializing', 'running', 'throttled', 'unhealthy'] as const) {
+            this.set({ endpoint: endpoint.id, state }, counts[state]);
+          }
+        }
+      },
+    });
+  }
+
+  jobFinished(job: JobRecord): void {
+    this.finished.inc({ endpoint: job.endpointId, status: job.status });
+    if (job.startedAt !== null) {
+      this.delay.observe({ endpoint: job.endpointId }, (job.startedAt - job.submittedAt) / 1000);
+      if (job.completedAt !== null) this.execution.observe({ endpoint: job.endpointId }, (job.completedAt - job.startedAt) / 1000);
+    }
+  }
+}
