@@ -1,5 +1,5 @@
 // Builds the Fastify application from its services, without listening.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installProblemHandlers } from './http/errors.js';
 import { validatorCompiler } from './http/validation.js';
@@ -16,7 +16,8 @@ import type { Services } from './services/container.js';
 export type App = FastifyInstance;
 
 export interface AppOptions {
-  logger?: boolean | { level: string };
+  /** Request logs go here; none when omitted. */
+  logger?: FastifyBaseLogger;
 }
 
 /** Management API bodies are small JSON documents. */
@@ -24,7 +25,7 @@ const MANAGEMENT_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: MANAGEMENT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: {} },

@@ -1,0 +1,154 @@
+// The gantry command, run for real as a child process against a temporary data directory.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'gantry-cli-'));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const run = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+
+/** Starts `gantry serve` and resolves once it prints its URL; returns the process and everything printed. */
+function serve(args: string[]): Promise<{ child: ReturnType<typeof spawn>; url: string; output: () => string }> {
+  const child = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 15_000);
+    child.stdout.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match && out.includes('\n', out.indexOf(match[0]))) {
+        // Give the banner a moment to finish writing.
+        setTimeout(() => {
+          clearTimeout(timer);
+          resolve({ child, url: match[1]!, output: () => out });
+        }, 100);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+}
+
+const stop = (child: ReturnType<typeof spawn>) =>
+  new Promise<number | null>((resolve) => {
+    child.removeAllListeners('exit');
+    child.on('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+
+test('--help works on every verb', () => {
+  for (const args of [['--help'], ['serve', '--help'], ['keys', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '--help'], ['keys', 'revoke', '--help'], ['worker-env', '--help'], ['migrate', '--help']]) {
+    const res = run(args);
+    assert.equal(res.status, 0, args.join(' '));
+    assert.match(res.stdout, /Usage: gantry/);
+  }
+  assert.equal(run(['no-such-verb']).status, 2);
+});
+
+test('serve prints the URL and the admin key on the first start only; the key works; SIGTERM exits 0', async () => {
+  const first = await serve(['--data-dir', dataDir]);
+  const key = /^\s+(gantry_[a-z0-9]{12}_\S{43})$/m.exec(first.output())?.[1];
+  assert.ok(key, first.output());
+  const res = await fetch(`${first.url}/v2/serverless`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { endpoints: [] });
+  assert.equal(await stop(first.child), 0);
+
+  const second = await serve(['--data-dir', dataDir]);
+  assert.doesNotMatch(second.output(), /gantry_[a-z0-9]{12}_/);
+  assert.match(second.output(), /gantry keys create/);
+  const again = await fetch(`${second.url}/v2/serverless`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(again.status, 200, 'the database survived the restart');
+  assert.equal(await stop(second.child), 0);
+});
+
+test('keys create prints only the key; list shows it without the secret; revoke disables it', async () => {
+  const created = run(['keys', 'create', '--data-dir', dataDir, '--account', 'scripts', '--permission', 'read', '--expires-in', '30d']);
+  assert.equal(created.status, 0, created.stderr);
+  const lines = created.stdout.trim().split('\n');
+  assert.equal(lines.length, 1);
+  const key = lines[0]!;
+  assert.match(key, /^gantry_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/);
+  const id = key.split('_')[1]!;
+
+  const listed = run(['keys', 'list', '--data-dir', dataDir, '--json']);
+  const entry = JSON.parse(listed.stdout).find((k: { id: string }) => k.id === id);
+  assert.equal(entry.account, 'scripts');
+  assert.equal(entry.permission, 'read');
+  assert.equal(entry.status, 'active');
+  assert.ok(!listed.stdout.includes(key.split('_')[2]!), 'no secret in the listing');
+
+  const server = await serve(['--data-dir', dataDir]);
+  const ok = await fetch(`${server.url}/v2/serverless`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(ok.status, 200);
+  assert.equal(run(['keys', 'revoke', '--data-dir', dataDir, key]).status, 0);
+  const revoked = await fetch(`${server.url}/v2/serverless`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(revoked.status, 401);
+  await stop(server.child);
+  assert.equal(run(['keys', 'revoke', '--data-dir', dataDir, 'nosuchkeyid0']).status, 1);
+});
+
+test('keys create rejects bad options with exit code 2', () => {
+  assert.equal(run(['keys', 'create', '--data-dir', dataDir, '--permission', 'admin']).status, 2);
+  assert.equal(run(['keys', 'create', '--data-dir', dataDir, '--permission', 'endpoints']).status, 2);
+  assert.equal(run(['keys', 'create', '--data-dir', dataDir, '--expires-in', 'soon']).status, 2);
+});
+
+test('invalid configuration fails fast, naming the setting', () => {
+  const badPort = run(['serve', '--data-dir', dataDir, '--port', 'abc']);
+  assert.equal(badPort.status, 2);
+  assert.match(badPort.stderr, /--port \(GANTRY_PORT\) must be an integer/);
+  const badUrl = run(['serve', '--data-dir', dataDir], { GANTRY_PUBLIC_URL: 'ftp://example' });
+  assert.equal(badUrl.status, 2);
+  assert.match(badUrl.stderr, /--public-url \(GANTRY_PUBLIC_URL\) must be an absolute http\(s\) URL/);
+  const flagWins = run(['serve', '--data-dir', dataDir, '--port', 'x'], { GANTRY_PORT: '8080' });
+  assert.match(flagWins.stderr, /got 'x'/, 'flags override the environment');
+});
+
+test('a port already in use is a clear error', async () => {
+  const server = await serve(['--data-dir', dataDir]);
+  const port = new URL(server.url).port;
+  const res = run(['serve', '--data-dir', dataDir, '--port', port]);
+  assert.equal(res.status, 1);
+  assert.match(res.stderr, new RegExp(`port ${port} on 127.0.0.1 is already in use`));
+  await stop(server.child);
+});
+
+test('migrate reports the schema up to date; worker-env prints a usable worker environment', async () => {
+  assert.match(run(['migrate', '--data-dir', dataDir]).stdout, /schema up to date/);
+  const fresh = mkdtempSync(join(tmpdir(), 'gantry-cli-fresh-'));
+  assert.match(run(['migrate', '--data-dir', fresh]).stdout, /applied 001_foundation/);
+  rmSync(fresh, { recursive: true, force: true });
+
+  const key = run(['keys', 'create', '--data-dir', dataDir]).stdout.trim();
+  const server = await serve(['--data-dir', dataDir, '--take-wait-ms', '200']);
+  const created = await fetch(`${server.url}/v2/serverless`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'w', type: 'QUEUE', image: 'x', cpu: [{ id: 'cpu3c', vcpuCount: 2 }], scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, env: { MODEL: 'm' } }),
+  });
+  const endpointId = (await created.json()).id;
+  const port = new URL(server.url).port;
+  const printed = run(['worker-env', endpointId, '--data-dir', dataDir, '--port', port, '--worker-id', 'manual-1']);
+  assert.equal(printed.status, 0, printed.stderr);
+  const env = Object.fromEntries(printed.stdout.trim().split('\n').map((line) => {
+    const [, k, v] = /^(\w+)='(.*)'$/.exec(line)!;
+    return [k, v];
+  }));
+  assert.equal(env.RUNPOD_SKIP_AUTO_SYSTEM_CHECKS, 'true');
+  assert.equal(env.RUNPOD_ENDPOINT_ID, endpointId);
+  assert.equal(env.RUNPOD_POD_ID, 'manual-1');
+  assert.equal(env.MODEL, 'm', 'the endpoint env is included');
+  for (const name of ['RUNPOD_WEBHOOK_GET_JOB', 'RUNPOD_WEBHOOK_POST_OUTPUT', 'RUNPOD_WEBHOOK_POST_STREAM']) assert.ok(env[name].includes('?'), name);
+  const takeUrl = env.RUNPOD_WEBHOOK_GET_JOB.replace('$ID', 'manual-1');
+  const take = await fetch(`${takeUrl}&job_in_progress=0`, { headers: { authorization: env.RUNPOD_AI_API_KEY } });
+  assert.equal(take.status, 204, 'the credential opens the worker protocol');
+  assert.equal(run(['worker-env', 'nosuchendpoint', '--data-dir', dataDir]).status, 1);
+  await stop(server.child);
+});
