@@ -36,6 +36,8 @@ export interface DataCenterEntry {
   globalNetwork: boolean;
   networkVolumeTypes: string[];
   compliance: string[];
+  /** ISO 3166-1 alpha-2 code of where the site is, for `countryCodes` filters; absent for LOCAL. */
+  countryCode?: string;
 }
 
 export interface PublicTemplateEntry extends Partial<ContainerSettings> {

@@ -3,7 +3,9 @@
 import { Command } from 'commander';
 import { envNameOf, type ConfigFlags } from '../config.js';
 import { startServer } from '../server.js';
-import { CliError, configFrom } from './options.js';
+import { CliError, configFrom, EXIT_USAGE } from './options.js';
+import { CatalogError } from '../catalog/catalog.js';
+import { CapacityError } from '../catalog/capacity.js';
 
 const SERVE_OPTIONS: [keyof ConfigFlags, string, string][] = [
   ['port', '--port <n>', 'port to listen on'],
@@ -52,6 +54,7 @@ export function serveCommand(): Command {
     const server = await startServer(config).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new CliError(`port ${config.port} on ${config.host} is already in use`);
       if (error.code === 'EACCES') throw new CliError(`not allowed to listen on ${config.host}:${config.port}`);
+      if (error instanceof CatalogError || error instanceof CapacityError) throw new CliError(error.message, EXIT_USAGE);
       throw error;
     });
     process.stdout.write(banner(server.url, server.adminKey?.token));
