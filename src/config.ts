@@ -42,6 +42,18 @@ export interface GantryConfig {
   webhookAllowCidrs: string[];
   /** Ping period handed to workers (RUNPOD_PING_INTERVAL). */
   workerPingIntervalMs: number;
+  /** Period of the autoscaler's control loop. */
+  scaleIntervalMs: number;
+  /** A started worker that has not taken a job by then is UNHEALTHY and replaced. */
+  workerInitTimeoutMs: number;
+  /** SIGTERM to SIGKILL when a worker is stopped. */
+  workerStopGraceMs: number;
+  /** First delay before replacing a crashed worker; it doubles per crash in a row, up to a minute. */
+  crashBackoffMs: number;
+  /** Working directory of local worker processes. */
+  workerWorkDir: string;
+  /** Which worker provider runs workers: local processes, or none (workers are started by hand). */
+  workerProvider: 'process' | 'none';
 }
 
 export class ConfigError extends Error {
@@ -74,6 +86,12 @@ export interface ConfigFlags {
   maxOutputBytes?: string;
   webhookAllowCidrs?: string;
   workerPingIntervalMs?: string;
+  scaleIntervalMs?: string;
+  workerInitTimeoutMs?: string;
+  workerStopGraceMs?: string;
+  crashBackoffMs?: string;
+  workerWorkDir?: string;
+  workerProvider?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -100,6 +118,12 @@ const ENV_NAMES: Record<keyof ConfigFlags, string> = {
   maxOutputBytes: 'GANTRY_MAX_OUTPUT_BYTES',
   webhookAllowCidrs: 'GANTRY_WEBHOOK_ALLOW_CIDRS',
   workerPingIntervalMs: 'GANTRY_WORKER_PING_INTERVAL_MS',
+  scaleIntervalMs: 'GANTRY_SCALE_INTERVAL_MS',
+  workerInitTimeoutMs: 'GANTRY_WORKER_INIT_TIMEOUT_MS',
+  workerStopGraceMs: 'GANTRY_WORKER_STOP_GRACE_MS',
+  crashBackoffMs: 'GANTRY_CRASH_BACKOFF_MS',
+  workerWorkDir: 'GANTRY_WORKER_WORK_DIR',
+  workerProvider: 'GANTRY_WORKER_PROVIDER',
 };
 
 export const DEFAULT_DATA_DIR = '.gantry';
@@ -125,6 +149,11 @@ export function loadConfig(flags: ConfigFlags, env: Env = process.env): GantryCo
       return fallback;
     }
     return value;
+  };
+  const choice = <T extends string>(key: keyof ConfigFlags, allowed: T[], fallback: T): T => {
+    const raw = pick(key) ?? fallback;
+    if (!allowed.includes(raw as T)) problems.push(`${describe(key)} must be one of ${allowed.join(', ')}, got '${raw}'`);
+    return raw as T;
   };
   const url = (key: keyof ConfigFlags, fallback: string): string => {
     const raw = pick(key) ?? fallback;
@@ -172,6 +201,12 @@ export function loadConfig(flags: ConfigFlags, env: Env = process.env): GantryCo
     maxOutputBytes: integer('maxOutputBytes', 20 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     webhookAllowCidrs: cidrList(pick('webhookAllowCidrs'), problems),
     workerPingIntervalMs: integer('workerPingIntervalMs', 10_000, 100, 600_000),
+    scaleIntervalMs: integer('scaleIntervalMs', 1000, 20, 60_000),
+    workerInitTimeoutMs: integer('workerInitTimeoutMs', 300_000, 500, 3_600_000),
+    workerStopGraceMs: integer('workerStopGraceMs', 10_000, 0, 600_000),
+    crashBackoffMs: integer('crashBackoffMs', 1000, 10, 600_000),
+    workerWorkDir: resolve(pick('workerWorkDir') ?? '.'),
+    workerProvider: choice('workerProvider', ['process', 'none'], 'process'),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;

@@ -58,13 +58,24 @@ export class JobEvents {
   readonly jobs = new Waitlist();
   readonly queues = new Waitlist();
   readonly stops = new Waitlist();
+  private readonly queuedListeners: ((endpointId: string) => void)[] = [];
+
+  /** Called when a job is queued and no worker was waiting for it (so capacity may be needed). */
+  onQueued(listener: (endpointId: string) => void): void {
+    this.queuedListeners.push(listener);
+  }
 
   jobChanged(jobId: string): void {
     this.jobs.wakeAll(jobId);
   }
 
   jobsQueued(endpointId: string, count = 1): void {
-    for (let i = 0; i < count; i++) if (!this.queues.wakeOne(endpointId)) break;
+    for (let i = 0; i < count; i++) {
+      if (!this.queues.wakeOne(endpointId)) {
+        for (const listener of this.queuedListeners) listener(endpointId);
+        break;
+      }
+    }
   }
 
   stopRequested(workerId: string): void {

@@ -10,8 +10,21 @@ export interface WorkerCounts {
   unhealthy: number;
 }
 
+/** What the runtime reads about one worker. */
+export interface WorkerActivity {
+  firstSeenAt: number;
+  lastSeenAt: number;
+  openTakes: number;
+  busy: number;
+  idleSince: number | null;
+  unhealthy: string | undefined;
+  recycleRequested: boolean;
+}
+
 interface SeenWorker {
   endpointId: string;
+  firstSeenAt: number;
+  idleSince: number | null;
   lastSeenAt: number;
   openTakes: number;
   jobs: Set<string>;
@@ -29,7 +42,7 @@ export class WorkerRegistry {
   private entry(workerId: string, endpointId: string, now: number): SeenWorker {
     let worker = this.workers.get(workerId);
     if (!worker) {
-      worker = { endpointId, lastSeenAt: now, openTakes: 0, jobs: new Set(), unhealthy: undefined, recycleRequested: false };
+      worker = { endpointId, firstSeenAt: now, idleSince: now, lastSeenAt: now, openTakes: 0, jobs: new Set(), unhealthy: undefined, recycleRequested: false };
       this.workers.set(workerId, worker);
     }
     worker.endpointId = endpointId;
@@ -55,17 +68,48 @@ export class WorkerRegistry {
 
   jobsTaken(workerId: string, jobIds: string[]): void {
     const worker = this.workers.get(workerId);
-    for (const id of jobIds) worker?.jobs.add(id);
+    if (!worker) return;
+    for (const id of jobIds) worker.jobs.add(id);
+    if (worker.jobs.size > 0) worker.idleSince = null;
   }
 
-  jobReleased(workerId: string, jobId: string): void {
-    this.workers.get(workerId)?.jobs.delete(jobId);
+  jobReleased(workerId: string, jobId: string, now = Date.now()): void {
+    const worker = this.workers.get(workerId);
+    if (!worker) return;
+    worker.jobs.delete(jobId);
+    if (worker.jobs.size === 0 && worker.idleSince === null) worker.idleSince = now;
+  }
+
+  activity(workerId: string): WorkerActivity | undefined {
+    const w = this.workers.get(workerId);
+    if (!w) return undefined;
+    return {
+      firstSeenAt: w.firstSeenAt,
+      lastSeenAt: w.lastSeenAt,
+      openTakes: w.openTakes,
+      busy: w.jobs.size,
+      idleSince: w.idleSince,
+      unhealthy: w.unhealthy,
+      recycleRequested: w.recycleRequested,
+    };
+  }
+
+  /** Ids of the workers seen for an endpoint, live or recently heard from. */
+  seenWorkers(endpointId: string): string[] {
+    return [...this.workers].filter(([, w]) => w.endpointId === endpointId).map(([id]) => id);
+  }
+
+  forget(workerId: string): void {
+    this.workers.delete(workerId);
+    this.stops.delete(workerId);
   }
 
   /** A ping states the jobs the worker is running right now. */
   pinged(workerId: string, endpointId: string, now: number, jobIds: string[], unhealthy: string | undefined): void {
     const worker = this.entry(workerId, endpointId, now);
     worker.jobs = new Set(jobIds);
+    if (jobIds.length > 0) worker.idleSince = null;
+    else worker.idleSince ??= now;
     worker.unhealthy = unhealthy;
   }
 

@@ -45,6 +45,16 @@ export interface JobCounts {
   retried: number;
 }
 
+/** What the autoscaler reads each tick. Counts stop at QUEUE_STATS_CAP so a huge backlog stays cheap. */
+export interface QueueStats {
+  queued: number;
+  queuedLowPriority: number;
+  inProgress: number;
+  oldestQueuedAt: number | null;
+}
+
+export const QUEUE_STATS_CAP = 100_000;
+
 export interface Completion {
   status: 'COMPLETED' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED';
   output: string | null;
@@ -84,6 +94,7 @@ export interface JobStore {
   setExpiry(id: string, expiresAt: number): Promise<void>;
   purgeQueued(endpointId: string): Promise<number>;
   counts(endpointId: string): Promise<JobCounts>;
+  queueStats(endpointId: string): Promise<QueueStats>;
   /** Oldest normal-priority queued job's submit time, or null. */
   oldestQueuedAt(endpointId: string): Promise<number | null>;
   appendStream(id: string, outputs: string[]): Promise<void>;

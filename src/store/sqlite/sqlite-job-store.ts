@@ -8,8 +8,10 @@ import type {
   JobRecord,
   JobStore,
   NewJob,
+  QueueStats,
   WorkerCredentialRecord,
 } from '../job-store.js';
+import { QUEUE_STATS_CAP } from '../job-store.js';
 
 interface JobRow {
   id: string;
@@ -155,6 +157,16 @@ export class SqliteJobStore implements JobStore {
     return counts;
   }
 
+  async queueStats(endpointId: string): Promise<QueueStats> {
+    const count = (statement: Database.Statement) => (statement.get(endpointId, QUEUE_STATS_CAP) as { n: number }).n;
+    return {
+      queued: count(this.s.countQueuedNormal),
+      queuedLowPriority: count(this.s.countQueuedLow),
+      inProgress: count(this.s.countRunning),
+      oldestQueuedAt: await this.oldestQueuedAt(endpointId),
+    };
+  }
+
   async oldestQueuedAt(endpointId: string): Promise<number | null> {
     const row = this.s.oldest.get(endpointId) as { submitted_at: number } | undefined;
     return row?.submitted_at ?? null;
@@ -235,6 +247,12 @@ function prepare(db: Database.Database) {
     purge: db.prepare(`DELETE FROM jobs WHERE endpoint_id = ? AND status = 'IN_QUEUE'`),
     counts: db.prepare('SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = ? GROUP BY status'),
     retried: db.prepare('SELECT count(*) AS n FROM jobs WHERE endpoint_id = ? AND retries > 0'),
+    countQueuedNormal: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
+      WHERE endpoint_id = ? AND status = 'IN_QUEUE' AND low_priority = 0 LIMIT ?)`),
+    countQueuedLow: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
+      WHERE endpoint_id = ? AND status = 'IN_QUEUE' AND low_priority = 1 LIMIT ?)`),
+    countRunning: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
+      WHERE endpoint_id = ? AND status = 'IN_PROGRESS' LIMIT ?)`),
     oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND status = 'IN_QUEUE' AND low_priority = 0
       ORDER BY low_priority, seq LIMIT 1`),
     bumpWritten: db.prepare('UPDATE jobs SET stream_written = stream_written + ? WHERE id = ? RETURNING stream_written'),
