@@ -19,12 +19,23 @@ import { newEndpointId, randomId } from '../domain/ids.js';
 const UPDATE_ATTEMPTS = 5;
 
 export class EndpointService {
+  private readonly listeners: ((endpointId: string) => void)[] = [];
+
   constructor(
     private readonly store: Store,
     private readonly catalog: Catalog,
     private readonly templates: TemplateService,
     private readonly config: GantryConfig,
   ) {}
+
+  /** Called after an endpoint is created, changed or deleted, so the runtime acts without waiting. */
+  onChanged(listener: (endpointId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(endpointId: string): void {
+    for (const listener of this.listeners) listener(endpointId);
+  }
 
   private templateFor(accountId: string, templateId: string | undefined): Promise<TemplateDefaults | undefined> {
     return templateId === undefined ? Promise.resolve(undefined) : this.templates.resolveForEndpoint(accountId, templateId);
@@ -43,6 +54,7 @@ export class EndpointService {
       updatedAt: now.toISOString(),
     };
     await this.store.insertEndpoint(record, release(record, undefined, now));
+    this.changed(record.id);
     return record;
   }
 
@@ -75,13 +87,17 @@ export class EndpointService {
         updatedAt: now.toISOString(),
       };
       const newRelease = versionChanged ? release(next, current.spec, now) : undefined;
-      if (await this.store.updateEndpoint(next, current.revision, newRelease)) return next;
+      if (await this.store.updateEndpoint(next, current.revision, newRelease)) {
+        this.changed(id);
+        return next;
+      }
     }
     throw conflict(`endpoint ${id} is being changed by other requests; try again`);
   }
 
   async delete(accountId: string, id: string): Promise<void> {
     if (!(await this.store.deleteEndpoint(accountId, id))) throw notFound(`endpoint ${id} not found`);
+    this.changed(id);
   }
 }
 
