@@ -11,7 +11,8 @@ import { EndpointService } from './endpoints.js';
 import { TemplateService } from './templates.js';
 import { JobEvents } from './waitlist.js';
 import { WorkerRegistry } from './worker-registry.js';
-import { JobService, type WebhookSink } from './jobs.js';
+import { JobService } from './jobs.js';
+import { WebhookDispatcher } from './webhooks.js';
 import { WorkerProtocolService } from './worker-protocol.js';
 import { JobSweeper } from './job-sweeper.js';
 import { WorkerCredentialService } from './worker-credentials.js';
@@ -38,7 +39,7 @@ export interface Services {
   jobs: JobService;
   workerProtocol: WorkerProtocolService;
   workerCredentials: WorkerCredentialService;
-  webhooks: WebhookSink & { close(): Promise<void> };
+  webhooks: WebhookDispatcher;
   sweeper: JobSweeper;
   metrics: GantryMetrics;
   /** Starts background work (the sweeper); the server calls it once it listens. */
@@ -61,8 +62,7 @@ export function createServices(
   const events = new JobEvents();
   // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
   const workers = new WorkerRegistry(3 * config.workerPingIntervalMs);
-  // Interim until the webhook dispatcher lands: accepts targets, delivers nothing.
-  const webhooks = { checkTarget: () => undefined, deliver: () => undefined, close: async () => undefined };
+  const webhooks = new WebhookDispatcher({ allowedCidrs: config.webhookAllowCidrs, log });
   const metrics = new GantryMetrics(store, (endpointId) => workers.counts(endpointId, Date.now()));
   const jobs = new JobService(store, events, workers, webhooks, config, metrics);
   const sweeper = new JobSweeper(store, jobs, events, config, log);

@@ -1,0 +1,170 @@
+// Webhook delivery for finished jobs: POST the status body, retry a failure twice 10 s apart,
+// and never reach private, loopback or link-local addresses unless the operator allows them.
+// Addresses are checked in the connection's own DNS lookup, so a name cannot resolve to a safe
+// address for the check and an internal one for the connection.
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export interface WebhookOptions {
+  /** CIDR ranges allowed although private (e.g. 127.0.0.0/8 for tests). */
+  allowedCidrs?: string[];
+  retryDelayMs?: number;
+  attempts?: number;
+  timeoutMs?: number;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+/** Whether connecting to this address is refused: anything but public unicast, unless allowed. */
+export function isRefusedAddress(address: string, allowedCidrs: string[]): boolean {
+  if (!ipaddr.isValid(address)) return true;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  for (const cidr of allowedCidrs) {
+    try {
+      const [range, bits] = ipaddr.parseCIDR(cidr);
+      if (range.kind() === parsed.kind() && parsed.match([range, bits])) return false;
+    } catch {
+      // An unparsable range allows nothing; config validation reports it at start.
+    }
+  }
+  return parsed.range() !== 'unicast';
+}
+
+class RefusedTarget extends Error {}
+
+export class WebhookDispatcher {
+  private readonly allowedCidrs: string[];
+  private readonly retryDelayMs: number;
+  private readonly attempts: number;
+  private readonly timeoutMs: number;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inFlight = new Set<AbortController>();
+  private open = 0;
+  private closed = false;
+
+  constructor(private readonly options: WebhookOptions = {}) {
+    this.allowedCidrs = options.allowedCidrs ?? [];
+    this.retryDelayMs = options.retryDelayMs ?? 10_000;
+    this.attempts = options.attempts ?? 3;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  /** Deliveries not finished yet. */
+  get pending(): number {
+    return this.open;
+  }
+
+  /** Checked when a job is submitted: a reason when the URL cannot be a webhook target. */
+  checkTarget(url: string): string | undefined {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return 'must be an absolute http or https URL';
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be an absolute http or https URL';
+    if (parsed.username || parsed.password) return 'must not carry credentials in the URL';
+    const host = parsed.hostname.replace(/^\[|\]$/g, '');
+    if (host === 'localhost' || host.endsWith('.localhost')) {
+      return isRefusedAddress('127.0.0.1', this.allowedCidrs) ? 'must not point at this machine (localhost)' : undefined;
+    }
+    if (ipaddr.isValid(host) && isRefusedAddress(host, this.allowedCidrs)) {
+      return `must not point at a private, loopback or link-local address (${host})`;
+    }
+    return undefined;
+  }
+
+  deliver(url: string, jsonBody: string): void {
+    if (this.closed) return;
+    this.open++;
+    void this.attempt(url, jsonBody, 1);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const controller of this.inFlight) controller.abort();
+    this.open = 0;
+  }
+
+  private async attempt(url: string, body: string, attempt: number): Promise<void> {
+    try {
+      const status = await this.post(url, body);
+      if (status >= 200 && status < 300) return this.finish();
+      this.retryOrGiveUp(url, body, attempt, `answered ${status}`);
+    } catch (error) {
+      if (this.closed) return;
+      if (error instanceof RefusedTarget) {
+        this.options.log?.warn({ url, reason: error.message }, 'webhook target refused');
+        return this.finish();
+      }
+      this.retryOrGiveUp(url, body, attempt, (error as Error).message);
+    }
+  }
+
+  private retryOrGiveUp(url: string, body: string, attempt: number, why: string): void {
+    if (this.closed) return;
+    if (attempt >= this.attempts) {
+      this.options.log?.warn({ url, attempts: attempt, why }, 'webhook delivery failed');
+      return this.finish();
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.attempt(url, body, attempt + 1);
+    }, this.retryDelayMs);
+    this.timers.add(timer);
+  }
+
+  private finish(): void {
+    if (this.open > 0) this.open--;
+  }
+
+  /** Resolves the host inside the connection and refuses it when any address is off limits. */
+  private readonly guardedLookup: LookupFunction = (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = addresses as LookupAddress[];
+      const refused = list.find((a) => isRefusedAddress(a.address, this.allowedCidrs));
+      if (refused) return callback(new RefusedTarget(`${hostname} resolves to ${refused.address}, a private, loopback or link-local address`), '', 0);
+      const first = list[0]!;
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      callback(null, first.address, first.family);
+    });
+  };
+
+  private post(url: string, body: string): Promise<number> {
+    const target = new URL(url);
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    // A literal address never goes through lookup, so it is checked here.
+    if (ipaddr.isValid(host) && isRefusedAddress(host, this.allowedCidrs)) {
+      return Promise.reject(new RefusedTarget(`${host} is a private, loopback or link-local address`));
+    }
+    const controller = new AbortController();
+    this.inFlight.add(controller);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<number>((resolve, reject) => {
+      const req = send(
+        target,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'Gantry-Webhook/1', 'content-length': Buffer.byteLength(body) },
+          lookup: this.guardedLookup,
+          signal: controller.signal,
+          timeout: this.timeoutMs,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
+      req.on('error', (err) => reject(err instanceof RefusedTarget || (err as { cause?: unknown }).cause instanceof RefusedTarget ? new RefusedTarget(err.message) : err));
+      req.end(body);
+    }).finally(() => this.inFlight.delete(controller));
+  }
+}
