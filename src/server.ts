@@ -28,6 +28,7 @@ export async function startServer(config: GantryConfig): Promise<RunningServer> 
     services.start();
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    if (config.port === 0) useRealPort(config, address.port);
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -46,4 +47,12 @@ export async function startServer(config: GantryConfig): Promise<RunningServer> 
     await services.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** With --port 0 the URLs derived from the port are only known once listening; fix them up. */
+function useRealPort(config: GantryConfig, port: number): void {
+  const fix = (url: string) => url.replace(/^(https?:\/\/[^/]+):0(?=\/|$)/, `$1:${port}`);
+  config.publicUrl = fix(config.publicUrl);
+  config.workerApiUrl = fix(config.workerApiUrl);
+  config.lbUrlPattern = fix(config.lbUrlPattern);
 }

@@ -24,6 +24,9 @@ export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string
   await h.app.listen({ port: 0, host: '127.0.0.1' });
   h.services.start();
   const url = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  // The configuration was made before the port was known; workers must be sent to the real one.
+  h.services.config.publicUrl = url;
+  h.services.config.workerApiUrl = url;
   const created = await h.call('POST', '/v2/serverless', {
     name: 'queue-test',
     type: 'QUEUE',
