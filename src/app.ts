@@ -11,6 +11,7 @@ import { catalogRoutes } from './http/routes/catalog.js';
 import { queueRoutes } from './http/routes/queue.js';
 import { workerRoutes } from './http/routes/worker.js';
 import { metricsRoutes } from './http/routes/metrics.js';
+import { endpointWorkerRoutes } from './http/routes/workers.js';
 import type { Services } from './services/container.js';
 
 export type App = FastifyInstance;
@@ -42,5 +43,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(queueRoutes(services));
   await app.register(workerRoutes(services));
   await app.register(metricsRoutes(services));
+  await app.register(endpointWorkerRoutes(services));
   return app;
 }

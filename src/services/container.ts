@@ -17,13 +17,17 @@ import { WorkerProtocolService } from './worker-protocol.js';
 import { JobSweeper } from './job-sweeper.js';
 import { WorkerCredentialService } from './worker-credentials.js';
 import { GantryMetrics } from './metrics.js';
+import { WorkerDirectory } from './worker-directory.js';
+import { WorkerRuntime } from '../runtime/worker-runtime.js';
+import { ProcessProvider } from '../runtime/process-provider.js';
 
 export interface Logger {
+  info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
-const silentLogger: Logger = { warn: () => undefined, error: () => undefined };
+const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface Services {
   config: GantryConfig;
@@ -42,7 +46,10 @@ export interface Services {
   webhooks: WebhookDispatcher;
   sweeper: JobSweeper;
   metrics: GantryMetrics;
-  /** Starts background work (the sweeper); the server calls it once it listens. */
+  /** Gantry's own workers; absent when workers are started by hand (--worker-provider none). */
+  runtime: WorkerRuntime | undefined;
+  workerDirectory: WorkerDirectory;
+  /** Starts background work (sweeper, worker runtime); the server calls it once it listens. */
   start(): void;
   close(): Promise<void>;
 }
@@ -63,9 +70,17 @@ export function createServices(
   // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
   const workers = new WorkerRegistry(3 * config.workerPingIntervalMs);
   const webhooks = new WebhookDispatcher({ allowedCidrs: config.webhookAllowCidrs, log });
-  const metrics = new GantryMetrics(store, (endpointId) => workers.counts(endpointId, Date.now()));
-  const jobs = new JobService(store, events, workers, webhooks, config, metrics);
+  const workerCredentials = new WorkerCredentialService(store);
+  const runtime =
+    config.workerProvider === 'process'
+      ? new WorkerRuntime(store, new ProcessProvider({ workDir: config.workerWorkDir }), capacity, workers, workerCredentials, events, config, log)
+      : undefined;
+  const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs);
+  const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId));
+  const jobs = new JobService(store, events, workers, webhooks, config, metrics, (endpointId) => workerDirectory.counts(endpointId));
   const sweeper = new JobSweeper(store, jobs, events, config, log);
+  const endpoints = new EndpointService(store, catalog, templates, config);
+  if (runtime) endpoints.onChanged(() => runtime.runSoon());
   let started = false;
   return {
     config,
@@ -75,21 +90,25 @@ export function createServices(
     catalog,
     capacity,
     templates,
-    endpoints: new EndpointService(store, catalog, templates, config),
+    endpoints,
     events,
     workers,
     jobs,
     workerProtocol: new WorkerProtocolService(store, events, workers, jobs, config),
-    workerCredentials: new WorkerCredentialService(store),
+    workerCredentials,
     webhooks,
     sweeper,
     metrics,
+    runtime,
+    workerDirectory,
     start() {
       if (started) return;
       started = true;
       sweeper.start();
+      runtime?.start();
     },
     async close() {
+      await runtime?.stop();
       await sweeper.stop();
       await webhooks.close();
       await store.close();

@@ -39,6 +39,7 @@ export class JobService {
     private readonly webhooks: WebhookSink,
     private readonly timings: QueueTimings,
     private readonly observer: JobObserver | undefined = undefined,
+    private readonly countWorkers: (endpointId: string) => WorkerCounts = (id) => workers.counts(id, Date.now()),
     private readonly now: Clock = Date.now,
   ) {}
 
@@ -173,7 +174,7 @@ export class JobService {
         inQueue: counts.inQueue,
         retried: counts.retried,
       },
-      workers: this.workers.counts(endpointId, this.now()),
+      workers: this.countWorkers(endpointId),
     };
   }
 

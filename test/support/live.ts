@@ -19,6 +19,8 @@ export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string
     streamWaitMs: '300',
     sweepIntervalMs: '50',
     webhookAllowCidrs: '127.0.0.0/8',
+    // Workers are started by the tests themselves unless a test asks for the runtime.
+    workerProvider: 'none',
     ...flags,
   });
   await h.app.listen({ port: 0, host: '127.0.0.1' });

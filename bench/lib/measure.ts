@@ -1,0 +1,28 @@
+// Small measuring tools of the benchmarks: percentiles, a child process's CPU and memory.
+import { readFileSync } from 'node:fs';
+
+export function percentile(sortedOrNot: number[], p: number): number {
+  const sorted = [...sortedOrNot].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** Resident set size in MiB, from /proc. */
+export function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  return Number(line.split(/\s+/)[1]) / 1024;
+}
+
+export const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;

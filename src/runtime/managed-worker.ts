@@ -1,0 +1,39 @@
+// A worker Gantry started, and its state as the API shows it: THROTTLED (waiting for capacity),
+// INITIALIZING (started, not yet taking jobs), IDLE, RUNNING, or UNHEALTHY (reported so, missed
+// its pings, or never came up).
+import type { WorkerActivity } from '../services/worker-registry.js';
+import type { Allocation } from './capacity-pool.js';
+
+export type WorkerState = 'INITIALIZING' | 'IDLE' | 'RUNNING' | 'THROTTLED' | 'UNHEALTHY';
+
+export interface ManagedWorker {
+  workerId: string;
+  endpointId: string;
+  /** The endpoint configuration version it runs. */
+  version: number;
+  image: string;
+  /** THROTTLED: no process yet; RUNNING: process up; FROZEN: kept for FlashBoot; STOPPING: on its way out. */
+  phase: 'THROTTLED' | 'RUNNING' | 'FROZEN' | 'STOPPING';
+  createdAt: number;
+  processStartedAt: number | null;
+  frozenAt: number | null;
+  allocation: Allocation | null;
+  pid: number | null;
+}
+
+export interface StateTimings {
+  workerPingIntervalMs: number;
+  workerInitTimeoutMs: number;
+}
+
+export function deriveState(worker: ManagedWorker, activity: WorkerActivity | undefined, now: number, timings: StateTimings): WorkerState {
+  if (worker.phase === 'THROTTLED') return 'THROTTLED';
+  const startedAt = worker.processStartedAt ?? worker.createdAt;
+  if (!activity || activity.lastSeenAt < startedAt) {
+    return now - startedAt > timings.workerInitTimeoutMs ? 'UNHEALTHY' : 'INITIALIZING';
+  }
+  if (activity.unhealthy !== undefined) return 'UNHEALTHY';
+  // Three missed pings while not waiting on a take: the process is stuck or gone.
+  if (activity.openTakes === 0 && now - activity.lastSeenAt > 3 * timings.workerPingIntervalMs) return 'UNHEALTHY';
+  return activity.busy > 0 ? 'RUNNING' : 'IDLE';
+}

@@ -1,0 +1,125 @@
+// Workers as local processes: entrypoint + cmd run directly (no shell), in their own process
+// group so stopping or freezing a worker reaches everything it started. Workers see the
+// endpoint's env and the worker-protocol variables, plus a short list of the host's variables
+// they need to run programs — never Gantry's own environment or secrets.
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { LogLine, Provider, WorkerExit, WorkerHandle, WorkerSpec } from './provider.js';
+import { LogBuffer } from './log-buffer.js';
+
+const HOST_VARIABLES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'USER', 'SHELL'];
+/** Logs of workers that are gone are kept a while, so a crash can be explained. */
+const KEEP_GONE_LOGS_MS = 15 * 60_000;
+
+interface Running {
+  child: ChildProcess;
+  stopping: boolean;
+  exited: Promise<void>;
+}
+
+export interface ProcessProviderOptions {
+  workDir: string;
+  logLines?: number;
+}
+
+export class ProcessProvider implements Provider {
+  readonly name = 'process';
+  private readonly running = new Map<string, Running>();
+  private readonly logBuffers = new Map<string, LogBuffer>();
+  private readonly exitListeners = new Set<(exit: WorkerExit) => void>();
+
+  constructor(private readonly options: ProcessProviderOptions) {}
+
+  async start(spec: WorkerSpec): Promise<WorkerHandle> {
+    const argv = [...spec.entrypoint, ...spec.cmd];
+    if (argv.length === 0) throw new Error('the worker has no command (entrypoint and cmd are empty)');
+    const env: Record<string, string> = {};
+    for (const name of HOST_VARIABLES) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+    Object.assign(env, spec.env, {
+      CUDA_VISIBLE_DEVICES: spec.gpuDeviceIds.join(','),
+      GANTRY_WORKER_ID: spec.workerId,
+      GANTRY_ENDPOINT_VERSION: String(spec.version),
+      ...(spec.vcpuCount === null ? {} : { GANTRY_VCPU_COUNT: String(spec.vcpuCount) }),
+    });
+    const logs = new LogBuffer(this.options.logLines ?? 1000);
+    this.logBuffers.set(spec.workerId, logs);
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: this.options.workDir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (err) => reject(new Error(`cannot run '${argv[0]}': ${err.message}`)));
+    });
+    logs.system(`started: ${argv.join(' ')} (pid ${child.pid})`);
+    child.stdout!.on('data', (d: Buffer) => logs.write('stdout', d.toString()));
+    child.stderr!.on('data', (d: Buffer) => logs.write('stderr', d.toString()));
+    const entry: Running = {
+      child,
+      stopping: false,
+      exited: new Promise((resolve) => {
+        child.once('exit', (code, signal) => {
+          logs.flush();
+          logs.system(`exited: ${signal ? `signal ${signal}` : `code ${code}`}`);
+          this.running.delete(spec.workerId);
+          const exit: WorkerExit = { workerId: spec.workerId, code, signal, expected: entry.stopping, at: Date.now() };
+          for (const listener of this.exitListeners) listener(exit);
+          setTimeout(() => this.logBuffers.delete(spec.workerId), KEEP_GONE_LOGS_MS).unref();
+          resolve();
+        });
+      }),
+    };
+    this.running.set(spec.workerId, entry);
+    return { workerId: spec.workerId, pid: child.pid, startedAt: Date.now() };
+  }
+
+  async stop(workerId: string, graceMs: number): Promise<void> {
+    const entry = this.running.get(workerId);
+    if (!entry) return;
+    entry.stopping = true;
+    this.logBuffers.get(workerId)?.system('stopping');
+    this.signal(entry, 'SIGCONT');
+    this.signal(entry, 'SIGTERM');
+    const timer = setTimeout(() => this.signal(entry, 'SIGKILL'), graceMs);
+    await entry.exited;
+    clearTimeout(timer);
+    // Anything the worker left behind in its group goes too.
+    this.signal(entry, 'SIGKILL');
+  }
+
+  async freeze(workerId: string): Promise<void> {
+    const entry = this.running.get(workerId);
+    if (!entry) return;
+    this.signal(entry, 'SIGSTOP');
+    this.logBuffers.get(workerId)?.system('frozen');
+  }
+
+  async thaw(workerId: string): Promise<void> {
+    const entry = this.running.get(workerId);
+    if (!entry) return;
+    this.signal(entry, 'SIGCONT');
+    this.logBuffers.get(workerId)?.system('thawed');
+  }
+
+  onExit(listener: (exit: WorkerExit) => void): () => void {
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  logs(workerId: string, tail: number): LogLine[] {
+    return this.logBuffers.get(workerId)?.tail(tail) ?? [];
+  }
+
+  followLogs(workerId: string, listener: (line: LogLine) => void): () => void {
+    return this.logBuffers.get(workerId)?.follow(listener) ?? (() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.running.keys()].map((id) => this.stop(id, 2000)));
+  }
+
+  /** Signals the worker's whole process group. */
+  private signal(entry: Running, signal: NodeJS.Signals): void {
+    try {
+      process.kill(-entry.child.pid!, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// Every worker of an endpoint as the API shows it: those Gantry started (from the runtime) and
+// those started by hand that speak the worker protocol (from the registry).
+import type { WorkerCounts, WorkerRegistry } from './worker-registry.js';
+import type { WorkerRuntime } from '../runtime/worker-runtime.js';
+import type { WorkerState } from '../runtime/managed-worker.js';
+
+export interface WorkerRow {
+  id: string;
+  status: WorkerState;
+  isStale: boolean;
+  version: number | null;
+  gpuCount: number;
+  image: string | null;
+  uptimeSeconds: number | null;
+  gpuTypeId: string | null;
+  dataCenterId: string | null;
+  startedAt: string | null;
+  managed: boolean;
+}
+
+export class WorkerDirectory {
+  constructor(
+    private readonly registry: WorkerRegistry,
+    private readonly runtime: WorkerRuntime | undefined,
+    private readonly staleAfterMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  list(endpointId: string, endpointVersion: number): WorkerRow[] {
+    const now = this.now();
+    const managed = (this.runtime?.workersOf(endpointId) ?? []).filter((w) => w.phase !== 'STOPPING');
+    const rows: WorkerRow[] = managed.map((w) => ({
+      id: w.workerId,
+      status: this.runtime!.stateOf(w),
+      isStale: w.version < endpointVersion,
+      version: w.version,
+      gpuCount: w.allocation?.deviceIds.length ?? 0,
+      image: w.image,
+      uptimeSeconds: w.processStartedAt === null ? null : Math.floor((now - w.processStartedAt) / 1000),
+      gpuTypeId: w.allocation?.gpuTypeId ?? null,
+      dataCenterId: w.allocation?.dataCenterId ?? null,
+      startedAt: w.processStartedAt === null ? null : new Date(w.processStartedAt).toISOString(),
+      managed: true,
+    }));
+    for (const workerId of this.registry.seenWorkers(endpointId)) {
+      if (this.runtime?.isManaged(workerId)) continue;
+      const activity = this.registry.activity(workerId)!;
+      if (activity.openTakes === 0 && now - activity.lastSeenAt > this.staleAfterMs) continue;
+      rows.push({
+        id: workerId,
+        status: activity.unhealthy !== undefined ? 'UNHEALTHY' : activity.busy > 0 ? 'RUNNING' : 'IDLE',
+        isStale: false,
+        version: null,
+        gpuCount: 0,
+        image: null,
+        uptimeSeconds: Math.floor((now - activity.firstSeenAt) / 1000),
+        gpuTypeId: null,
+        dataCenterId: null,
+        startedAt: new Date(activity.firstSeenAt).toISOString(),
+        managed: false,
+      });
+    }
+    return rows;
+  }
+
+  counts(endpointId: string, endpointVersion = 0): WorkerCounts {
+    const counts: WorkerCounts = { idle: 0, initializing: 0, ready: 0, running: 0, throttled: 0, unhealthy: 0 };
+    for (const row of this.list(endpointId, endpointVersion)) {
+      const key = row.status.toLowerCase() as keyof WorkerCounts;
+      counts[key]++;
+    }
+    counts.ready = counts.idle + counts.running;
+    return counts;
+  }
+}

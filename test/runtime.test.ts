@@ -1,0 +1,152 @@
+// Gantry runs its own workers: scale from zero and back, min workers, crashes, capacity,
+// rolling updates and FlashBoot, with the example worker as real processes.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually, startLive, type Live } from './support/live.js';
+
+const ECHO_WORKER = { entrypoint: [process.execPath], cmd: ['--import', 'tsx', 'examples/echo-worker.ts'] };
+let g: Live;
+
+before(async () => {
+  g = await startLive(
+    {
+      workerProvider: 'process',
+      scaleIntervalMs: '100',
+      workerPingIntervalMs: '200',
+      jobLeaseMs: '2000',
+      workerStopGraceMs: '2000',
+      crashBackoffMs: '200',
+      capacityFile: capacityFile(),
+    },
+    { workers: { min: 0, max: 2, idleTimeout: 1 }, ...ECHO_WORKER },
+  );
+});
+after(() => g.close());
+
+function capacityFile(): string {
+  const file = join(process.env.TMPDIR ?? '/tmp', `gantry-runtime-capacity-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify({ gpus: [{ type: 'NVIDIA GeForce RTX 4090', count: 1, cudaVersion: '12.8' }], cpus: { vcpus: 64 } }));
+  return file;
+}
+
+const workersOf = async (endpointId = g.endpointId) => (await g.call('GET', `/v2/serverless/${endpointId}/workers`)).json();
+const createEndpoint = async (extra: Record<string, unknown>) => {
+  const res = await g.call('POST', '/v2/serverless', {
+    name: 'runtime', type: 'QUEUE', image: 'local/echo', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, cpu: [{ id: 'cpu3c', vcpuCount: 2 }], ...ECHO_WORKER, ...extra,
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json();
+};
+
+test('the first job scales a worker up from zero; idle, it scales back to zero', async () => {
+  assert.equal((await workersOf()).summary.total, 0);
+  const result = (await g.queue('POST', '/runsync?wait=30000', { input: { echo: 'from zero' } })).json;
+  assert.deepEqual([result.status, result.output], ['COMPLETED', 'from zero']);
+  const view = await workersOf();
+  assert.equal(view.workers.length, 1);
+  assert.equal(view.workers[0].managed, true);
+  assert.equal(view.workers[0].image, 'acme/echo:1', 'the image is recorded on the worker');
+  assert.equal(view.endpointVersion, 1);
+  await eventually(async () => (await workersOf()).summary.total === 0, 15_000);
+});
+
+test('min workers start as soon as the endpoint exists and stop when min is lowered', async () => {
+  const e = await createEndpoint({ workers: { min: 1, max: 2, idleTimeout: 1 } });
+  const up = await eventually(async () => {
+    const v = await workersOf(e.id);
+    return v.summary.idle === 1 && v;
+  }, 15_000);
+  assert.equal(up.workers[0].status, 'IDLE');
+  await g.call('PATCH', `/v2/serverless/${e.id}`, { workers: { min: 0 } });
+  await eventually(async () => (await workersOf(e.id)).summary.total === 0, 15_000);
+  await g.call('DELETE', `/v2/serverless/${e.id}`);
+});
+
+test('a worker that dies mid-job has its job requeued at once and is replaced', async () => {
+  const id = (await g.queue('POST', '/run', { input: { sleepMs: 4000, echo: 'finished anyway' } })).json.id;
+  await eventually(async () => (await g.queue('GET', `/status/${id}`)).json.status === 'IN_PROGRESS', 15_000);
+  const victim = g.services.runtime!.workersOf(g.endpointId)[0]!;
+  process.kill(-victim.pid!, 'SIGKILL');
+  const requeued = await eventually(async () => {
+    const s = (await g.queue('GET', `/status/${id}`)).json;
+    return s.retries === 1 && s;
+  }, 1500);
+  assert.ok(['IN_QUEUE', 'IN_PROGRESS'].includes(requeued.status), 'back in the queue before any lease could lapse');
+  const final = (await g.queue('GET', `/status-sync/${id}?wait=30000`)).json;
+  assert.deepEqual([final.status, final.output], ['COMPLETED', 'finished anyway']);
+});
+
+test('an endpoint whose workers keep crashing says why in its workers view', async () => {
+  const e = await createEndpoint({ entrypoint: [process.execPath], cmd: ['-e', 'console.error("model weights missing"); process.exit(3)'], workers: { min: 1, max: 1 } });
+  const view = await eventually(async () => {
+    const v = await workersOf(e.id);
+    return v.crashLoop && v.crashLoop.consecutive >= 2 && v;
+  }, 15_000);
+  assert.equal(view.crashLoop.lastReason, 'the worker exited with code 3');
+  assert.ok(view.crashLoop.lastLogLines.includes('model weights missing'));
+  await g.call('DELETE', `/v2/serverless/${e.id}`);
+});
+
+test('without capacity a worker is THROTTLED until some frees up', async () => {
+  const e = await createEndpoint({ cpu: undefined, gpu: { pools: ['ADA_24'] }, workers: { min: 2, max: 2 } });
+  const view = await eventually(async () => {
+    const v = await workersOf(e.id);
+    return v.summary.total === 2 && v.summary.throttled === 1 && v;
+  }, 15_000);
+  const placed = view.workers.find((w: { status: string }) => w.status !== 'THROTTLED');
+  assert.deepEqual([placed.gpuTypeId, placed.gpuCount, placed.dataCenterId], ['NVIDIA GeForce RTX 4090', 1, 'LOCAL']);
+  const gpus = (await g.call('GET', `/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS`)).json();
+  assert.equal(gpus.availability, 'NONE', 'the catalog reports the capacity in use');
+  await g.call('DELETE', `/v2/serverless/${e.id}`);
+  await eventually(async () => g.services.runtime!.workersOf(e.id).length === 0, 15_000);
+});
+
+test('a configuration change rolls workers onto the new version after their job', async () => {
+  const e = await createEndpoint({ workers: { min: 1, max: 1 }, env: { MODEL: 'a' } });
+  const first = await eventually(async () => {
+    const v = await workersOf(e.id);
+    return v.summary.idle === 1 && v.workers[0];
+  }, 15_000);
+  const patched = await g.call('PATCH', `/v2/serverless/${e.id}`, { env: { MODEL: 'b' } });
+  assert.equal(patched.json().version, 2);
+  const rolled = await eventually(async () => {
+    const v = await workersOf(e.id);
+    return v.workers.length === 1 && v.workers[0].version === 2 && v.workers[0].id !== first.id && v;
+  }, 20_000);
+  assert.equal(rolled.workers[0].isStale, false);
+  const releases = (await g.call('GET', `/v2/serverless/${e.id}/releases`)).json();
+  assert.deepEqual(releases.releases.map((r: { version: number }) => r.version), [2, 1]);
+  assert.deepEqual(releases.releases[0].diff, [{ field: 'env', old: { MODEL: 'a' }, new: { MODEL: 'b' } }]);
+  assert.equal(releases.releases[0].source, 'MANUAL');
+  await eventually(async () => (await g.call('GET', `/v2/serverless/${e.id}/releases`)).json().rollout.percentOnLatest === 100, 10_000);
+  await g.call('DELETE', `/v2/serverless/${e.id}`);
+});
+
+test('FlashBoot freezes a scaled-down worker and resumes it for the next job', async () => {
+  const e = await createEndpoint({ flashboot: 'FLASHBOOT', workers: { min: 0, max: 1, idleTimeout: 1 } });
+  const run = (input: unknown) => fetch(`${g.url}/v2/${e.id}/runsync?wait=30000`, {
+    method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input }),
+  }).then((r) => r.json());
+  assert.equal((await run({ echo: 1 })).output, 1);
+  const worker = g.services.runtime!.workersOf(e.id)[0]!;
+  await eventually(async () => g.services.runtime!.workersOf(e.id).length === 0, 15_000);
+  const state = readFileSync(`/proc/${worker.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0];
+  assert.equal(state, 'T', 'the process is stopped, not gone');
+  assert.equal((await run({ echo: 2 })).output, 2);
+  const resumed = g.services.runtime!.workersOf(e.id)[0]!;
+  assert.equal(resumed.workerId, worker.workerId, 'the same worker resumed instead of a cold start');
+  await g.call('DELETE', `/v2/serverless/${e.id}`);
+});
+
+test('a worker\'s logs can be read', async () => {
+  const e = await createEndpoint({ workers: { min: 1, max: 1 } });
+  const worker = await eventually(async () => g.services.runtime!.workersOf(e.id)[0], 15_000);
+  const res = await fetch(`${g.url}/v2/serverless/${e.id}/workers/${worker.workerId}/logs?tail=10&follow=false`, { headers: { authorization: `Bearer ${g.adminKey}` } });
+  assert.equal(res.status, 200);
+  assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
+  const text = await res.text();
+  assert.match(text, /data: \{"source":"system","line":"started: /);
+  await g.call('DELETE', `/v2/serverless/${e.id}`);
+});
