@@ -34,8 +34,9 @@ function handler(job: WorkerJob) {
   if (input.exitProcess !== undefined) process.exit(input.exitProcess);
   if (input.stream !== undefined) return chunks(input.stream, input.chunk ?? 'token', job.signal);
   return (async () => {
-    if (input.sleepMs) await sleep(input.sleepMs, job.signal);
+    // Progress first, so it shows while the job then sleeps.
     for (let i = 1; i <= (input.progress ?? 0); i++) await job.progress({ step: i, of: input.progress });
+    if (input.sleepMs) await sleep(input.sleepMs, job.signal);
     if (input.fail !== undefined) throw new Error(input.fail);
     if (input.errorObject !== undefined) return { error: input.errorObject };
     if (input.outputBytes !== undefined) return 'x'.repeat(input.outputBytes);

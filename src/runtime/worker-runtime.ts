@@ -190,6 +190,8 @@ export class WorkerRuntime {
       const worker = this.workers.get(thawed);
       if (worker) {
         await this.provider.thaw(worker.workerId);
+        this.registry.unpark(worker.workerId);
+        this.events.jobsQueued(endpoint.id);
         worker.phase = 'RUNNING';
         worker.frozenAt = null;
         this.log.info({ workerId: worker.workerId, endpointId: endpoint.id }, 'worker thawed');
@@ -248,6 +250,7 @@ export class WorkerRuntime {
     const busy = this.registry.activity(worker.workerId)?.busy ?? 0;
     if (busy > 0) return;
     if (endpoint.spec.flashboot !== 'OFF' && worker.version === endpoint.version && this.frozen.hasRoom(endpoint.id, endpoint.spec.flashboot)) {
+      this.registry.park(worker.workerId);
       await this.provider.freeze(worker.workerId);
       worker.phase = 'FROZEN';
       worker.frozenAt = this.now();

@@ -89,6 +89,13 @@ export class WorkerProtocolService {
     try {
       for (;;) {
         if (signal.aborted) return [];
+        if (this.workers.isParked(workerId)) {
+          // A frozen worker holds its long-poll open but cannot run a job: pass any wake-up on.
+          const left = deadline - this.now();
+          if (left <= 0) return [];
+          if (await this.events.queues.wait(endpointId, left, signal)) this.events.jobsQueued(endpointId);
+          continue;
+        }
         const now = this.now();
         const taken = await this.store.jobs.take(endpointId, workerId, limit, now, now + this.timings.jobLeaseMs);
         if (taken.length > 0) {

@@ -35,6 +35,20 @@ interface SeenWorker {
 export class WorkerRegistry {
   private readonly workers = new Map<string, SeenWorker>();
   private readonly stops = new Map<string, Set<string>>();
+  /** Frozen workers: their open long-polls must not be handed jobs they cannot run. */
+  private readonly parked = new Set<string>();
+
+  park(workerId: string): void {
+    this.parked.add(workerId);
+  }
+
+  unpark(workerId: string): void {
+    this.parked.delete(workerId);
+  }
+
+  isParked(workerId: string): boolean {
+    return this.parked.has(workerId);
+  }
 
   /** A worker not heard from for this long is no longer counted. */
   constructor(private readonly staleAfterMs: number) {}
@@ -102,6 +116,7 @@ export class WorkerRegistry {
   forget(workerId: string): void {
     this.workers.delete(workerId);
     this.stops.delete(workerId);
+    this.parked.delete(workerId);
   }
 
   /** A ping states the jobs the worker is running right now. */
