@@ -12,7 +12,7 @@ import { median, ms } from './lib/measure.js';
 const { values: opts } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
 const ROUNDS = Number(opts.rounds);
 const config = loadConfig(
-  { dataDir: mkdtempSync(join(tmpdir(), 'gantry-start-')), port: '0', logLevel: 'silent', scaleIntervalMs: '100', workerPingIntervalMs: '500', workerProvider: 'process' },
+  { dataDir: mkdtempSync(join(tmpdir(), 'gantry-start-')), port: '0', logLevel: process.env.BENCH_LOG ?? 'silent', scaleIntervalMs: '100', workerPingIntervalMs: '500', workerProvider: 'process' },
   {},
 );
 const server = await startServer(config);

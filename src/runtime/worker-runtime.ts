@@ -28,6 +28,7 @@ export class WorkerRuntime {
   private readonly frozen: FrozenPool;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  private again = false;
   private soon: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
 
@@ -81,12 +82,18 @@ export class WorkerRuntime {
     }, 0);
   }
 
-  /** One pass over every endpoint; passes never overlap. */
+  /** One pass over every endpoint. Passes never overlap; one asked for during a pass runs right after it. */
   tick(): Promise<void> {
-    if (this.ticking) return this.ticking;
-    this.ticking = this.reconcileAll()
-      .catch((err: unknown) => this.log.error({ err }, 'worker runtime pass failed'))
-      .finally(() => (this.ticking = undefined));
+    if (this.ticking) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      do {
+        this.again = false;
+        await this.reconcileAll().catch((err: unknown) => this.log.error({ err }, 'worker runtime pass failed'));
+      } while (this.again);
+    })().finally(() => (this.ticking = undefined));
     return this.ticking;
   }
 
