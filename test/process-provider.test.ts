@@ -37,7 +37,8 @@ test('runs entrypoint + cmd without a shell, with the spec env and no host secre
   assert.equal(report.env.GANTRY_VCPU_COUNT, '4');
   assert.equal(report.env.GANTRY_TEST_SECRET, undefined, 'the host environment is not inherited');
   assert.equal(report.env.PATH, process.env.PATH);
-  assert.ok(provider.logs('w1', 50).some((l) => l.source === 'stderr' && l.line === 'to stderr'));
+  // stderr is a separate pipe: its line may land after the stdout one.
+  await eventually(async () => provider.logs('w1', 50).some((l) => l.source === 'stderr' && l.line === 'to stderr'));
 
   const followed: string[] = [];
   const unfollow = provider.followLogs('w1', (l) => followed.push(l.line));
@@ -45,7 +46,8 @@ test('runs entrypoint + cmd without a shell, with the spec env and no host secre
   unfollow();
 
   await provider.freeze('w1');
-  await sleep(60);
+  // Output already in the pipe may still arrive just after the freeze.
+  await sleep(250);
   const before = provider.logs('w1', 1)[0]!.ts;
   await sleep(150);
   assert.equal(provider.logs('w1', 1)[0]!.ts, before, 'nothing printed while frozen');
