@@ -24,6 +24,16 @@ const SERVE_OPTIONS: [keyof ConfigFlags, string, string][] = [
   ['takeWaitMs', '--take-wait-ms <ms>', 'job-take long-poll wait'],
   ['maxOutputBytes', '--max-output-bytes <n>', 'largest job output stored'],
   ['webhookAllowCidrs', '--webhook-allow-cidrs <list>', 'private ranges webhooks may reach, comma-separated CIDRs'],
+  ['streamWaitMs', '--stream-wait-ms <ms>', 'how long a stream read waits for a chunk'],
+  ['maxLeaseLosses', '--max-lease-losses <n>', 'lapsed leases before a job fails'],
+  ['sweepIntervalMs', '--sweep-interval-ms <ms>', 'period of the timeout, expiry and lease sweeper'],
+  ['workerPingIntervalMs', '--worker-ping-interval-ms <ms>', 'ping period handed to workers'],
+  ['workerProvider', '--worker-provider <name>', 'process (Gantry runs workers as local processes) or none'],
+  ['workerWorkDir', '--worker-work-dir <dir>', 'working directory of local worker processes'],
+  ['scaleIntervalMs', '--scale-interval-ms <ms>', 'period of the autoscaler loop'],
+  ['workerInitTimeoutMs', '--worker-init-timeout-ms <ms>', 'a worker not taking jobs by then is replaced'],
+  ['workerStopGraceMs', '--worker-stop-grace-ms <ms>', 'SIGTERM to SIGKILL when stopping a worker'],
+  ['crashBackoffMs', '--crash-backoff-ms <ms>', 'first delay before replacing a crashed worker'],
   ['logLevel', '--log-level <level>', 'fatal, error, warn, info, debug, trace or silent'],
 ];
 
