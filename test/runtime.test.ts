@@ -132,8 +132,9 @@ test('FlashBoot freezes a scaled-down worker and resumes it for the next job', a
   assert.equal((await run({ echo: 1 })).output, 1);
   const worker = g.services.runtime!.workersOf(e.id)[0]!;
   await eventually(async () => g.services.runtime!.workersOf(e.id).length === 0, 15_000);
-  const state = readFileSync(`/proc/${worker.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0];
-  assert.equal(state, 'T', 'the process is stopped, not gone');
+  // SIGSTOP takes effect a moment after it is sent.
+  const stopped = await eventually(async () => readFileSync(`/proc/${worker.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0] === 'T', 2000);
+  assert.equal(stopped, true, 'the process is stopped, not gone');
   assert.equal((await run({ echo: 2 })).output, 2);
   const resumed = g.services.runtime!.workersOf(e.id)[0]!;
   assert.equal(resumed.workerId, worker.workerId, 'the same worker resumed instead of a cold start');

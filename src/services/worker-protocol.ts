@@ -87,13 +87,16 @@ export class WorkerProtocolService {
     const deadline = this.now() + this.timings.takeWaitMs;
     this.workers.takeStarted(workerId, endpointId, this.now());
     try {
+      // Whether the last wait ended by a wake-up (a job arrived) rather than by time.
+      let woken = false;
       for (;;) {
         if (signal.aborted) return [];
         if (this.workers.isParked(workerId)) {
-          // A frozen worker holds its long-poll open but cannot run a job: pass any wake-up on.
+          // A frozen worker holds its long-poll open but cannot run a job: pass wake-ups on.
+          if (woken) this.events.jobsQueued(endpointId);
           const left = deadline - this.now();
           if (left <= 0) return [];
-          if (await this.events.queues.wait(endpointId, left, signal)) this.events.jobsQueued(endpointId);
+          woken = await this.events.queues.wait(endpointId, left, signal);
           continue;
         }
         const now = this.now();
@@ -105,7 +108,7 @@ export class WorkerProtocolService {
         }
         const left = deadline - this.now();
         if (left <= 0) return [];
-        await this.events.queues.wait(endpointId, left, signal);
+        woken = await this.events.queues.wait(endpointId, left, signal);
       }
     } finally {
       this.workers.takeEnded(workerId, this.now());
