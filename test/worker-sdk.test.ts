@@ -1,41 +1,344 @@
-// The worker SDK's environment handling and local mode.
-import { test } from 'node:test';
+// The worker SDK against a fake queue server on a real socket that records what the SDK sends:
+// URL shapes and parameters, the raw credential, every body form, the stop channel, retries,
+// batch takes, graceful stop, local mode and environment checks.
+import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
-import { readEnvironment, WorkerConfigError } from '../src/worker/index.js';
+import { readEnvironment, serve, WorkerConfigError, type Handler, type ServeOptions, type WorkerJob } from '../src/worker/index.js';
 
-const env = {
-  RUNPOD_POD_ID: 'w7',
-  RUNPOD_AI_API_KEY: 'gantry_wk_x',
-  RUNPOD_WEBHOOK_GET_JOB: 'http://h/v2/ep/job-take/$ID?runtime=gantry',
-  RUNPOD_WEBHOOK_POST_OUTPUT: 'http://h/v2/ep/job-done/$RUNPOD_POD_ID/$ID?runtime=gantry',
-  RUNPOD_WEBHOOK_POST_STREAM: 'http://h/v2/ep/job-stream/$RUNPOD_POD_ID/$ID?runtime=gantry',
-  RUNPOD_WEBHOOK_PING: 'http://h/v2/ep/ping/$RUNPOD_POD_ID',
-  RUNPOD_PING_INTERVAL: '500',
+interface Seen { method: string; path: string; query: URLSearchParams; auth: string | undefined; body: any; at: number }
+type Answer = number | 'drop';
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+/** Just enough of the worker side of the queue API to record what a worker does. */
+class FakeQueue {
+  readonly seen: Seen[] = [];
+  readonly jobs: Array<{ id: string; input: unknown }> = [];
+  readonly stops: string[] = [];
+  /** Answers for the next job-take / job-done requests: a status, or 'drop' to cut the connection. */
+  readonly takeAnswers: Answer[] = [];
+  readonly doneAnswers: Answer[] = [];
+  /** How long take and stop long-polls are held when there is nothing to hand out. */
+  holdMs = 150;
+  progressDelayMs = 0;
+  url = '';
+  private server!: Server;
+
+  static async start(): Promise<FakeQueue> {
+    const fake = new FakeQueue();
+    fake.server = createServer((req, res) => void fake.handle(req, res));
+    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    fake.url = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}`;
+    return fake;
+  }
+
+  env(extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      RUNPOD_WEBHOOK_GET_JOB: `${this.url}/v2/ep/job-take/$ID?runtime=gantry`,
+      RUNPOD_WEBHOOK_POST_OUTPUT: `${this.url}/v2/ep/job-done/$RUNPOD_POD_ID/$ID?runtime=gantry`,
+      RUNPOD_WEBHOOK_POST_STREAM: `${this.url}/v2/ep/job-stream/$RUNPOD_POD_ID/$ID?runtime=gantry`,
+      RUNPOD_WEBHOOK_PING: `${this.url}/v2/ep/ping/$RUNPOD_POD_ID`,
+      RUNPOD_PING_INTERVAL: '100',
+      RUNPOD_POD_ID: 'w1',
+      RUNPOD_AI_API_KEY: 'wk-secret',
+      ...extra,
+    };
+  }
+
+  requests(kind: string, jobId?: string): Seen[] {
+    return this.seen.filter((s) => s.path.split('/')[3] === kind && (jobId === undefined || s.path.endsWith(`/${jobId}`)));
+  }
+
+  async close(): Promise<void> {
+    if (!this.server.listening) return;
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let text = '';
+    for await (const chunk of req) text += String(chunk);
+    const url = new URL(req.url!, this.url);
+    const seen: Seen = { method: req.method!, path: url.pathname, query: url.searchParams, auth: req.headers.authorization, body: text ? JSON.parse(text) : undefined, at: Date.now() };
+    this.seen.push(seen);
+    let gone = false;
+    res.on('close', () => (gone = true));
+    const kind = url.pathname.split('/')[3];
+    const answer = (status: Answer, body?: unknown): void => {
+      if (status === 'drop') req.socket.destroy();
+      else res.writeHead(status).end(body === undefined ? undefined : JSON.stringify(body));
+    };
+    if (kind === 'job-take' || kind === 'job-take-batch') {
+      const forced = this.takeAnswers.shift();
+      if (forced !== undefined) return answer(forced);
+      const until = Date.now() + this.holdMs;
+      while (this.jobs.length === 0 && Date.now() < until && !gone) await sleep(10);
+      if (gone || this.jobs.length === 0) return answer(204);
+      if (kind === 'job-take') return answer(200, this.jobs.shift());
+      return answer(200, this.jobs.splice(0, Number(url.searchParams.get('batch_size'))));
+    }
+    if (kind === 'job-stop') {
+      const until = Date.now() + this.holdMs;
+      while (this.stops.length === 0 && Date.now() < until && !gone) await sleep(10);
+      return gone || this.stops.length === 0 ? answer(204) : answer(200, { jobsToStop: this.stops.splice(0) });
+    }
+    if (kind === 'job-done' && seen.body?.status === 'IN_PROGRESS') await sleep(this.progressDelayMs);
+    return answer((kind === 'job-done' && this.doneAnswers.shift()) || 200, {});
+  }
+}
+
+async function until<T>(find: () => T | undefined | false, what: string, ms = 3000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const found = find();
+    if (found) return found;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+interface TestInput { result?: unknown; fail?: string; sleepMs?: number; ignoreStop?: boolean; stream?: number; progress?: number }
+const aborted: string[] = [];
+
+/** Returns `result`, throws `fail`, sleeps (stopping early on abort unless `ignoreStop`), streams `{i}` chunks. */
+const testHandler: Handler = async (job: WorkerJob) => {
+  const input = job.input as TestInput;
+  job.signal.addEventListener('abort', () => aborted.push(job.id));
+  if (input.stream !== undefined) return (async function* () { for (let i = 0; i < input.stream!; i++) yield { i }; })();
+  for (let step = 1; step <= (input.progress ?? 0); step++) void job.progress({ step });
+  if (input.sleepMs) await sleep(input.sleepMs, input.ignoreStop ? undefined : job.signal);
+  if (input.fail) throw new Error(input.fail);
+  return input.result;
 };
 
-test('URLs are built the way RunPod SDK workers build them', () => {
-  const e = readEnvironment(env);
-  assert.equal(e.takeUrl(1, false), 'http://h/v2/ep/job-take/w7?runtime=gantry&job_in_progress=0');
-  assert.equal(e.takeUrl(3, true), 'http://h/v2/ep/job-take-batch/w7?runtime=gantry&job_in_progress=1&batch_size=3');
-  assert.equal(e.stopUrl(), 'http://h/v2/ep/job-stop/w7?runtime=gantry');
-  assert.equal(e.doneUrl('j1', true), 'http://h/v2/ep/job-done/w7/j1?runtime=gantry&isStream=true');
-  assert.equal(e.streamUrl('j1'), 'http://h/v2/ep/job-stream/w7/j1?runtime=gantry&isStream=false');
-  assert.equal(e.pingUrl([]), 'http://h/v2/ep/ping/w7?runpod_version=gantry-worker%2F1');
-  assert.equal(e.pingUrl(['a', 'b']), 'http://h/v2/ep/ping/w7?runpod_version=gantry-worker%2F1&job_id=a%2Cb');
-  assert.equal(e.pingIntervalMs, 500);
+let fake: FakeQueue;
+let stopWorker: AbortController;
+let served: Promise<void> | undefined;
+let logs: string[];
+afterEach(async () => {
+  // Let the worker wind down while the fake still answers, so nothing leaks into the next test.
+  stopWorker?.abort();
+  await served;
+  served = undefined;
+  await fake?.close();
 });
 
-test('a missing variable or a template without ? is named', () => {
-  const { RUNPOD_AI_API_KEY: _k, ...noKey } = env;
-  assert.throws(() => readEnvironment(noKey), (e: Error) => e instanceof WorkerConfigError && e.message.startsWith('RUNPOD_AI_API_KEY is not set'));
-  assert.throws(() => readEnvironment({ ...env, RUNPOD_WEBHOOK_GET_JOB: 'http://h/v2/ep/job-take/$ID' }), /RUNPOD_WEBHOOK_GET_JOB must contain '\?'/);
+/** Starts a fake queue and a worker on it; `served` settles when serve() does. */
+async function startWorker(options: ServeOptions = {}, waitingJobs: FakeQueue['jobs'] = []): Promise<{ served: Promise<void> }> {
+  fake = await FakeQueue.start();
+  fake.jobs.push(...waitingJobs);
+  stopWorker = new AbortController();
+  logs = [];
+  served = serve(testHandler, { env: fake.env(), signal: stopWorker.signal, log: (line) => logs.push(line), ...options });
+  return { served };
+}
+
+const doneBodies = (jobId: string) => fake.requests('job-done', jobId).map((s) => s.body);
+
+test('a job is taken and its output posted, on RunPod URL shapes with the raw credential', async () => {
+  await startWorker();
+  fake.jobs.push({ id: 'j1', input: { result: { a: 1 } } });
+  const [done] = await until(() => fake.requests('job-done', 'j1').length > 0 && fake.requests('job-done', 'j1'), 'the result');
+  const take = fake.requests('job-take')[0]!;
+  assert.equal(take.path, '/v2/ep/job-take/w1');
+  assert.deepEqual([...take.query], [['runtime', 'gantry'], ['job_in_progress', '0']]);
+  assert.equal(done!.path, '/v2/ep/job-done/w1/j1');
+  assert.deepEqual([...done!.query], [['runtime', 'gantry'], ['isStream', 'false']]);
+  assert.deepEqual(done!.body, { output: { a: 1 } });
+  assert.deepEqual([...new Set(fake.seen.map((s) => s.auth))], ['wk-secret'], 'no Bearer prefix, on every request');
 });
 
-test('local mode runs the handler once and prints the result', () => {
+test('pings every interval: job_id lists the jobs in progress and is absent when idle', async () => {
+  await startWorker({ concurrency: 2 });
+  fake.jobs.push({ id: 'a', input: { sleepMs: 400 } }, { id: 'b', input: { sleepMs: 400 } });
+  const busy = await until(() => fake.requests('ping').find((s) => s.query.get('job_id') === 'a,b'), 'a ping listing both jobs');
+  assert.equal(busy.path, '/v2/ep/ping/w1');
+  assert.equal(busy.query.get('runpod_version'), 'gantry-worker/1');
+  await until(() => doneBodies('b').length > 0, 'both results');
+  const idle = await until(() => fake.requests('ping').find((s) => s.at > busy.at && !s.query.has('job_id')), 'an idle ping');
+  assert.ok(idle.query.has('runpod_version'));
+  const first = fake.requests('ping')[0]!.at;
+  assert.ok(fake.requests('ping').filter((s) => s.at - first < 550).length >= 4, 'about one ping per 100 ms');
+});
+
+test('a thrown error and an {error} result both post an error; refresh_worker asks for stopPod', async () => {
+  await startWorker();
+  fake.jobs.push(
+    { id: 'thrown', input: { fail: 'model not loaded' } },
+    { id: 'returned', input: { result: { error: 'bad prompt' } } },
+    { id: 'partial', input: { result: { error: { code: 7 }, detail: 'half done' } } },
+    { id: 'recycle', input: { result: { ok: true, refresh_worker: true } } },
+  );
+  await until(() => doneBodies('recycle').length > 0, 'the last result');
+  assert.deepEqual(doneBodies('thrown'), [{ error: 'model not loaded' }]);
+  assert.deepEqual(doneBodies('returned'), [{ error: 'bad prompt' }]);
+  assert.deepEqual(doneBodies('partial'), [{ error: '{"code":7}', output: { detail: 'half done' } }]);
+  assert.deepEqual(doneBodies('recycle'), [{ output: { ok: true }, stopPod: true }]);
+});
+
+test('progress updates reach job-done as IN_PROGRESS before the result, even when not awaited', async () => {
+  await startWorker();
+  fake.progressDelayMs = 60; // slow answers: the result must still wait for the updates before it
+  fake.jobs.push({ id: 'p', input: { progress: 2, result: 'done' } });
+  await until(() => doneBodies('p').length === 3, 'two updates and the result');
+  assert.deepEqual(doneBodies('p'), [{ status: 'IN_PROGRESS', output: { step: 1 } }, { status: 'IN_PROGRESS', output: { step: 2 } }, { output: 'done' }]);
+  assert.deepEqual(fake.requests('job-done', 'p').map((s) => s.query.get('isStream')), ['false', 'false', 'false']);
+});
+
+test('a streaming handler posts each chunk in order, then job-done with isStream=true', async () => {
+  await startWorker();
+  fake.jobs.push({ id: 's', input: { stream: 3 } });
+  await until(() => doneBodies('s').length > 0, 'the end of the stream');
+  const chunks = fake.requests('job-stream', 's');
+  assert.deepEqual(chunks.map((s) => s.body), [{ output: { i: 0 } }, { output: { i: 1 } }, { output: { i: 2 } }]);
+  assert.deepEqual(chunks.map((s) => [s.path, s.query.get('isStream')]), Array(3).fill(['/v2/ep/job-stream/w1/s', 'false']));
+  const [done] = fake.requests('job-done', 's');
+  assert.deepEqual([done!.query.get('isStream'), done!.body], ['true', {}], 'no output unless aggregated');
+  assert.ok(done!.at >= chunks[2]!.at);
+});
+
+test('returnAggregateStream makes the chunks the final output', async () => {
+  await startWorker({ returnAggregateStream: true });
+  fake.jobs.push({ id: 's', input: { stream: 2 } });
+  await until(() => doneBodies('s').length > 0, 'the end of the stream');
+  assert.deepEqual(doneBodies('s'), [{ output: [{ i: 0 }, { i: 1 }] }]);
+  assert.equal(fake.requests('job-stream', 's').length, 2);
+});
+
+test('the stop channel aborts the named job, whose result is not posted, and the worker moves on', async () => {
+  await startWorker();
+  await sleep(250);
+  assert.equal(fake.requests('job-stop').length, 0, 'no stop long-poll while idle');
+  fake.jobs.push({ id: 'victim', input: { sleepMs: 5000, result: 'too late' } });
+  const poll = await until(() => fake.requests('job-stop')[0], 'a stop long-poll while the job runs');
+  assert.equal(poll.path, '/v2/ep/job-stop/w1');
+  assert.equal(poll.query.get('runtime'), 'gantry');
+  fake.stops.push('victim');
+  await until(() => aborted.includes('victim'), "the job's signal to abort");
+  fake.jobs.push({ id: 'next', input: { result: 'ok' } });
+  await until(() => doneBodies('next').length > 0, 'the next job');
+  assert.deepEqual(doneBodies('victim'), []);
+});
+
+test('a stopped handler that ignores its signal no longer holds the slot, and its result is dropped', async () => {
+  await startWorker();
+  fake.jobs.push({ id: 'stubborn', input: { sleepMs: 600, ignoreStop: true, result: 'late' } });
+  await until(() => fake.requests('job-stop')[0], 'a stop long-poll');
+  fake.stops.push('stubborn');
+  fake.jobs.push({ id: 'next', input: { result: 'ok' } });
+  await until(() => doneBodies('next').length > 0, 'the next job', 500);
+  await sleep(700);
+  assert.deepEqual(doneBodies('stubborn'), []);
+});
+
+test('job-done is retried after a 500 and a dropped connection, but not after a 400', async () => {
+  await startWorker();
+  fake.doneAnswers.push(500, 'drop');
+  fake.jobs.push({ id: 'r', input: { result: 1 } });
+  await until(() => doneBodies('r').length === 3, 'two retries');
+  assert.deepEqual(doneBodies('r'), [{ output: 1 }, { output: 1 }, { output: 1 }]);
+  fake.doneAnswers.push(400);
+  fake.jobs.push({ id: 'rejected', input: { result: 2 } });
+  await until(() => doneBodies('rejected').length > 0, 'the rejected post');
+  await sleep(500);
+  assert.equal(doneBodies('rejected').length, 1);
+  assert.ok(logs.some((line) => line.includes('rejected') && line.includes('400')), logs.join('\n'));
+});
+
+test('job-take survives a dropped connection and a 503 by asking again', async () => {
+  await startWorker();
+  fake.takeAnswers.push('drop', 503);
+  fake.jobs.push({ id: 'j', input: { result: 'ok' } });
+  await until(() => doneBodies('j').length > 0, 'the job, after the failed takes');
+  assert.ok(fake.requests('job-take').length >= 3);
+});
+
+test('with several free slots the worker takes a batch; with one, a single job while others run', async () => {
+  await startWorker({ concurrency: 3 }, [{ id: 'a', input: { sleepMs: 800 } }, { id: 'b', input: { sleepMs: 800 } }]);
+  const batch = await until(() => fake.requests('job-take-batch')[0], 'a batch take');
+  assert.equal(batch.path, '/v2/ep/job-take-batch/w1');
+  assert.deepEqual([...batch.query], [['runtime', 'gantry'], ['job_in_progress', '0'], ['batch_size', '3']]);
+  const single = await until(() => fake.requests('job-take').find((s) => s.at > batch.at), 'a take for the last free slot');
+  assert.deepEqual([...single.query], [['runtime', 'gantry'], ['job_in_progress', '1']]);
+  fake.jobs.push({ id: 'c', input: { sleepMs: 250, result: 'c' } });
+  await until(() => fake.requests('ping').some((s) => s.query.get('job_id') === 'a,b,c'), 'all three jobs at once');
+  await until(() => doneBodies('c').length > 0, 'the third job');
+  assert.equal(doneBodies('a').length, 0, 'the batch jobs are still running');
+});
+
+test('aborting `signal` stops taking at once, lets the running job finish and post, then resolves', async () => {
+  const { served: stopped } = await startWorker({ concurrency: 2 });
+  fake.holdMs = 5000; // the idle slot's long-poll must be cut, not sat out
+  fake.jobs.push({ id: 'last', input: { sleepMs: 300, result: 'finished' } });
+  await until(() => fake.requests('ping').some((s) => s.query.get('job_id') === 'last'), 'the job to run');
+  const stoppedAt = Date.now();
+  stopWorker.abort();
+  await stopped;
+  assert.ok(Date.now() - stoppedAt < 1500, 'the held take did not delay the stop');
+  assert.deepEqual(doneBodies('last'), [{ output: 'finished' }]);
+  const takes = fake.requests('job-take').length + fake.requests('job-take-batch').length;
+  await sleep(300);
+  assert.equal(fake.requests('job-take').length + fake.requests('job-take-batch').length, takes, 'no take after the stop');
+});
+
+async function captureStdout(run: () => Promise<void>): Promise<string> {
+  const original = process.stdout.write;
+  let text = '';
+  // Only strings are ours: the test runner's own reports are written as buffers.
+  process.stdout.write = ((chunk: any, ...rest: any[]) => (typeof chunk === 'string' ? ((text += chunk), true) : original.call(process.stdout, chunk, ...rest))) as any;
+  try {
+    await run();
+  } finally {
+    process.stdout.write = original;
+  }
+  return text;
+}
+
+test('local mode runs the handler once on the test input and prints the result, with no server', async () => {
+  assert.equal(await captureStdout(() => serve(testHandler, { env: {}, testInput: { result: { got: 'hi' } } })), '{"output":{"got":"hi"}}\n');
+  assert.equal(await captureStdout(() => serve(testHandler, { env: {}, testInput: { stream: 2 } })), '{"output":[{"i":0},{"i":1}]}\n');
+  const failed = await captureStdout(() => serve(testHandler, { env: { RUNPOD_TEST_INPUT: '{"input":{"fail":"broken"}}' } }));
+  assert.equal(failed, '{"error":"broken"}\n');
+  assert.equal(process.exitCode, 1, 'a failure given from outside is an exit code for scripts');
+  process.exitCode = 0;
+  await assert.rejects(serve(testHandler, { env: { RUNPOD_TEST_INPUT: '{"input":' } }), /^WorkerConfigError: RUNPOD_TEST_INPUT is not valid JSON/);
+  await assert.rejects(serve(testHandler, { env: { RUNPOD_TEST_INPUT: '{"prompt":"x"}' } }), /RUNPOD_TEST_INPUT must be a JSON object of the form \{"input": \.\.\.\}/);
+});
+
+test('a missing variable, a template without ? or a bad concurrency is named', async () => {
+  const env = { ...new FakeQueue().env(), RUNPOD_WEBHOOK_PING: '' };
+  const rejects = (options: ServeOptions, message: RegExp) =>
+    assert.rejects(serve(testHandler, options), (e: Error) => e instanceof WorkerConfigError && message.test(e.message));
+  await rejects({ env: {} }, /^RUNPOD_WEBHOOK_GET_JOB is not set/);
+  await rejects({ env: { ...env, RUNPOD_WEBHOOK_GET_JOB: 'http://h/v2/ep/job-take/$ID' } }, /^RUNPOD_WEBHOOK_GET_JOB must contain '\?'/);
+  await rejects({ env: { ...env, RUNPOD_WEBHOOK_POST_OUTPUT: undefined } as any }, /^RUNPOD_WEBHOOK_POST_OUTPUT is not set/);
+  await rejects({ env: { ...env, RUNPOD_WEBHOOK_POST_STREAM: 'http://h/s/$ID' } }, /^RUNPOD_WEBHOOK_POST_STREAM must contain '\?'/);
+  await rejects({ env: { ...env, RUNPOD_AI_API_KEY: '' } }, /^RUNPOD_AI_API_KEY is not set/);
+  await rejects({ env: { ...env, RUNPOD_PING_INTERVAL: 'soon' } }, /^RUNPOD_PING_INTERVAL must be a positive number/);
+  await rejects({ env, concurrency: 0 }, /^concurrency must be a positive integer/);
+});
+
+test('ping URLs that already hold a ? get their parameters with &', () => {
+  const e = readEnvironment({ ...new FakeQueue().env(), RUNPOD_WEBHOOK_PING: 'http://h/v2/ep/ping/$RUNPOD_POD_ID?gpu=A100' });
+  assert.equal(e.pingUrl(['a', 'b']), 'http://h/v2/ep/ping/w1?gpu=A100&job_id=a,b&runpod_version=gantry-worker%2F1');
+  assert.equal(e.pingUrl([]), 'http://h/v2/ep/ping/w1?gpu=A100&runpod_version=gantry-worker%2F1');
+});
+
+test('the example worker runs locally from --test_input and prints the result', () => {
   const run = (input: unknown) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'examples/echo-worker.ts', '--test_input', JSON.stringify({ input })], { encoding: 'utf8' });
-  assert.equal(run({ echo: { a: 1 } }).stdout.trim(), '{"output":{"a":1}}');
-  assert.equal(run({ fail: 'broken' }).stdout.trim(), '{"error":"broken"}');
-  assert.equal(run({ stream: 2, chunk: 'c' }).stdout.trim(), '{"output":[{"i":0,"text":"c"},{"i":1,"text":"c"}]}');
+    spawnSync(process.execPath, ['--import', 'tsx', 'examples/echo-worker.ts', '--test_input', JSON.stringify({ input })], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const echo = run({ echo: { a: 1 } });
+  assert.deepEqual([echo.stdout, echo.status], ['{"output":{"a":1}}\n', 0]);
+  const fail = run({ fail: 'broken' });
+  assert.deepEqual([fail.stdout, fail.status], ['{"error":"broken"}\n', 1]);
+  assert.equal(run({ errorObject: 'bad prompt' }).stdout, '{"error":"bad prompt"}\n');
+  assert.equal(run({ stream: 2, chunk: 'c' }).stdout, '{"output":[{"i":0,"text":"c"},{"i":1,"text":"c"}]}\n');
+  assert.equal(run({ outputBytes: 5 }).stdout, '{"output":"xxxxx"}\n');
 });

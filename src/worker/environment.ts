@@ -1,4 +1,4 @@
-// Where a worker finds Gantry, read from the RunPod worker environment.
+// Where a worker finds its queue, read from the RunPod worker environment, and the URLs it calls.
 
 export interface WorkerEnvironment {
   workerId: string;
@@ -9,49 +9,69 @@ export interface WorkerEnvironment {
   stopUrl(): string;
   doneUrl(jobId: string, isStream: boolean): string;
   streamUrl(jobId: string): string;
+  /** '' when RUNPOD_WEBHOOK_PING is not set: the worker then does not ping. */
   pingUrl(jobIds: string[]): string;
 }
 
-export class WorkerConfigError extends Error {}
+export class WorkerConfigError extends Error {
+  override name = 'WorkerConfigError';
+}
 
 type Env = Record<string, string | undefined>;
 
+/** Sent as `runpod_version` on pings so the server can tell which SDK a worker runs. */
+export const SDK_VERSION = 'gantry-worker/1';
+
 function required(env: Env, name: string): string {
   const value = env[name];
-  if (!value) throw new WorkerConfigError(`${name} is not set; a worker needs the environment from 'gantry worker-env <endpointId>'`);
+  if (!value) throw new WorkerConfigError(`${name} is not set; a worker needs the environment 'gantry worker-env <endpointId>' prints`);
   return value;
 }
 
-function withQuery(name: string, template: string): string {
-  if (!template.includes('?')) throw new WorkerConfigError(`${name} must contain '?' (parameters are appended with '&')`);
-  return template;
+/** The SDK appends `&name=value`, so a template without `?` would produce a broken URL. */
+function template(env: Env, name: string, fallback?: string): string {
+  const value = env[name] || fallback;
+  if (!value) return required(env, name);
+  if (!value.includes('?')) throw new WorkerConfigError(`${name} must contain '?' (the worker appends its parameters with '&'): ${value}`);
+  return value;
 }
 
-export function readEnvironment(env: Env, version = 'gantry-worker/1'): WorkerEnvironment {
+export function readEnvironment(env: Env): WorkerEnvironment {
+  const takeTemplate = template(env, 'RUNPOD_WEBHOOK_GET_JOB');
+  const doneTemplate = template(env, 'RUNPOD_WEBHOOK_POST_OUTPUT');
+  // Older environments leave the stream URL out; it sits beside job-done.
+  const streamTemplate = template(env, 'RUNPOD_WEBHOOK_POST_STREAM', doneTemplate.replace('/job-done/', '/job-stream/'));
   const workerId = required(env, 'RUNPOD_POD_ID');
-  const take = withQuery('RUNPOD_WEBHOOK_GET_JOB', required(env, 'RUNPOD_WEBHOOK_GET_JOB')).replaceAll('$ID', workerId);
-  const done = withQuery('RUNPOD_WEBHOOK_POST_OUTPUT', required(env, 'RUNPOD_WEBHOOK_POST_OUTPUT')).replaceAll('$RUNPOD_POD_ID', workerId);
-  const stream = withQuery('RUNPOD_WEBHOOK_POST_STREAM', env.RUNPOD_WEBHOOK_POST_STREAM ?? done.replace('/job-done/', '/job-stream/')).replaceAll('$RUNPOD_POD_ID', workerId);
-  const ping = (env.RUNPOD_WEBHOOK_PING ?? '').replaceAll('$RUNPOD_POD_ID', workerId);
-  const interval = Number(env.RUNPOD_PING_INTERVAL ?? 10_000);
-  if (!Number.isFinite(interval) || interval <= 0) throw new WorkerConfigError('RUNPOD_PING_INTERVAL must be a positive number of milliseconds');
+  const credential = required(env, 'RUNPOD_AI_API_KEY');
+  const interval = Number(env.RUNPOD_PING_INTERVAL || 10_000);
+  if (!Number.isFinite(interval) || interval <= 0) throw new WorkerConfigError(`RUNPOD_PING_INTERVAL must be a positive number of milliseconds, not '${env.RUNPOD_PING_INTERVAL}'`);
+
+  const forWorker = (url: string) => url.replaceAll('$RUNPOD_POD_ID', workerId);
+  const take = forWorker(takeTemplate).replaceAll('$ID', workerId);
+  const done = forWorker(doneTemplate);
+  const stream = forWorker(streamTemplate);
+  const ping = forWorker(env.RUNPOD_WEBHOOK_PING ?? '');
+  const inProgress = (yes: boolean) => `job_in_progress=${yes ? 1 : 0}`;
+
   return {
     workerId,
     endpointId: env.RUNPOD_ENDPOINT_ID,
-    credential: required(env, 'RUNPOD_AI_API_KEY'),
+    credential,
     pingIntervalMs: interval,
     takeUrl: (batchSize, jobInProgress) =>
       batchSize > 1
-        ? `${take.replace('/job-take/', '/job-take-batch/')}&job_in_progress=${jobInProgress ? 1 : 0}&batch_size=${batchSize}`
-        : `${take}&job_in_progress=${jobInProgress ? 1 : 0}`,
+        ? `${take.replace('/job-take/', '/job-take-batch/')}&${inProgress(jobInProgress)}&batch_size=${batchSize}`
+        : `${take}&${inProgress(jobInProgress)}`,
     stopUrl: () => take.replace('/job-take/', '/job-stop/'),
-    doneUrl: (jobId, isStream) => `${done.replaceAll('$ID', jobId)}&isStream=${isStream}`,
-    streamUrl: (jobId) => `${stream.replaceAll('$ID', jobId)}&isStream=false`,
+    doneUrl: (jobId, isStream) => `${done.replaceAll('$ID', encodeURIComponent(jobId))}&isStream=${isStream}`,
+    streamUrl: (jobId) => `${stream.replaceAll('$ID', encodeURIComponent(jobId))}&isStream=false`,
     pingUrl: (jobIds) => {
       if (!ping) return '';
-      const params = new URLSearchParams({ runpod_version: version });
-      if (jobIds.length > 0) params.set('job_id', jobIds.join(','));
-      return `${ping}${ping.includes('?') ? '&' : '?'}${params.toString()}`;
+      const params = [
+        ...(jobIds.length > 0 ? [`job_id=${jobIds.map(encodeURIComponent).join(',')}`] : []),
+        `runpod_version=${encodeURIComponent(SDK_VERSION)}`,
+      ];
+      return `${ping}${ping.includes('?') ? '&' : '?'}${params.join('&')}`;
     },
   };
 }

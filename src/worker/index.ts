@@ -1,3 +1,4 @@
 // Gantry's TypeScript worker SDK: `serve(handler)` runs a RunPod-protocol worker loop.
-export { serve, type Handler, type ServeOptions, type WorkerJob } from './serve.js';
+export { serve } from './serve.js';
+export type { Handler, ServeOptions, WorkerJob } from './types.js';
 export { readEnvironment, WorkerConfigError, type WorkerEnvironment } from './environment.js';

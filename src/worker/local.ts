@@ -1,32 +1,58 @@
 // Local mode: run a handler once on a test input and print the result, with no server.
-import type { Handler } from './serve.js';
+import { WorkerConfigError } from './environment.js';
+import { runHandler } from './result.js';
+import type { Handler } from './types.js';
 
-/** `--test_input '<json>'` on the command line, or RUNPOD_TEST_INPUT, both `{"input": ...}`. */
-export function localInput(env: Record<string, string | undefined>, argv: string[]): unknown {
-  const flag = argv.indexOf('--test_input');
-  const raw = flag >= 0 ? argv[flag + 1] : env.RUNPOD_TEST_INPUT;
-  if (raw === undefined) return undefined;
-  const parsed = JSON.parse(raw) as { input?: unknown };
-  return typeof parsed === 'object' && parsed !== null && 'input' in parsed ? parsed.input : parsed;
+export interface LocalJob {
+  input: unknown;
+  s3Config?: unknown;
+  /** Given on the command line or in RUNPOD_TEST_INPUT (not by the program itself). */
+  fromOutside: boolean;
 }
 
-export async function runLocally(handler: Handler, input: unknown): Promise<void> {
-  const controller = new AbortController();
-  const job = { id: 'local-test', input, signal: controller.signal, progress: async (update: unknown) => void process.stderr.write(`progress: ${JSON.stringify(update)}\n`) };
-  let line: string;
+function argValue(argv: string[], name: string): string | undefined {
+  const at = argv.indexOf(name);
+  if (at >= 0) return argv[at + 1] ?? '';
+  return argv.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+/** `--test_input '<json>'` (or `--test_input=<json>`) wins over RUNPOD_TEST_INPUT; both are `{"input": ...}`. */
+export function localJob(testInput: unknown, env: Record<string, string | undefined>, argv: string[]): LocalJob | undefined {
+  if (testInput !== undefined) return { input: testInput, fromOutside: false };
+  const fromArgs = argValue(argv, '--test_input');
+  const source = fromArgs !== undefined ? '--test_input' : 'RUNPOD_TEST_INPUT';
+  const raw = fromArgs ?? env.RUNPOD_TEST_INPUT;
+  if (raw === undefined) return undefined;
+  let parsed: unknown;
   try {
-    const result = handler(job);
-    if (typeof result === 'object' && result !== null && Symbol.asyncIterator in result) {
-      const chunks: unknown[] = [];
-      for await (const chunk of result as AsyncIterable<unknown>) chunks.push(chunk);
-      // A streaming handler's chunks are printed together, as they would stream in order.
-      line = JSON.stringify({ output: chunks });
-    } else {
-      const output = await result;
-      line = typeof output === 'object' && output !== null && 'error' in output ? JSON.stringify(output) : JSON.stringify({ output: output ?? null });
-    }
+    parsed = JSON.parse(raw);
   } catch (error) {
-    line = JSON.stringify({ error: error instanceof Error ? error.message : String(error) });
+    throw new WorkerConfigError(`${source} is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  process.stdout.write(`${line}\n`);
+  if (typeof parsed !== 'object' || parsed === null || !('input' in parsed)) {
+    throw new WorkerConfigError(`${source} must be a JSON object of the form {"input": ...}`);
+  }
+  const { input, s3Config } = parsed as { input: unknown; s3Config?: unknown };
+  return { input, ...(s3Config === undefined ? {} : { s3Config }), fromOutside: true };
+}
+
+/**
+ * Prints `{"output": ...}` or `{"error": ...}` (a stream prints the array of its chunks) on stdout
+ * and progress updates on stderr. A failure from the command line sets exit code 1, for scripts.
+ */
+export async function runLocally(handler: Handler, job: LocalJob): Promise<void> {
+  const signal = new AbortController().signal;
+  const outcome = await runHandler(
+    handler,
+    {
+      id: 'local_test',
+      input: job.input,
+      ...(job.s3Config === undefined ? {} : { s3Config: job.s3Config }),
+      signal,
+      progress: async (update) => void process.stderr.write(`progress: ${JSON.stringify(update)}\n`),
+    },
+    { aggregate: true, shouldGoOn: () => true, onChunk: async () => undefined },
+  );
+  process.stdout.write(`${JSON.stringify(outcome.body)}\n`);
+  if ('error' in outcome.body && job.fromOutside) process.exitCode = 1;
 }

@@ -1,40 +1,68 @@
-// HTTP calls of a worker: the credential goes raw in Authorization, bodies are JSON, and
-// posts are retried on 5xx and network errors (never on 4xx, which will not get better).
+// HTTP calls of a worker: the credential goes raw in Authorization (no Bearer), bodies are JSON,
+// every call has a deadline, and result posts are retried on 5xx and network errors (never on
+// 4xx, which will not get better by asking again).
+import { deadline, pause } from './timing.js';
 
 export interface Answer {
   status: number;
   body: unknown;
 }
 
+export interface TransportTimings {
+  /** Between attempts of a post: retryDelayMs, then twice that, then four times. */
+  retryDelayMs: number;
+  retries: number;
+  postTimeoutMs: number;
+}
+
+const DEFAULT_TIMINGS: TransportTimings = { retryDelayMs: 200, retries: 3, postTimeoutMs: 60_000 };
+
 export class Transport {
+  private readonly timings: TransportTimings;
+
   constructor(
     private readonly credential: string,
-    private readonly retryDelayMs = 200,
-  ) {}
-
-  async get(url: string, signal?: AbortSignal): Promise<Answer> {
-    const res = await fetch(url, { headers: { authorization: this.credential }, signal });
-    const text = await res.text();
-    return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+    timings: Partial<TransportTimings> = {},
+  ) {
+    this.timings = { ...DEFAULT_TIMINGS, ...timings };
   }
 
-  /** POSTs JSON, retrying up to three more times on 5xx or a network error. */
-  async post(url: string, body: unknown, signal?: AbortSignal): Promise<number> {
+  /** GET with a deadline; a 200 body is parsed as JSON, anything else is left undefined. */
+  async get(url: string, timeoutMs: number, signal?: AbortSignal): Promise<Answer> {
+    const limit = deadline(timeoutMs, signal);
+    try {
+      const res = await fetch(url, { headers: { authorization: this.credential }, signal: limit.signal });
+      const text = await res.text();
+      return { status: res.status, body: res.status === 200 && text.trim() !== '' ? (JSON.parse(text) as unknown) : undefined };
+    } finally {
+      limit.release();
+    }
+  }
+
+  /**
+   * POSTs JSON and answers the final status; 5xx and network errors are retried. Throws only when
+   * the last attempt failed on the network.
+   */
+  async post(url: string, body: unknown): Promise<number> {
     const payload = JSON.stringify(body);
+    const { retries, retryDelayMs, postTimeoutMs } = this.timings;
     for (let attempt = 0; ; attempt++) {
+      const limit = deadline(postTimeoutMs);
       try {
         const res = await fetch(url, {
           method: 'POST',
           headers: { authorization: this.credential, 'content-type': 'application/json' },
           body: payload,
-          signal,
+          signal: limit.signal,
         });
         await res.arrayBuffer();
-        if (res.status < 500 || attempt >= 3) return res.status;
+        if (res.status < 500 || attempt >= retries) return res.status;
       } catch (error) {
-        if (signal?.aborted || attempt >= 3) throw error;
+        if (attempt >= retries) throw error;
+      } finally {
+        limit.release();
       }
-      await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs * 2 ** attempt));
+      await pause(retryDelayMs * 2 ** attempt);
     }
   }
 }

@@ -1,0 +1,124 @@
+// The worker loop: take jobs while there is a free slot (long-polled, several at once when more
+// than one slot is free), run them, ping with the jobs in progress, and listen on the stop channel.
+import type { WorkerEnvironment } from './environment.js';
+import { Transport } from './transport.js';
+import { RunningJob, type TakenJob } from './running-job.js';
+import { StopChannel } from './stop-channel.js';
+import { Notifier, pause } from './timing.js';
+import type { Handler } from './types.js';
+
+/** The server answers a take well before this (the RunPod SDKs give up at 90 s too). */
+const TAKE_TIMEOUT_MS = 90_000;
+const RATE_LIMITED_PAUSE_MS = 5_000;
+const FIRST_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 2_000;
+const PING_TIMEOUT_MS = 10_000;
+
+export interface LoopSettings {
+  concurrency: number;
+  returnAggregateStream: boolean;
+  log(line: string): void;
+}
+
+function asTakenJob(value: unknown): TakenJob | undefined {
+  if (typeof value !== 'object' || value === null || typeof (value as { id?: unknown }).id !== 'string') return undefined;
+  return value as TakenJob;
+}
+
+export class WorkerLoop {
+  private readonly transport: Transport;
+  private readonly running = new Map<string, RunningJob>();
+  /** Notified whenever a job starts or ends. */
+  private readonly changed = new Notifier();
+  private readonly stopping = new AbortController();
+  private readonly stopChannel: StopChannel;
+
+  constructor(
+    private readonly handler: Handler,
+    private readonly env: WorkerEnvironment,
+    private readonly settings: LoopSettings,
+  ) {
+    this.transport = new Transport(env.credential);
+    this.stopChannel = new StopChannel(this.transport, env.stopUrl(), this.running, this.changed, settings.log);
+  }
+
+  /** Stop taking jobs; `run()` resolves once the running ones are over. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  async run(): Promise<void> {
+    const pinger = setInterval(() => void this.ping(), this.env.pingIntervalMs);
+    void this.ping();
+    this.stopChannel.start();
+    try {
+      await this.takeLoop();
+      while (this.running.size > 0) await this.changed.wait();
+    } finally {
+      clearInterval(pinger);
+      await this.stopChannel.close();
+    }
+  }
+
+  private async takeLoop(): Promise<void> {
+    const stopping = this.stopping.signal;
+    let backoff = FIRST_BACKOFF_MS;
+    const backOff = async () => {
+      await pause(backoff, stopping);
+      backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+    };
+    while (!stopping.aborted) {
+      const free = this.settings.concurrency - this.running.size;
+      if (free <= 0) {
+        await this.changed.wait(stopping);
+        continue;
+      }
+      let answer;
+      try {
+        answer = await this.transport.get(this.env.takeUrl(free, this.running.size > 0), TAKE_TIMEOUT_MS, stopping);
+      } catch (error) {
+        if (stopping.aborted) return;
+        this.settings.log(`job-take failed: ${error instanceof Error ? error.message : String(error)}`);
+        await backOff();
+        continue;
+      }
+      if (answer.status === 200) {
+        backoff = FIRST_BACKOFF_MS;
+        for (const job of Array.isArray(answer.body) ? answer.body : [answer.body]) this.start(job);
+      } else if (answer.status === 204) {
+        backoff = FIRST_BACKOFF_MS;
+      } else if (answer.status === 429) {
+        this.settings.log('job-take answered 429: waiting before asking again');
+        await pause(RATE_LIMITED_PAUSE_MS, stopping);
+      } else {
+        this.settings.log(`job-take answered ${answer.status}`);
+        await backOff();
+      }
+    }
+  }
+
+  private start(value: unknown): void {
+    const taken = asTakenJob(value);
+    if (!taken) return this.settings.log(`job-take answered something that is not a job: ${JSON.stringify(value)}`);
+    if (this.running.has(taken.id)) return this.settings.log(`job ${taken.id} was handed out again while it runs here; ignored`);
+    const job = new RunningJob(taken, { transport: this.transport, env: this.env, returnAggregateStream: this.settings.returnAggregateStream, log: this.settings.log });
+    this.running.set(taken.id, job);
+    this.changed.notify();
+    void job.run(this.handler).finally(() => {
+      this.running.delete(taken.id);
+      if (this.running.size === 0) this.stopChannel.idle();
+      this.changed.notify();
+    });
+  }
+
+  private async ping(): Promise<void> {
+    const url = this.env.pingUrl([...this.running.keys()]);
+    if (!url) return;
+    try {
+      const answer = await this.transport.get(url, PING_TIMEOUT_MS);
+      if (answer.status >= 300) this.settings.log(`ping answered ${answer.status}`);
+    } catch (error) {
+      this.settings.log(`ping failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
