@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs every test/**/*.test.ts with node's own test runner, loading TypeScript through tsx.
 // Node 20's `--test` does not expand globs, so the file list is built here.
-import { readdirSync, statSync } from 'node:fs';
+// The suite runs twice: on the embedded SQLite store, then the files that use a store again on
+// PostgreSQL when GANTRY_TEST_POSTGRES_URL is set (without it that pass is skipped, visibly).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -13,9 +15,28 @@ function findTests(dir) {
   });
 }
 
+function run(label, files, store) {
+  process.stdout.write(`\n# ${label}: ${files.length} files\n`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, GANTRY_TEST_STORE: store },
+  });
+  return result.status ?? 1;
+}
+
 const filters = process.argv.slice(2);
 const files = findTests('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
-  stdio: 'inherit',
-});
-process.exit(result.status ?? 1);
+const usesStore = (file) => /startHarness|startLive|openTestStore/.test(readFileSync(file, 'utf8'));
+
+const only = process.env.GANTRY_TEST_STORE;
+let status = 0;
+if (only !== 'postgres') status = run('store: sqlite', files, 'sqlite');
+if (only !== 'sqlite') {
+  const storeFiles = files.filter(usesStore);
+  if (!process.env.GANTRY_TEST_POSTGRES_URL) {
+    process.stdout.write('\n# store: postgres SKIPPED - set GANTRY_TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run it\n');
+  } else if (storeFiles.length > 0) {
+    status = run('store: postgres', storeFiles, 'postgres') || status;
+  }
+}
+process.exit(status);

@@ -6,6 +6,7 @@ import type { GantryConfig } from './config.js';
 import { buildApp, type App } from './app.js';
 import { createServices, type Services } from './services/container.js';
 import type { CreatedKey } from './services/api-keys.js';
+import { openStore } from './store/open-store.js';
 
 export interface RunningServer {
   app: App;
@@ -19,13 +20,13 @@ export interface RunningServer {
 
 export async function startServer(config: GantryConfig): Promise<RunningServer> {
   const log = pino({ level: config.logLevel });
-  const services = createServices(config, undefined, log);
+  const services = createServices(config, await openStore(config), log);
   let app: App;
   try {
     app = await buildApp(services, { logger: log });
     const adminKey = await services.apiKeys.ensureAdminKey();
     await app.listen({ port: config.port, host: config.host });
-    services.start();
+    await services.start();
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     if (config.port === 0) useRealPort(config, address.port);
@@ -54,5 +55,6 @@ function useRealPort(config: GantryConfig, port: number): void {
   const fix = (url: string) => url.replace(/^(https?:\/\/[^/]+):0(?=\/|$)/, `$1:${port}`);
   config.publicUrl = fix(config.publicUrl);
   config.workerApiUrl = fix(config.workerApiUrl);
+  config.replicaUrl = fix(config.replicaUrl);
   config.lbUrlPattern = fix(config.lbUrlPattern);
 }

@@ -202,6 +202,19 @@ describe('input, limits and errors', () => {
     });
   }
 
+  test('right after an endpoint is deleted, its queue answers 404 (no stale copy serves it)', async () => {
+    const created = await g.call('POST', '/v2/serverless', {
+      name: 'short-lived', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 2 }, image: 'acme/echo:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    });
+    const id = created.json().id as string;
+    const submit = () => fetch(`${g.url}/v2/${id}/run`, {
+      method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input: {} }),
+    });
+    assert.equal((await submit()).status, 200);
+    assert.equal((await g.call('DELETE', `/v2/serverless/${id}`)).statusCode, 204);
+    assert.equal((await submit()).status, 404);
+  });
+
   test('bad JSON is a 400', async () => {
     const res = await fetch(`${g.url}/v2/${g.endpointId}/run`, {
       method: 'POST',

@@ -1,10 +1,9 @@
 // `gantry keys create|list|revoke`: API keys, managed straight in the database.
 import { Command, InvalidArgumentError } from 'commander';
-import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import { ApiKeyService } from '../services/api-keys.js';
-import { databaseFile } from '../services/container.js';
-import type { KeyPermission } from '../store/store.js';
-import { CliError, configFrom, EXIT_USAGE, withDataDir } from './options.js';
+import type { KeyPermission, Store } from '../store/store.js';
+import { CliError, configFrom, EXIT_USAGE, withDataDir, type StoreFlags } from './options.js';
 
 const PERMISSIONS: KeyPermission[] = ['full', 'read', 'endpoints'];
 const DURATION = /^(\d+)(m|h|d)$/;
@@ -22,8 +21,8 @@ function parseInstant(value: string): string {
   return new Date(at).toISOString();
 }
 
-async function withKeys<T>(dataDir: string | undefined, work: (keys: ApiKeyService, store: SqliteStore) => Promise<T>): Promise<T> {
-  const store = new SqliteStore(databaseFile(configFrom({ dataDir })));
+async function withKeys<T>(flags: StoreFlags, work: (keys: ApiKeyService, store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(configFrom({ dataDir: flags.dataDir, database: flags.database }));
   try {
     return await work(new ApiKeyService(store), store);
   } finally {
@@ -31,8 +30,7 @@ async function withKeys<T>(dataDir: string | undefined, work: (keys: ApiKeyServi
   }
 }
 
-interface CreateFlags {
-  dataDir?: string;
+interface CreateFlags extends StoreFlags {
   account: string;
   name?: string;
   permission: KeyPermission;
@@ -61,7 +59,7 @@ function createCommand(): Command {
       }
       const expiresAt = flags.expiresIn !== undefined ? new Date(Date.now() + flags.expiresIn).toISOString() : (flags.expiresAt ?? null);
       const endpointIds = flags.endpoints ? flags.endpoints.split(',').map((id) => id.trim()).filter(Boolean) : [];
-      const created = await withKeys(flags.dataDir, (keys) =>
+      const created = await withKeys(flags, (keys) =>
         keys
           .create({
             accountName: flags.account,
@@ -90,8 +88,8 @@ function listCommand(): Command {
   return withDataDir(new Command('list'))
     .description('list API keys (never their secrets)')
     .option('--json', 'print JSON')
-    .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const rows = await withKeys(flags.dataDir, async (keys, store) => {
+    .action(async (flags: StoreFlags & { json?: boolean }) => {
+      const rows = await withKeys(flags, async (keys, store) => {
         const list = await keys.list();
         return Promise.all(
           list.map(async (key) => ({
@@ -122,9 +120,9 @@ function revokeCommand(): Command {
   return withDataDir(new Command('revoke'))
     .description('revoke an API key by its id (or the whole key)')
     .argument('<key>', 'the key id, or the full key')
-    .action(async (given: string, flags: { dataDir?: string }) => {
+    .action(async (given: string, flags: StoreFlags) => {
       const id = /^gantry_([a-z0-9]{12})_/.exec(given)?.[1] ?? given;
-      const revoked = await withKeys(flags.dataDir, (keys) => keys.revoke(id));
+      const revoked = await withKeys(flags, (keys) => keys.revoke(id));
       if (!revoked) throw new CliError(`no API key with id ${id}`);
       process.stderr.write(`key ${id} revoked\n`);
     });

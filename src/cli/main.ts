@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The gantry command: serve, keys, worker-env, migrate.
+// The gantry command: serve, keys, worker-env, migrate, doctor.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
@@ -9,6 +9,7 @@ import { serveCommand } from './serve.js';
 import { keysCommand } from './keys.js';
 import { migrateCommand } from './migrate.js';
 import { workerEnvCommand } from './worker-env.js';
+import { doctorCommand } from './doctor.js';
 
 const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
 
@@ -20,7 +21,8 @@ const program = new Command('gantry')
   .addCommand(serveCommand())
   .addCommand(keysCommand())
   .addCommand(workerEnvCommand())
-  .addCommand(migrateCommand());
+  .addCommand(migrateCommand())
+  .addCommand(doctorCommand());
 
 function applyExitOverride(command: Command): void {
   command.exitOverride();

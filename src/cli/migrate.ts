@@ -1,25 +1,42 @@
 // `gantry migrate`: brings the database schema up to date and says what it applied.
 import { Command } from 'commander';
-import { migrateSqlite } from '../store/sqlite/migrate.js';
-import { databaseFile } from '../services/container.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { configFrom, withDataDir } from './options.js';
+import type { Migration } from '../store/sqlite/migrate.js';
+import { migrateSqlite } from '../store/sqlite/migrate.js';
+import { migratePostgres } from '../store/postgres/migrate.js';
+import { createPool } from '../store/postgres/database.js';
+import { databaseFile, storeLocation } from '../store/open-store.js';
+import { configFrom, withDataDir, type StoreFlags } from './options.js';
+
+async function migrate(flags: StoreFlags): Promise<{ applied: Migration[]; location: string }> {
+  const config = configFrom({ dataDir: flags.dataDir, database: flags.database });
+  if (config.databaseUrl) {
+    const pool = createPool({ url: config.databaseUrl, max: 1 });
+    try {
+      return { applied: await migratePostgres(pool), location: storeLocation(config) };
+    } finally {
+      await pool.end();
+    }
+  }
+  const file = databaseFile(config);
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  try {
+    return { applied: migrateSqlite(db), location: file };
+  } finally {
+    db.close();
+  }
+}
 
 export function migrateCommand(): Command {
   return withDataDir(new Command('migrate'))
     .description('apply pending database migrations')
-    .action((flags: { dataDir?: string }) => {
-      const file = databaseFile(configFrom({ dataDir: flags.dataDir }));
-      mkdirSync(dirname(file), { recursive: true });
-      const db = new Database(file);
-      try {
-        const applied = migrateSqlite(db);
-        if (applied.length === 0) process.stdout.write(`schema up to date (${file})\n`);
-        for (const m of applied) process.stdout.write(`applied ${String(m.version).padStart(3, '0')}_${m.name}\n`);
-      } finally {
-        db.close();
-      }
+    .action(async (flags: StoreFlags) => {
+      const { applied, location } = await migrate(flags);
+      if (applied.length === 0) process.stdout.write(`schema up to date (${location})\n`);
+      for (const m of applied) process.stdout.write(`applied ${String(m.version).padStart(3, '0')}_${m.name}\n`);
     });
 }

@@ -13,8 +13,16 @@ export class CliError extends Error {
   }
 }
 
+/** The options that say where the store is: the embedded SQLite's directory or a PostgreSQL URL. */
 export function withDataDir(command: Command): Command {
-  return command.option('--data-dir <dir>', 'where Gantry keeps its database (env GANTRY_DATA_DIR)');
+  return command
+    .option('--data-dir <dir>', 'where Gantry keeps its embedded database (env GANTRY_DATA_DIR)')
+    .option('--database <url>', 'postgres:// URL of a shared store (env GANTRY_DATABASE_URL)');
+}
+
+export interface StoreFlags {
+  dataDir?: string;
+  database?: string;
 }
 
 /** Loads the configuration from flags and environment; a bad setting is a usage error. */

@@ -10,9 +10,14 @@ import { CapacityError } from '../catalog/capacity.js';
 const SERVE_OPTIONS: [keyof ConfigFlags, string, string][] = [
   ['port', '--port <n>', 'port to listen on'],
   ['host', '--host <address>', 'address to listen on'],
-  ['dataDir', '--data-dir <dir>', 'where Gantry keeps its database'],
+  ['dataDir', '--data-dir <dir>', 'where Gantry keeps its embedded database'],
+  ['database', '--database <url>', 'postgres:// URL of a store shared by several replicas (default: embedded SQLite)'],
+  ['databasePoolSize', '--database-pool-size <n>', 'PostgreSQL connections per replica'],
+  ['leaderLeaseMs', '--leader-lease-ms <ms>', 'how long leadership lasts without renewal (PostgreSQL)'],
+  ['eventFallbackMs', '--event-fallback-ms <ms>', 'waiters re-check the store this often (PostgreSQL)'],
   ['publicUrl', '--public-url <url>', 'management API base URL as clients reach it'],
   ['workerApiUrl', '--worker-api-url <url>', 'queue and worker API base URL (requestUrls, worker environment)'],
+  ['replicaUrl', '--replica-url <url>', 'this replica\'s own address, for the workers it starts and for other replicas'],
   ['lbUrlPattern', '--lb-url-pattern <url>', 'load-balancing endpoint URL pattern with {id}'],
   ['rateLimitMinute', '--rate-limit-minute <n>', 'requests per account per minute'],
   ['rateLimitHour', '--rate-limit-hour <n>', 'requests per account per hour'],
@@ -34,6 +39,9 @@ const SERVE_OPTIONS: [keyof ConfigFlags, string, string][] = [
   ['workerInitTimeoutMs', '--worker-init-timeout-ms <ms>', 'a worker not taking jobs by then is replaced'],
   ['workerStopGraceMs', '--worker-stop-grace-ms <ms>', 'SIGTERM to SIGKILL when stopping a worker'],
   ['crashBackoffMs', '--crash-backoff-ms <ms>', 'first delay before replacing a crashed worker'],
+  ['lbHoldMs', '--lb-hold-ms <ms>', 'how long a load-balanced request waits for a ready worker before 503'],
+  ['lbHealthIntervalMs', '--lb-health-interval-ms <ms>', 'period of load-balancing workers\' health checks'],
+  ['lbUnhealthyMs', '--lb-unhealthy-ms <ms>', 'a load-balancing worker unhealthy this long is replaced'],
   ['logLevel', '--log-level <level>', 'fatal, error, warn, info, debug, trace or silent'],
 ];
 

@@ -6,6 +6,8 @@ import type { Clock, JobService } from './jobs.js';
 import type { JobEvents } from './waitlist.js';
 
 const BATCH = 500;
+/** A stop request no stop channel collected within this time belongs to a worker that is gone. */
+const STOP_REQUEST_TTL_MS = 10 * 60_000;
 
 export interface SweepSettings {
   sweepIntervalMs: number;
@@ -26,6 +28,7 @@ export class JobSweeper {
   ) {}
 
   start(): void {
+    if (this.timer) return;
     this.timer = setInterval(() => {
       if (!this.running) this.running = this.sweep().catch((err: unknown) => this.log.error({ err }, 'job sweep failed')).finally(() => (this.running = undefined));
     }, this.settings.sweepIntervalMs);
@@ -34,6 +37,7 @@ export class JobSweeper {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    this.timer = undefined;
     await this.running;
   }
 
@@ -47,14 +51,15 @@ export class JobSweeper {
       this.events.jobChanged(job.id);
       this.events.jobsQueued(job.endpointId);
     }
+    await this.store.jobs.forgetStops(now - STOP_REQUEST_TTL_MS);
     for (const job of await this.store.jobs.deleteExpired(now, BATCH)) {
-      if (job.status === 'IN_PROGRESS' && job.workerId) this.jobs.stopOnWorker(job.workerId, job.id);
+      if (job.status === 'IN_PROGRESS' && job.workerId) await this.jobs.stopOnWorker(job.workerId, job.id);
       this.events.jobChanged(job.id);
     }
   }
 
   private async afterFinish(displaced: DisplacedJob): Promise<void> {
-    if (displaced.workerId) this.jobs.stopOnWorker(displaced.workerId, displaced.id);
+    if (displaced.workerId) await this.jobs.stopOnWorker(displaced.workerId, displaced.id);
     const job = await this.store.jobs.get(displaced.id);
     if (job) this.jobs.finished(job);
   }

@@ -7,6 +7,7 @@ import { canCancel, canRetry, isTerminal, JOB_LIMITS } from '../domain/job-state
 import type { JobEvents } from './waitlist.js';
 import type { WorkerCounts, WorkerRegistry } from './worker-registry.js';
 import { statusJson } from './job-view.js';
+import { EndpointCache } from './endpoint-cache.js';
 
 export interface RunRequest {
   input: Record<string, unknown>;
@@ -32,6 +33,8 @@ export interface JobObserver {
 }
 
 export class JobService {
+  private readonly endpoints: EndpointCache;
+
   constructor(
     private readonly store: Store,
     private readonly events: JobEvents,
@@ -41,11 +44,19 @@ export class JobService {
     private readonly observer: JobObserver | undefined = undefined,
     private readonly countWorkers: (endpointId: string) => WorkerCounts = (id) => workers.counts(id, Date.now()),
     private readonly now: Clock = Date.now,
-  ) {}
+  ) {
+    this.endpoints = new EndpointCache(store, now);
+    events.onEndpointChanged((endpointId) => this.endpoints.invalidate(endpointId));
+  }
+
+  /** The caller's endpoint of either type, from the short-lived copy; undefined when unknown or another account's. */
+  endpointOf(accountId: string, endpointId: string): Promise<EndpointRecord | undefined> {
+    return this.endpoints.get(accountId, endpointId);
+  }
 
   /** The caller's queue endpoint: another account's or an unknown one is 404, a load balancer has no queue. */
   async queueEndpoint(accountId: string, endpointId: string): Promise<EndpointRecord> {
-    const endpoint = await this.store.getEndpoint(accountId, endpointId);
+    const endpoint = await this.endpoints.get(accountId, endpointId);
     if (!endpoint) throw notFound(`endpoint ${endpointId} not found`);
     if (endpoint.spec.type !== 'QUEUE') {
       throw badRequest(`endpoint ${endpointId} is a LOAD_BALANCER endpoint; it has no job queue (send requests to its own URL)`);
@@ -143,7 +154,7 @@ export class JobService {
       completedAt: this.now(),
     });
     if (!cancelled) return this.cancel(endpointId, jobId);
-    if (job.status === 'IN_PROGRESS' && cancelled.workerId) this.stopOnWorker(cancelled.workerId, jobId);
+    if (job.status === 'IN_PROGRESS' && cancelled.workerId) await this.stopOnWorker(cancelled.workerId, jobId);
     this.finished(cancelled);
     return cancelled;
   }
@@ -178,8 +189,10 @@ export class JobService {
     };
   }
 
-  stopOnWorker(workerId: string, jobId: string): void {
-    this.workers.requestStop(workerId, jobId);
+  /** Tells a worker to abort a job: recorded first, so a stop channel on any replica finds it when woken. */
+  async stopOnWorker(workerId: string, jobId: string): Promise<void> {
+    this.workers.jobReleased(workerId, jobId);
+    await this.store.jobs.requestStop(workerId, jobId, this.now());
     this.events.stopRequested(workerId);
   }
 

@@ -8,8 +8,10 @@ export function workerEnvironment(
   endpointId: string,
   credential: string,
   workerId = `worker-${randomId(10)}`,
+  /** Where the worker calls: the public worker API, or the replica that started it. */
+  baseUrl = config.workerApiUrl,
 ): Record<string, string> {
-  const base = `${config.workerApiUrl}/v2/${endpointId}`;
+  const base = `${baseUrl}/v2/${endpointId}`;
   // Take, done and stream URLs must already hold a `?`: the SDKs append `&name=value`.
   return {
     RUNPOD_WEBHOOK_GET_JOB: `${base}/job-take/$ID?runtime=gantry`,

@@ -139,7 +139,7 @@ export class WorkerProtocolService {
     if (report.stopPod) this.workers.requestRecycle(workerId);
     if (!finished) return;
     // The job had gone back to the queue and another worker may hold it now: this result wins, that one stops.
-    if (job.workerId && job.workerId !== workerId) this.jobs.stopOnWorker(job.workerId, jobId);
+    if (job.workerId && job.workerId !== workerId) await this.jobs.stopOnWorker(job.workerId, jobId);
     this.jobs.finished(finished);
   }
 
@@ -157,7 +157,7 @@ export class WorkerProtocolService {
     this.workers.seen(workerId, endpointId, this.now());
     const deadline = this.now() + this.timings.takeWaitMs;
     for (;;) {
-      const stops = this.workers.drainStops(workerId);
+      const stops = await this.store.jobs.drainStops(workerId);
       const left = deadline - this.now();
       if (stops.length > 0 || left <= 0 || signal.aborted) return stops;
       await this.events.stops.wait(workerId, left, signal);

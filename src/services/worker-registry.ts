@@ -1,5 +1,5 @@
 // Workers as seen through the worker protocol: when each last called, which jobs it holds,
-// whether it reported itself unhealthy, and which jobs it must stop.
+// and whether it reported itself unhealthy. Stop requests live in the store, so any replica can hand them out.
 
 export interface WorkerCounts {
   idle: number;
@@ -34,7 +34,6 @@ interface SeenWorker {
 
 export class WorkerRegistry {
   private readonly workers = new Map<string, SeenWorker>();
-  private readonly stops = new Map<string, Set<string>>();
   /** Frozen workers: their open long-polls must not be handed jobs they cannot run. */
   private readonly parked = new Set<string>();
 
@@ -115,7 +114,6 @@ export class WorkerRegistry {
 
   forget(workerId: string): void {
     this.workers.delete(workerId);
-    this.stops.delete(workerId);
     this.parked.delete(workerId);
   }
 
@@ -137,24 +135,6 @@ export class WorkerRegistry {
     return this.workers.get(workerId)?.recycleRequested ?? false;
   }
 
-  requestStop(workerId: string, jobId: string): void {
-    let set = this.stops.get(workerId);
-    if (!set) {
-      set = new Set();
-      this.stops.set(workerId, set);
-    }
-    set.add(jobId);
-    this.jobReleased(workerId, jobId);
-  }
-
-  /** Jobs the worker must abort; handing them out clears the list. */
-  drainStops(workerId: string): string[] {
-    const set = this.stops.get(workerId);
-    if (!set || set.size === 0) return [];
-    this.stops.delete(workerId);
-    return [...set];
-  }
-
   counts(endpointId: string, now: number): WorkerCounts {
     const counts: WorkerCounts = { idle: 0, initializing: 0, ready: 0, running: 0, throttled: 0, unhealthy: 0 };
     for (const [id, worker] of this.workers) {
@@ -169,6 +149,11 @@ export class WorkerRegistry {
     }
     counts.ready = counts.idle + counts.running;
     return counts;
+  }
+
+  /** Endpoints whose workers were heard from. */
+  endpointIds(): Set<string> {
+    return new Set([...this.workers.values()].map((w) => w.endpointId));
   }
 
   forgetEndpoint(endpointId: string): void {

@@ -110,6 +110,13 @@ export interface JobStore {
   releaseWorker(workerId: string): Promise<DisplacedJob[]>;
   deleteEndpointJobs(endpointId: string): Promise<number>;
 
+  /** Records that a worker must abort a job; its stop channel hands the request out once. */
+  requestStop(workerId: string, jobId: string, at: number): Promise<void>;
+  /** The jobs the worker must abort, removed as they are handed out. */
+  drainStops(workerId: string): Promise<string[]>;
+  /** Drops stop requests nobody collected (their worker is gone). */
+  forgetStops(requestedBefore: number): Promise<void>;
+
   insertWorkerCredential(credential: WorkerCredentialRecord): Promise<void>;
   getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined>;
 }

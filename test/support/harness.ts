@@ -1,4 +1,5 @@
-// Builds a real Gantry app on a real SQLite file in a temporary directory, with keys to call it.
+// Builds a real Gantry app on a real store (a SQLite file in a temporary directory, or a fresh
+// PostgreSQL schema when the suite runs on PostgreSQL), with keys to call it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type ConfigFlags } from '../../src/config.js';
 import { createServices, type Services } from '../../src/services/container.js';
 import type { NewKeyOptions } from '../../src/services/api-keys.js';
+import { openTestStore } from './test-store.js';
 
 export interface Harness {
   app: App;
@@ -23,8 +25,9 @@ export interface Harness {
 
 export async function startHarness(flags: ConfigFlags = {}, env: Record<string, string> = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-test-'));
-  const config = loadConfig({ dataDir, ...flags }, env);
-  const services = createServices(config);
+  const testStore = await openTestStore(dataDir);
+  const config = loadConfig({ dataDir, ...testStore.flags, ...flags }, env);
+  const services = createServices(config, testStore.store);
   const app = await buildApp(services);
   const newKey = async (options: NewKeyOptions = {}) => (await services.apiKeys.create(options)).token;
   const admin = await services.apiKeys.create({ name: 'admin' });
@@ -46,6 +49,7 @@ export async function startHarness(flags: ConfigFlags = {}, env: Record<string, 
     async close() {
       await app.close();
       await services.close();
+      await testStore.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -24,11 +24,13 @@ export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string
     ...flags,
   });
   await h.app.listen({ port: 0, host: '127.0.0.1' });
-  h.services.start();
+  await h.services.start();
   const url = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
   // The configuration was made before the port was known; workers must be sent to the real one.
   h.services.config.publicUrl = url;
   h.services.config.workerApiUrl = url;
+  h.services.config.replicaUrl = url;
+  h.services.config.lbUrlPattern = url.replace('127.0.0.1', '{id}.lb.localhost');
   const created = await h.call('POST', '/v2/serverless', {
     name: 'queue-test',
     type: 'QUEUE',
@@ -78,5 +80,18 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     if (value) return value;
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(stepMs);
+  }
+}
+
+/** Repeats `check` until it stops throwing; past the time, its last failure is the test's. */
+export async function settles(check: () => Promise<void>, timeoutMs = 5000, stepMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(stepMs);
+    }
   }
 }

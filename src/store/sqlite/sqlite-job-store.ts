@@ -12,59 +12,9 @@ import type {
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-
-interface JobRow {
-  id: string;
-  endpoint_id: string;
-  account_id: string;
-  status: JobStatus;
-  input: string;
-  webhook: string | null;
-  s3_config: string | null;
-  execution_timeout_ms: number;
-  low_priority: number;
-  retention_ms: number;
-  ttl_ms: number;
-  submitted_at: number;
-  started_at: number | null;
-  completed_at: number | null;
-  expires_at: number;
-  output: string | null;
-  error: string | null;
-  worker_id: string | null;
-  lease_expires_at: number | null;
-  retries: number;
-  lease_losses: number;
-}
+import { jobFromRow, LOST_LEASE_ERROR, type JobRow } from '../rows.js';
 
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
-const LOST_LEASE_ERROR = 'the job was lost by its workers too many times (their leases lapsed without a result)';
-
-function jobFromRow(row: JobRow): JobRecord {
-  return {
-    id: row.id,
-    endpointId: row.endpoint_id,
-    accountId: row.account_id,
-    status: row.status,
-    input: row.input,
-    webhook: row.webhook,
-    s3Config: row.s3_config,
-    executionTimeoutMs: row.execution_timeout_ms,
-    lowPriority: row.low_priority === 1,
-    retentionMs: row.retention_ms,
-    ttlMs: row.ttl_ms,
-    submittedAt: row.submitted_at,
-    startedAt: row.started_at,
-    completedAt: row.completed_at,
-    expiresAt: row.expires_at,
-    output: row.output,
-    error: row.error,
-    workerId: row.worker_id,
-    leaseExpiresAt: row.lease_expires_at,
-    retries: row.retries,
-    leaseLosses: row.lease_losses,
-  };
-}
 
 function statusList(statuses: readonly JobStatus[]): string {
   // Statuses are a closed enum, never user text, so inlining them is safe and keeps one statement per set.
@@ -222,6 +172,18 @@ export class SqliteJobStore implements JobStore {
     })();
   }
 
+  async requestStop(workerId: string, jobId: string, at: number): Promise<void> {
+    this.s.requestStop.run(workerId, jobId, at);
+  }
+
+  async drainStops(workerId: string): Promise<string[]> {
+    return (this.s.drainStops.all(workerId) as { job_id: string }[]).map((row) => row.job_id);
+  }
+
+  async forgetStops(requestedBefore: number): Promise<void> {
+    this.s.forgetStops.run(requestedBefore);
+  }
+
   async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {
     this.s.insertCredential.run(c.id, c.endpointId, c.secretHash, c.createdAt, c.revokedAt);
   }
@@ -282,6 +244,9 @@ function prepare(db: Database.Database) {
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
     deleteEndpointStreams: db.prepare('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = ?)'),
     deleteEndpointJobs: db.prepare('DELETE FROM jobs WHERE endpoint_id = ?'),
+    requestStop: db.prepare('INSERT OR IGNORE INTO job_stops (worker_id, job_id, requested_at) VALUES (?, ?, ?)'),
+    drainStops: db.prepare('DELETE FROM job_stops WHERE worker_id = ? RETURNING job_id'),
+    forgetStops: db.prepare('DELETE FROM job_stops WHERE requested_at < ?'),
     insertCredential: db.prepare(`INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at)
       VALUES (?, ?, ?, ?, ?)`),
     getCredential: db.prepare(`SELECT id, endpoint_id AS endpointId, secret_hash AS secretHash, created_at AS createdAt,

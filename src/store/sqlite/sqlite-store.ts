@@ -3,41 +3,10 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AccountRecord, ApiKeyRecord, EndpointRecord, KeyPermission, ReleaseRecord, Store, TemplateRecord } from '../store.js';
-import type { EndpointSpec, TemplateSpec } from '../../domain/endpoint-spec.js';
+import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { migrateSqlite } from './migrate.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
-
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string;
-  secret_hash: string;
-  permission: KeyPermission;
-  endpoint_ids: string;
-  rate_limit_exempt: number;
-  expires_at: string | null;
-  revoked_at: string | null;
-  created_at: string;
-}
-
-interface EndpointRow {
-  id: string;
-  account_id: string;
-  spec: string;
-  version: number;
-  revision: number;
-  created_at: string;
-  updated_at: string;
-}
-
-interface TemplateRow {
-  id: string;
-  account_id: string | null;
-  spec: string;
-  created_at: string;
-  updated_at: string;
-}
+import { endpointFromRow, keyFromRow, templateFromRow, type EndpointRow, type KeyRow, type TemplateRow } from '../rows.js';
 
 /** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
 export function openSqliteDatabase(file: string): Database.Database {
@@ -242,42 +211,5 @@ function prepareStatements(db: Database.Database) {
     updateTemplate: db.prepare('UPDATE templates SET name = ?, is_public = ?, spec = ?, updated_at = ? WHERE id = ?'),
     deleteTemplate: db.prepare('DELETE FROM templates WHERE id = ? AND account_id = ?'),
     templateNameTaken: db.prepare('SELECT 1 FROM templates WHERE account_id = ? AND name = ? AND id <> ?'),
-  };
-}
-
-function keyFromRow(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    secretHash: row.secret_hash,
-    permission: row.permission,
-    endpointIds: JSON.parse(row.endpoint_ids) as string[],
-    rateLimitExempt: row.rate_limit_exempt === 1,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    createdAt: row.created_at,
-  };
-}
-
-function endpointFromRow(row: EndpointRow): EndpointRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    spec: JSON.parse(row.spec) as EndpointSpec,
-    version: row.version,
-    revision: row.revision,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function templateFromRow(row: TemplateRow): TemplateRecord {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    spec: JSON.parse(row.spec) as TemplateSpec,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
   };
 }

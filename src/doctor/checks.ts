@@ -1,0 +1,116 @@
+// `gantry doctor`'s checks: each says what it found and, when something is wrong, what to do.
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import type { GantryConfig } from '../config.js';
+import { databaseFile, storeLocation } from '../store/open-store.js';
+import { readMigrations } from '../store/sqlite/migrate.js';
+import { connectionOptions } from '../store/postgres/database.js';
+import { postgresSchemaState } from '../store/postgres/migrate.js';
+
+export interface CheckResult {
+  status: 'ok' | 'warn' | 'fail';
+  name: string;
+  detail: string;
+}
+
+const ok = (name: string, detail: string): CheckResult => ({ status: 'ok', name, detail });
+const warn = (name: string, detail: string): CheckResult => ({ status: 'warn', name, detail });
+const fail = (name: string, detail: string): CheckResult => ({ status: 'fail', name, detail });
+
+const CONNECT_TIMEOUT_MS = 5000;
+const NOTIFY_TIMEOUT_MS = 3000;
+
+export function schemaVerdict(applied: number[], known: number[]): CheckResult {
+  const newest = Math.max(0, ...known);
+  const ahead = applied.filter((v) => v > newest);
+  if (ahead.length > 0) return fail('schema', `the database has migration ${Math.max(...ahead)}, newer than this Gantry (up to ${newest}): upgrade Gantry`);
+  const missing = known.filter((v) => !applied.includes(v));
+  if (applied.length === 0) return fail('schema', 'the database has no Gantry schema: run `gantry migrate` (or start `gantry serve` once)');
+  if (missing.length > 0) return fail('schema', `migrations ${missing.join(', ')} are not applied: run \`gantry migrate\``);
+  return ok('schema', `up to date (migration ${newest})`);
+}
+
+export async function checkSqlite(config: GantryConfig): Promise<CheckResult[]> {
+  const file = databaseFile(config);
+  if (!existsSync(file)) return [fail('database', `${file} does not exist: start \`gantry serve\` or run \`gantry migrate\` with this --data-dir`)];
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    const mode = db.pragma('journal_mode', { simple: true }) as string;
+    const hasLedger = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).get() !== undefined;
+    const applied = hasLedger ? (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version) : [];
+    const integrity = db.pragma('quick_check', { simple: true }) as string;
+    return [
+      ok('database', `SQLite at ${file} (journal ${mode})`),
+      schemaVerdict(applied, readMigrations().map((m) => m.version)),
+      integrity === 'ok' ? ok('integrity', 'quick_check passed') : fail('integrity', `quick_check: ${integrity}: restore from a backup`),
+    ];
+  } catch (error) {
+    return [fail('database', `cannot open ${file}: ${(error as Error).message}`)];
+  } finally {
+    db?.close();
+  }
+}
+
+export async function checkPostgres(config: GantryConfig): Promise<CheckResult[]> {
+  const options = { url: config.databaseUrl!, max: 2 };
+  const pool = new pg.Pool({ ...connectionOptions(options), max: 2, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  pool.on('error', () => undefined);
+  const results: CheckResult[] = [];
+  try {
+    const { rows } = await pool.query<{ version: string; now: number }>(
+      `SELECT current_setting('server_version') AS version, (extract(epoch from clock_timestamp()) * 1000)::bigint AS now`,
+    );
+    const skewMs = Math.abs(Date.now() - rows[0]!.now);
+    results.push(ok('database', `PostgreSQL ${rows[0]!.version} at ${storeLocation(config)}`));
+    results.push(skewMs > 2000 ? warn('clock', `this machine's clock is ${skewMs} ms off the database's: run NTP on every replica`) : ok('clock', `within ${skewMs} ms of the database`));
+    const state = await postgresSchemaState(pool);
+    const schema = schemaVerdict(state.applied, state.known);
+    results.push(schema);
+    if (schema.status !== 'ok') return results;
+    results.push(await checkNotify(config));
+    results.push(await checkReplicas(pool));
+    return results;
+  } catch (error) {
+    results.push(fail('database', `cannot reach ${storeLocation(config)}: ${(error as Error).message}`));
+    return results;
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
+/** Replicas wake each other with LISTEN/NOTIFY; some poolers in transaction mode break it. */
+async function checkNotify(config: GantryConfig): Promise<CheckResult> {
+  const client = new pg.Client(connectionOptions({ url: config.databaseUrl!, max: 1 }));
+  try {
+    await client.connect();
+    await client.query('LISTEN gantry_doctor');
+    const heard = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), NOTIFY_TIMEOUT_MS);
+      client.on('notification', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    await client.query(`NOTIFY gantry_doctor, 'ping'`);
+    return (await heard)
+      ? ok('notifications', 'LISTEN/NOTIFY delivers')
+      : fail('notifications', 'a NOTIFY was not delivered: connect replicas directly or through a session-mode pooler');
+  } catch (error) {
+    return fail('notifications', `LISTEN failed: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function checkReplicas(pool: pg.Pool): Promise<CheckResult> {
+  const now = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+  const live = await pool.query<{ id: string; url: string }>(`SELECT id, url FROM replicas WHERE seen_at > ${now} - 5000 ORDER BY started_at`);
+  const lease = await pool.query<{ holder: string; left_ms: number }>(`SELECT holder, expires_at - ${now} AS left_ms FROM leases WHERE name = 'leader'`);
+  const leader = lease.rows[0];
+  const names = live.rows.map((r) => `${r.id} (${r.url})`).join(', ');
+  if (live.rows.length === 0) return warn('replicas', 'no replica is running against this database');
+  if (!leader || leader.left_ms < 0) return fail('replicas', `${live.rows.length} running (${names}) but none holds the leader lease: check their logs`);
+  return ok('replicas', `${live.rows.length} running: ${names}; leader ${leader.holder}`);
+}

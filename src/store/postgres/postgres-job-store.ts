@@ -1,0 +1,262 @@
+// The job store on PostgreSQL. Takes lock the rows they lease with FOR UPDATE SKIP LOCKED, so
+// replicas taking at once never block on, or hand out, the same job.
+import type pg from 'pg';
+import type { JobStatus } from '../../domain/job-state.js';
+import type { Completion, DisplacedJob, JobCounts, JobRecord, JobStore, NewJob, QueueStats, WorkerCredentialRecord } from '../job-store.js';
+import { QUEUE_STATS_CAP } from '../job-store.js';
+import { jobFromRow, LOST_LEASE_ERROR, type JobRow } from '../rows.js';
+import { transaction } from './database.js';
+
+const DISPLACED = 'id, endpoint_id AS "endpointId", worker_id AS "workerId", status';
+const REQUEUED = `id, endpoint_id AS "endpointId", NULL AS "workerId", status`;
+const COUNT_NAMES: Record<JobStatus, keyof JobCounts> = {
+  IN_QUEUE: 'inQueue',
+  IN_PROGRESS: 'inProgress',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+  TIMED_OUT: 'timedOut',
+};
+
+export class PostgresJobStore implements JobStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  private async rows<T>(sql: string, params: unknown[]): Promise<T[]> {
+    return (await this.pool.query(sql, params)).rows as T[];
+  }
+
+  private async job(sql: string, params: unknown[]): Promise<JobRecord | undefined> {
+    const row = (await this.rows<JobRow>(sql, params))[0];
+    return row && jobFromRow(row);
+  }
+
+  async insert(job: NewJob): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
+        retention_ms, ttl_ms, submitted_at, expires_at) VALUES ($1, $2, $3, 'IN_QUEUE', $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [job.id, job.endpointId, job.accountId, job.input, job.webhook, job.s3Config, job.executionTimeoutMs, job.lowPriority,
+        job.retentionMs, job.ttlMs, job.submittedAt, job.expiresAt],
+    );
+  }
+
+  get(id: string): Promise<JobRecord | undefined> {
+    return this.job('SELECT * FROM jobs WHERE id = $1', [id]);
+  }
+
+  async take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
+    const rows = await this.rows<JobRow>(
+      `UPDATE jobs SET status = 'IN_PROGRESS', worker_id = $1, started_at = $2, lease_expires_at = $3
+       WHERE seq IN (SELECT seq FROM jobs WHERE endpoint_id = $4 AND status = 'IN_QUEUE' AND expires_at > $2
+                     ORDER BY low_priority, seq LIMIT $5 FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [workerId, now, leaseUntil, endpointId, limit],
+    );
+    return rows.map(jobFromRow).sort((a, b) => Number(a.lowPriority) - Number(b.lowPriority) || a.submittedAt - b.submittedAt);
+  }
+
+  async renewLeases(workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
+    if (jobIds.length === 0) return 0;
+    const result = await this.pool.query(
+      `UPDATE jobs SET lease_expires_at = $1 WHERE id = ANY($2) AND worker_id = $3 AND status = 'IN_PROGRESS'`,
+      [leaseUntil, jobIds, workerId],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async recordProgress(id: string, output: string, leaseUntil: number): Promise<boolean> {
+    const result = await this.pool.query(`UPDATE jobs SET output = $1, lease_expires_at = $2 WHERE id = $3 AND status = 'IN_PROGRESS'`, [
+      output,
+      leaseUntil,
+      id,
+    ]);
+    return result.rowCount === 1;
+  }
+
+  complete(id: string, from: readonly JobStatus[], c: Completion): Promise<JobRecord | undefined> {
+    return this.job(
+      `UPDATE jobs SET status = $1, output = $2, error = $3, completed_at = $4, lease_expires_at = NULL,
+         expires_at = least(expires_at, $4 + retention_ms)
+       WHERE id = $5 AND status = ANY($6) RETURNING *`,
+      [c.status, c.output, c.error, c.completedAt, id, from],
+    );
+  }
+
+  async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined> {
+    const row = await transaction(this.pool, async (client) => {
+      const updated = (
+        await client.query<JobRow>(
+          `UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL, completed_at = NULL, worker_id = NULL,
+             lease_expires_at = NULL, retries = retries + 1, lease_losses = 0, expires_at = $1, stream_read = 0, stream_written = 0
+           WHERE id = $2 AND status = ANY($3) RETURNING *`,
+          [expiresAt, id, from],
+        )
+      ).rows[0];
+      if (updated) await client.query('DELETE FROM job_stream WHERE job_id = $1', [id]);
+      return updated;
+    });
+    return row && jobFromRow(row);
+  }
+
+  async setExpiry(id: string, expiresAt: number): Promise<void> {
+    await this.pool.query('UPDATE jobs SET expires_at = $1 WHERE id = $2', [expiresAt, id]);
+  }
+
+  async purgeQueued(endpointId: string): Promise<number> {
+    return (await this.pool.query(`DELETE FROM jobs WHERE endpoint_id = $1 AND status = 'IN_QUEUE'`, [endpointId])).rowCount ?? 0;
+  }
+
+  async counts(endpointId: string): Promise<JobCounts> {
+    const counts: JobCounts = { inQueue: 0, inProgress: 0, completed: 0, failed: 0, cancelled: 0, timedOut: 0, retried: 0 };
+    const rows = await this.rows<{ status: JobStatus; n: number; retried: number }>(
+      'SELECT status, count(*) AS n, count(*) FILTER (WHERE retries > 0) AS retried FROM jobs WHERE endpoint_id = $1 GROUP BY status',
+      [endpointId],
+    );
+    for (const row of rows) {
+      counts[COUNT_NAMES[row.status]] = row.n;
+      counts.retried += row.retried;
+    }
+    return counts;
+  }
+
+  async queueStats(endpointId: string): Promise<QueueStats> {
+    const [row] = await this.rows<{ queued: number; low: number; running: number; oldest: number | null }>(
+      `SELECT
+         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND NOT low_priority LIMIT $2) q) AS queued,
+         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND low_priority LIMIT $2) l) AS low,
+         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND status = 'IN_PROGRESS' LIMIT $2) r) AS running,
+         (SELECT submitted_at FROM jobs WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND NOT low_priority
+          ORDER BY low_priority, seq LIMIT 1) AS oldest`,
+      [endpointId, QUEUE_STATS_CAP],
+    );
+    return { queued: row!.queued, queuedLowPriority: row!.low, inProgress: row!.running, oldestQueuedAt: row!.oldest };
+  }
+
+  async oldestQueuedAt(endpointId: string): Promise<number | null> {
+    const [row] = await this.rows<{ submitted_at: number }>(
+      `SELECT submitted_at FROM jobs WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND NOT low_priority ORDER BY low_priority, seq LIMIT 1`,
+      [endpointId],
+    );
+    return row?.submitted_at ?? null;
+  }
+
+  async appendStream(id: string, outputs: string[]): Promise<void> {
+    await transaction(this.pool, async (client) => {
+      const row = (await client.query<{ stream_written: number }>(
+        'UPDATE jobs SET stream_written = stream_written + $1 WHERE id = $2 RETURNING stream_written',
+        [outputs.length, id],
+      )).rows[0];
+      if (!row) return;
+      const first = row.stream_written - outputs.length + 1;
+      await client.query(
+        'INSERT INTO job_stream (job_id, seq, output) SELECT $1, $2 + n - 1, o FROM unnest($3::text[]) WITH ORDINALITY AS t(o, n)',
+        [id, first, outputs],
+      );
+    });
+  }
+
+  async readStream(id: string): Promise<string[]> {
+    // Chunks and the written position commit together, so everything up to `written` is visible here.
+    const [position] = await this.rows<{ read: number; written: number }>(
+      `WITH old AS (SELECT stream_read, stream_written FROM jobs WHERE id = $1 FOR UPDATE)
+       UPDATE jobs SET stream_read = old.stream_written FROM old WHERE jobs.id = $1
+       RETURNING old.stream_read AS read, old.stream_written AS written`,
+      [id],
+    );
+    if (!position || position.read >= position.written) return [];
+    const chunks = await this.rows<{ output: string }>(
+      'SELECT output FROM job_stream WHERE job_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq',
+      [id, position.read, position.written],
+    );
+    return chunks.map((c) => c.output);
+  }
+
+  deleteExpired(now: number, limit: number): Promise<DisplacedJob[]> {
+    return transaction(this.pool, async (client) => {
+      const gone = (await client.query<DisplacedJob>(
+        `DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING ${DISPLACED}`,
+        [now, limit],
+      )).rows;
+      if (gone.length > 0) await client.query('DELETE FROM job_stream WHERE job_id = ANY($1)', [gone.map((job) => job.id)]);
+      return gone;
+    });
+  }
+
+  timeOutOverdue(now: number, limit: number): Promise<DisplacedJob[]> {
+    return this.rows<DisplacedJob>(
+      `UPDATE jobs SET status = 'TIMED_OUT', completed_at = $1, lease_expires_at = NULL,
+         error = 'the job ran longer than its execution timeout of ' || execution_timeout_ms || ' ms',
+         expires_at = least(expires_at, $1 + retention_ms)
+       WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND started_at + execution_timeout_ms <= $1
+                     LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING ${DISPLACED}`,
+      [now, limit],
+    );
+  }
+
+  releaseLapsedLeases(now: number, maxLosses: number, limit: number): Promise<{ requeued: DisplacedJob[]; failed: DisplacedJob[] }> {
+    return transaction(this.pool, async (client) => {
+      const failed = (await client.query<DisplacedJob>(
+        `UPDATE jobs SET status = 'FAILED', completed_at = $1, error = $2, lease_expires_at = NULL, lease_losses = lease_losses + 1,
+           expires_at = least(expires_at, $1 + retention_ms)
+         WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 AND lease_losses >= $3
+                       LIMIT $4 FOR UPDATE SKIP LOCKED)
+         RETURNING ${DISPLACED}`,
+        [now, LOST_LEASE_ERROR, maxLosses - 1, limit],
+      )).rows;
+      const requeued = (await client.query<DisplacedJob>(
+        `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL,
+           retries = retries + 1, lease_losses = lease_losses + 1
+         WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING ${REQUEUED}`,
+        [now, limit],
+      )).rows;
+      return { requeued, failed };
+    });
+  }
+
+  releaseWorker(workerId: string): Promise<DisplacedJob[]> {
+    return this.rows<DisplacedJob>(
+      `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL, retries = retries + 1
+       WHERE worker_id = $1 AND status = 'IN_PROGRESS' RETURNING ${REQUEUED}`,
+      [workerId],
+    );
+  }
+
+  deleteEndpointJobs(endpointId: string): Promise<number> {
+    return transaction(this.pool, async (client) => {
+      await client.query('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = $1)', [endpointId]);
+      return (await client.query('DELETE FROM jobs WHERE endpoint_id = $1', [endpointId])).rowCount ?? 0;
+    });
+  }
+
+  async requestStop(workerId: string, jobId: string, at: number): Promise<void> {
+    await this.pool.query('INSERT INTO job_stops (worker_id, job_id, requested_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [workerId, jobId, at]);
+  }
+
+  async drainStops(workerId: string): Promise<string[]> {
+    return (await this.rows<{ job_id: string }>('DELETE FROM job_stops WHERE worker_id = $1 RETURNING job_id', [workerId])).map((r) => r.job_id);
+  }
+
+  async forgetStops(requestedBefore: number): Promise<void> {
+    await this.pool.query('DELETE FROM job_stops WHERE requested_at < $1', [requestedBefore]);
+  }
+
+  async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {
+    await this.pool.query('INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)', [
+      c.id,
+      c.endpointId,
+      c.secretHash,
+      c.createdAt,
+      c.revokedAt,
+    ]);
+  }
+
+  async getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined> {
+    const [row] = await this.rows<WorkerCredentialRecord>(
+      `SELECT id, endpoint_id AS "endpointId", secret_hash AS "secretHash", created_at AS "createdAt", revoked_at AS "revokedAt"
+       FROM worker_credentials WHERE id = $1`,
+      [id],
+    );
+    return row;
+  }
+}

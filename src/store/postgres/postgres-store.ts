@@ -1,0 +1,190 @@
+// The Store port on PostgreSQL (pg), for several replicas sharing one database.
+import type pg from 'pg';
+import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
+import { endpointFromRow, keyFromRow, templateFromRow, type EndpointRow, type KeyRow, type TemplateRow } from '../rows.js';
+import { createPool, transaction, type PoolOptions, type Queryable } from './database.js';
+import { migratePostgres } from './migrate.js';
+import { PostgresJobStore } from './postgres-job-store.js';
+
+const ACCOUNT = 'id, name, created_at AS "createdAt"';
+const RELEASE = 'id, endpoint_id AS "endpointId", version, source, diff, created_by AS "createdBy", created_at AS "createdAt"';
+
+export class PostgresStore implements Store {
+  readonly jobs: PostgresJobStore;
+
+  private constructor(readonly pool: pg.Pool, readonly options: PoolOptions) {
+    this.jobs = new PostgresJobStore(pool);
+  }
+
+  /** Connects and brings the schema up to date (safe when several replicas start together). */
+  static async open(options: PoolOptions): Promise<PostgresStore> {
+    const pool = createPool(options);
+    try {
+      await migratePostgres(pool);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+    return new PostgresStore(pool, options);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async one<T>(sql: string, params: unknown[] = [], db: Queryable = this.pool): Promise<T | undefined> {
+    return (await db.query(sql, params)).rows[0] as T | undefined;
+  }
+
+  private async all<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.pool.query(sql, params)).rows as T[];
+  }
+
+  async createAccount(a: AccountRecord): Promise<void> {
+    await this.pool.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)', [a.id, a.name, a.createdAt]);
+  }
+
+  getAccount(id: string): Promise<AccountRecord | undefined> {
+    return this.one(`SELECT ${ACCOUNT} FROM accounts WHERE id = $1`, [id]);
+  }
+
+  findAccountByName(name: string): Promise<AccountRecord | undefined> {
+    return this.one(`SELECT ${ACCOUNT} FROM accounts WHERE name = $1`, [name]);
+  }
+
+  async insertApiKey(k: ApiKeyRecord): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids, rate_limit_exempt, expires_at, revoked_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [k.id, k.accountId, k.name, k.secretHash, k.permission, JSON.stringify(k.endpointIds), k.rateLimitExempt, k.expiresAt, k.revokedAt, k.createdAt],
+    );
+  }
+
+  async getApiKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.one<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
+    return row && keyFromRow(row);
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    return (await this.all<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).map(keyFromRow);
+  }
+
+  async countApiKeys(): Promise<number> {
+    return (await this.one<{ n: number }>('SELECT count(*) AS n FROM api_keys'))?.n ?? 0;
+  }
+
+  async revokeApiKey(id: string, at: string): Promise<boolean> {
+    const result = await this.pool.query('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2', [at, id]);
+    return result.rowCount === 1;
+  }
+
+  async insertEndpoint(e: EndpointRecord, release?: ReleaseRecord): Promise<void> {
+    await transaction(this.pool, async (client) => {
+      await client.query(
+        `INSERT INTO endpoints (id, account_id, spec, version, revision, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [e.id, e.accountId, JSON.stringify(e.spec), e.version, e.revision, e.createdAt, e.updatedAt],
+      );
+      if (release) await insertRelease(client, release);
+    });
+  }
+
+  async getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined> {
+    const row = await this.one<EndpointRow>('SELECT * FROM endpoints WHERE id = $1 AND account_id = $2', [id, accountId]);
+    return row && endpointFromRow(row);
+  }
+
+  async listEndpoints(accountId: string): Promise<EndpointRecord[]> {
+    return (await this.all<EndpointRow>('SELECT * FROM endpoints WHERE account_id = $1 ORDER BY created_at, id', [accountId])).map(endpointFromRow);
+  }
+
+  async listAllEndpoints(): Promise<EndpointRecord[]> {
+    return (await this.all<EndpointRow>('SELECT * FROM endpoints ORDER BY created_at, id')).map(endpointFromRow);
+  }
+
+  async findEndpoint(id: string): Promise<EndpointRecord | undefined> {
+    const row = await this.one<EndpointRow>('SELECT * FROM endpoints WHERE id = $1', [id]);
+    return row && endpointFromRow(row);
+  }
+
+  async updateEndpoint(e: EndpointRecord, expectedRevision: number, release?: ReleaseRecord): Promise<boolean> {
+    return transaction(this.pool, async (client) => {
+      const result = await client.query(
+        `UPDATE endpoints SET spec = $1, version = $2, revision = $3, updated_at = $4 WHERE id = $5 AND account_id = $6 AND revision = $7`,
+        [JSON.stringify(e.spec), e.version, e.revision, e.updatedAt, e.id, e.accountId, expectedRevision],
+      );
+      if (result.rowCount !== 1) return false;
+      if (release) await insertRelease(client, release);
+      return true;
+    });
+  }
+
+  async listReleases(endpointId: string): Promise<ReleaseRecord[]> {
+    const rows = await this.all<Omit<ReleaseRecord, 'diff'> & { diff: string }>(
+      `SELECT ${RELEASE} FROM releases WHERE endpoint_id = $1 ORDER BY version DESC`,
+      [endpointId],
+    );
+    return rows.map((row) => ({ ...row, diff: JSON.parse(row.diff) as ReleaseRecord['diff'] }));
+  }
+
+  /** Deleting an endpoint drops its queue: queued and running jobs go with it. */
+  async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
+    return transaction(this.pool, async (client) => {
+      const deleted = (await client.query('DELETE FROM endpoints WHERE id = $1 AND account_id = $2', [id, accountId])).rowCount === 1;
+      if (deleted) {
+        await client.query('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = $1)', [id]);
+        await client.query('DELETE FROM jobs WHERE endpoint_id = $1', [id]);
+        await client.query('DELETE FROM releases WHERE endpoint_id = $1', [id]);
+      }
+      return deleted;
+    });
+  }
+
+  async insertTemplate(t: TemplateRecord): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO templates (id, account_id, name, is_public, spec, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [t.id, t.accountId, t.spec.name, t.spec.public, JSON.stringify(t.spec), t.createdAt, t.updatedAt],
+    );
+  }
+
+  async getTemplate(id: string): Promise<TemplateRecord | undefined> {
+    const row = await this.one<TemplateRow>('SELECT * FROM templates WHERE id = $1', [id]);
+    return row && templateFromRow(row);
+  }
+
+  async listTemplates(accountId: string): Promise<TemplateRecord[]> {
+    return (await this.all<TemplateRow>('SELECT * FROM templates WHERE account_id = $1 ORDER BY created_at, id', [accountId])).map(templateFromRow);
+  }
+
+  async listSharedTemplates(limit: number): Promise<TemplateRecord[]> {
+    const rows = await this.all<TemplateRow>(
+      'SELECT * FROM templates WHERE is_public AND account_id IS NOT NULL ORDER BY created_at, id LIMIT $1',
+      [limit],
+    );
+    return rows.map(templateFromRow);
+  }
+
+  async updateTemplate(t: TemplateRecord): Promise<void> {
+    await this.pool.query('UPDATE templates SET name = $1, is_public = $2, spec = $3, updated_at = $4 WHERE id = $5', [
+      t.spec.name,
+      t.spec.public,
+      JSON.stringify(t.spec),
+      t.updatedAt,
+      t.id,
+    ]);
+  }
+
+  async deleteTemplate(accountId: string, id: string): Promise<boolean> {
+    return (await this.pool.query('DELETE FROM templates WHERE id = $1 AND account_id = $2', [id, accountId])).rowCount === 1;
+  }
+
+  async templateNameTaken(accountId: string, name: string, exceptId = ''): Promise<boolean> {
+    return (await this.one('SELECT 1 FROM templates WHERE account_id = $1 AND name = $2 AND id <> $3', [accountId, name, exceptId])) !== undefined;
+  }
+}
+
+async function insertRelease(client: Queryable, r: ReleaseRecord): Promise<void> {
+  await client.query(
+    `INSERT INTO releases (id, endpoint_id, version, source, diff, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [r.id, r.endpointId, r.version, r.source, JSON.stringify(r.diff), r.createdBy, r.createdAt],
+  );
+}

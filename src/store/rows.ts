@@ -1,0 +1,126 @@
+// Table rows as both stores return them, and their mapping to records. SQLite gives 0/1 where
+// PostgreSQL gives booleans; everything else has the same shape.
+import type { JobStatus } from '../domain/job-state.js';
+import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
+import type { ApiKeyRecord, EndpointRecord, KeyPermission, TemplateRecord } from './store.js';
+import type { JobRecord } from './job-store.js';
+
+export interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  secret_hash: string;
+  permission: KeyPermission;
+  endpoint_ids: string;
+  rate_limit_exempt: number | boolean;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface EndpointRow {
+  id: string;
+  account_id: string;
+  spec: string;
+  version: number;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TemplateRow {
+  id: string;
+  account_id: string | null;
+  spec: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface JobRow {
+  id: string;
+  endpoint_id: string;
+  account_id: string;
+  status: JobStatus;
+  input: string;
+  webhook: string | null;
+  s3_config: string | null;
+  execution_timeout_ms: number;
+  low_priority: number | boolean;
+  retention_ms: number;
+  ttl_ms: number;
+  submitted_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  expires_at: number;
+  output: string | null;
+  error: string | null;
+  worker_id: string | null;
+  lease_expires_at: number | null;
+  retries: number;
+  lease_losses: number;
+}
+
+export const LOST_LEASE_ERROR = 'the job was lost by its workers too many times (their leases lapsed without a result)';
+
+export function jobFromRow(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    accountId: row.account_id,
+    status: row.status,
+    input: row.input,
+    webhook: row.webhook,
+    s3Config: row.s3_config,
+    executionTimeoutMs: row.execution_timeout_ms,
+    lowPriority: Boolean(row.low_priority),
+    retentionMs: row.retention_ms,
+    ttlMs: row.ttl_ms,
+    submittedAt: row.submitted_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+    expiresAt: row.expires_at,
+    output: row.output,
+    error: row.error,
+    workerId: row.worker_id,
+    leaseExpiresAt: row.lease_expires_at,
+    retries: row.retries,
+    leaseLosses: row.lease_losses,
+  };
+}
+
+export function keyFromRow(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    secretHash: row.secret_hash,
+    permission: row.permission,
+    endpointIds: JSON.parse(row.endpoint_ids) as string[],
+    rateLimitExempt: Boolean(row.rate_limit_exempt),
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    createdAt: row.created_at,
+  };
+}
+
+export function endpointFromRow(row: EndpointRow): EndpointRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    spec: JSON.parse(row.spec) as EndpointSpec,
+    version: row.version,
+    revision: row.revision,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function templateFromRow(row: TemplateRow): TemplateRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    spec: JSON.parse(row.spec) as TemplateSpec,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
