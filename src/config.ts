@@ -16,6 +16,8 @@ export interface GantryConfig {
   publicUrl: string;
   /** Base of the queue and worker APIs, used in requestUrls and handed to workers. */
   workerApiUrl: string;
+  /** This process's own address: the workers it starts call it, and other replicas fetch their logs from it. */
+  replicaUrl: string;
   /** Pattern of a load-balancing endpoint's base URL; `{id}` is replaced by the endpoint id. */
   lbUrlPattern: string;
   rateLimits: RateLimitQuotas;
@@ -54,6 +56,20 @@ export interface GantryConfig {
   workerWorkDir: string;
   /** Which worker provider runs workers: local processes, or none (workers are started by hand). */
   workerProvider: 'process' | 'none';
+  /** PostgreSQL URL of a shared store for several replicas; undefined keeps the embedded SQLite file. */
+  databaseUrl: string | undefined;
+  /** Connections each replica keeps to PostgreSQL. */
+  databasePoolSize: number;
+  /** How long a replica's leadership (sweepers, autoscaler) lasts without renewal. */
+  leaderLeaseMs: number;
+  /** Waiters re-check the store this often in case a cross-replica notification was missed. */
+  eventFallbackMs: number;
+  /** How long a load-balanced request waits for a ready worker with room before 503. */
+  lbHoldMs: number;
+  /** Period of health checks of ready load-balancing workers (starting ones are checked more often). */
+  lbHealthIntervalMs: number;
+  /** A load-balancing worker unhealthy this long after it was ready is replaced. */
+  lbUnhealthyMs: number;
 }
 
 export class ConfigError extends Error {
@@ -70,6 +86,7 @@ export interface ConfigFlags {
   dataDir?: string;
   publicUrl?: string;
   workerApiUrl?: string;
+  replicaUrl?: string;
   lbUrlPattern?: string;
   rateLimitMinute?: string;
   rateLimitHour?: string;
@@ -92,6 +109,13 @@ export interface ConfigFlags {
   crashBackoffMs?: string;
   workerWorkDir?: string;
   workerProvider?: string;
+  database?: string;
+  databasePoolSize?: string;
+  leaderLeaseMs?: string;
+  eventFallbackMs?: string;
+  lbHoldMs?: string;
+  lbHealthIntervalMs?: string;
+  lbUnhealthyMs?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -102,6 +126,7 @@ const ENV_NAMES: Record<keyof ConfigFlags, string> = {
   dataDir: 'GANTRY_DATA_DIR',
   publicUrl: 'GANTRY_PUBLIC_URL',
   workerApiUrl: 'GANTRY_WORKER_API_URL',
+  replicaUrl: 'GANTRY_REPLICA_URL',
   lbUrlPattern: 'GANTRY_LB_URL_PATTERN',
   rateLimitMinute: 'GANTRY_RATE_LIMIT_MINUTE',
   rateLimitHour: 'GANTRY_RATE_LIMIT_HOUR',
@@ -124,6 +149,13 @@ const ENV_NAMES: Record<keyof ConfigFlags, string> = {
   crashBackoffMs: 'GANTRY_CRASH_BACKOFF_MS',
   workerWorkDir: 'GANTRY_WORKER_WORK_DIR',
   workerProvider: 'GANTRY_WORKER_PROVIDER',
+  database: 'GANTRY_DATABASE_URL',
+  databasePoolSize: 'GANTRY_DATABASE_POOL_SIZE',
+  leaderLeaseMs: 'GANTRY_LEADER_LEASE_MS',
+  eventFallbackMs: 'GANTRY_EVENT_FALLBACK_MS',
+  lbHoldMs: 'GANTRY_LB_HOLD_MS',
+  lbHealthIntervalMs: 'GANTRY_LB_HEALTH_INTERVAL_MS',
+  lbUnhealthyMs: 'GANTRY_LB_UNHEALTHY_MS',
 };
 
 export const DEFAULT_DATA_DIR = '.gantry';
@@ -167,6 +199,7 @@ export function loadConfig(flags: ConfigFlags, env: Env = process.env): GantryCo
   const localUrl = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
   const publicUrl = url('publicUrl', localUrl);
   const workerApiUrl = url('workerApiUrl', publicUrl);
+  const replicaUrl = url('replicaUrl', localUrl);
 
   const lbUrlPattern = (pick('lbUrlPattern') ?? `http://{id}.localhost:${port}`).replace(/\/+$/, '');
   if (!lbUrlPattern.includes('{id}') || !isHttpUrl(lbUrlPattern.replace('{id}', 'x'))) {
@@ -187,6 +220,7 @@ export function loadConfig(flags: ConfigFlags, env: Env = process.env): GantryCo
     dataDir: resolve(pick('dataDir') ?? DEFAULT_DATA_DIR),
     publicUrl,
     workerApiUrl,
+    replicaUrl,
     lbUrlPattern,
     rateLimits,
     catalogFile: optionalPath(pick('catalogFile')),
@@ -207,6 +241,13 @@ export function loadConfig(flags: ConfigFlags, env: Env = process.env): GantryCo
     crashBackoffMs: integer('crashBackoffMs', 1000, 10, 600_000),
     workerWorkDir: resolve(pick('workerWorkDir') ?? '.'),
     workerProvider: choice('workerProvider', ['process', 'none'], 'process'),
+    databaseUrl: databaseUrl(pick('database'), problems),
+    databasePoolSize: integer('databasePoolSize', 10, 1, 1000),
+    leaderLeaseMs: integer('leaderLeaseMs', 10_000, 200, 600_000),
+    eventFallbackMs: integer('eventFallbackMs', 2_000, 50, 60_000),
+    lbHoldMs: integer('lbHoldMs', 30_000, 0, 600_000),
+    lbHealthIntervalMs: integer('lbHealthIntervalMs', 1000, 20, 60_000),
+    lbUnhealthyMs: integer('lbUnhealthyMs', 10_000, 0, 3_600_000),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
@@ -224,6 +265,19 @@ function cidrList(raw: string | undefined, problems: string[]): string[] {
     }
   }
   return list;
+}
+
+function databaseUrl(raw: string | undefined, problems: string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\/./.test(raw)) {
+    problems.push(`${describe('database')} must be a postgres:// URL (leave it unset for the embedded SQLite store), got '${redact(raw)}'`);
+  }
+  return raw;
+}
+
+/** Hides a password in a connection URL before it is shown. */
+export function redact(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
 }
 
 function describe(key: keyof ConfigFlags): string {

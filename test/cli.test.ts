@@ -1,7 +1,8 @@
 // The gantry command, run for real as a child process against a temporary data directory.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { CLI, serve, stop } from './support/processes.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,41 +10,11 @@ import { join } from 'node:path';
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-cli-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 const run = (args: string[], env: Record<string, string> = {}) =>
   spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
 
-/** Starts `gantry serve` and resolves once it prints its URL; returns the process and everything printed. */
-function serve(args: string[]): Promise<{ child: ReturnType<typeof spawn>; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 15_000);
-    child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match && out.includes('\n', out.indexOf(match[0]))) {
-        // Give the banner a moment to finish writing.
-        setTimeout(() => {
-          clearTimeout(timer);
-          resolve({ child, url: match[1]!, output: () => out });
-        }, 100);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-  });
-}
-
-const stop = (child: ReturnType<typeof spawn>) =>
-  new Promise<number | null>((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
-  });
-
 test('--help works on every verb', () => {
-  for (const args of [['--help'], ['serve', '--help'], ['keys', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '--help'], ['keys', 'revoke', '--help'], ['worker-env', '--help'], ['migrate', '--help']]) {
+  for (const args of [['--help'], ['serve', '--help'], ['keys', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '--help'], ['keys', 'revoke', '--help'], ['worker-env', '--help'], ['migrate', '--help'], ['doctor', '--help']]) {
     const res = run(args);
     assert.equal(res.status, 0, args.join(' '));
     assert.match(res.stdout, /Usage: gantry/);
@@ -82,7 +53,8 @@ test('keys create prints only the key; list shows it without the secret; revoke 
   assert.equal(entry.account, 'scripts');
   assert.equal(entry.permission, 'read');
   assert.equal(entry.status, 'active');
-  assert.ok(!listed.stdout.includes(key.split('_')[2]!), 'no secret in the listing');
+  // The secret is everything after the id; base64url secrets may themselves contain '_'.
+  assert.ok(!listed.stdout.includes(key.slice(`gantry_${id}_`.length)), 'no secret in the listing');
 
   const server = await serve(['--data-dir', dataDir]);
   const ok = await fetch(`${server.url}/v2/serverless`, { headers: { authorization: `Bearer ${key}` } });
@@ -151,4 +123,20 @@ test('migrate reports the schema up to date; worker-env prints a usable worker e
   assert.equal(take.status, 204, 'the credential opens the worker protocol');
   assert.equal(run(['worker-env', 'nosuchendpoint', '--data-dir', dataDir]).status, 1);
   await stop(server.child);
+});
+
+test('doctor fails on a missing database and passes on a migrated one', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gantry-doctor-'));
+  try {
+    const missing = run(['doctor', '--data-dir', dir]);
+    assert.equal(missing.status, 1);
+    assert.match(missing.stdout, /FAIL +database +.*does not exist/);
+    assert.equal(run(['migrate', '--data-dir', dir]).status, 0);
+    const healthy = run(['doctor', '--data-dir', dir]);
+    assert.equal(healthy.status, 0, healthy.stdout);
+    assert.match(healthy.stdout, /ok +schema +up to date/);
+    assert.match(healthy.stdout, /journal wal/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

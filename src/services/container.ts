@@ -1,10 +1,8 @@
 // Wires the services of one Gantry process from its configuration.
-import { join } from 'node:path';
 import type { GantryConfig } from '../config.js';
 import type { Store } from '../store/store.js';
-import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { ApiKeyService } from './api-keys.js';
-import { MemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
 import { Catalog, loadCatalog } from '../catalog/catalog.js';
 import { Capacity, loadCapacity } from '../catalog/capacity.js';
 import { EndpointService } from './endpoints.js';
@@ -20,6 +18,11 @@ import { GantryMetrics } from './metrics.js';
 import { WorkerDirectory } from './worker-directory.js';
 import { WorkerRuntime } from '../runtime/worker-runtime.js';
 import { ProcessProvider } from '../runtime/process-provider.js';
+import { randomId } from '../domain/ids.js';
+import { SingleProcessCluster, type Cluster } from '../cluster/cluster.js';
+import { PostgresCluster } from '../cluster/postgres-cluster.js';
+import { PostgresStore } from '../store/postgres/postgres-store.js';
+import { BalancerPool } from '../balancer/pool.js';
 
 export interface Logger {
   info(obj: object, msg: string): void;
@@ -49,44 +52,49 @@ export interface Services {
   /** Gantry's own workers; absent when workers are started by hand (--worker-provider none). */
   runtime: WorkerRuntime | undefined;
   workerDirectory: WorkerDirectory;
-  /** Starts background work (sweeper, worker runtime); the server calls it once it listens. */
-  start(): void;
+  cluster: Cluster;
+  /** Load-balancing workers: health, load and held requests. */
+  balancer: BalancerPool;
+  /** Joins the cluster and starts background work (the leader's sweeper and worker runtime); the server calls it once it listens. */
+  start(): Promise<void>;
   close(): Promise<void>;
-}
-
-export function databaseFile(config: GantryConfig): string {
-  return join(config.dataDir, 'gantry.db');
 }
 
 export function createServices(
   config: GantryConfig,
-  store: Store = new SqliteStore(databaseFile(config)),
+  store: Store,
   log: Logger = silentLogger,
 ): Services {
   const catalog = loadCatalog(config.catalogFile);
   const capacity = loadCapacity(config.capacityFile, catalog);
   const templates = new TemplateService(store, catalog);
-  const events = new JobEvents();
+  const replicaId = `replica-${randomId(10)}`;
+  const cluster: Cluster =
+    store instanceof PostgresStore ? new PostgresCluster(replicaId, store, config, log) : new SingleProcessCluster(replicaId, config.rateLimits);
+  const events = new JobEvents(cluster.bus, config.eventFallbackMs);
   // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
   const workers = new WorkerRegistry(3 * config.workerPingIntervalMs);
   const webhooks = new WebhookDispatcher({ allowedCidrs: config.webhookAllowCidrs, log });
   const workerCredentials = new WorkerCredentialService(store);
+  const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
   const runtime =
     config.workerProvider === 'process'
-      ? new WorkerRuntime(store, new ProcessProvider({ workDir: config.workerWorkDir }), capacity, workers, workerCredentials, events, config, log)
+      ? new WorkerRuntime(store, new ProcessProvider({ workDir: config.workerWorkDir }), capacity, workers, workerCredentials, events, config, log, balancer)
       : undefined;
-  const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs);
+  const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers);
   const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId));
   const jobs = new JobService(store, events, workers, webhooks, config, metrics, (endpointId) => workerDirectory.counts(endpointId));
   const sweeper = new JobSweeper(store, jobs, events, config, log);
   const endpoints = new EndpointService(store, catalog, templates, config);
-  if (runtime) endpoints.onChanged(() => runtime.runSoon());
-  let started = false;
+  // Endpoint changes reach the leader's autoscaler whichever replica made them.
+  endpoints.onChanged((endpointId) => events.endpointChanged(endpointId));
+  if (runtime) events.onEndpointChanged(() => runtime.runSoon());
+  let started: Promise<void> | undefined;
   return {
     config,
     store,
     apiKeys: new ApiKeyService(store),
-    rateLimiter: new MemoryRateLimiter(config.rateLimits),
+    rateLimiter: cluster.rateLimiter,
     catalog,
     capacity,
     templates,
@@ -101,14 +109,29 @@ export function createServices(
     metrics,
     runtime,
     workerDirectory,
+    cluster,
+    balancer,
     start() {
-      if (started) return;
-      started = true;
-      sweeper.start();
-      runtime?.start();
+      started ??= (async () => {
+        // Only the leader sweeps and scales; a replica that gains or loses leadership starts or stops them.
+        cluster.leadership.onChange((leader) => {
+          if (leader) {
+            sweeper.start();
+            runtime?.start();
+          } else {
+            void sweeper.stop();
+            void runtime?.stop();
+          }
+        });
+        await cluster.start(() => workerDirectory.localRows());
+      })();
+      return started;
     },
     async close() {
+      await started?.catch(() => undefined);
+      await cluster.close();
       await runtime?.stop();
+      balancer.close();
       await sweeper.stop();
       await webhooks.close();
       await store.close();

@@ -1,14 +1,21 @@
 // Long-poll waiters keyed by job, endpoint or worker: a waiter sleeps until it is woken, its time
-// runs out, or its client goes away. Nothing polls the database.
+// runs out, or its client goes away. With several replicas, wake-ups also arrive from the others
+// over the event bus, and every sleep is cut to a fallback period so that a missed notification
+// only delays a waiter, which re-reads the store when it wakes.
+import type { ClusterEvent, EventBus } from '../cluster/events.js';
 
 type Wake = () => void;
 
 export class Waitlist {
   private readonly waiters = new Map<string, Set<Wake>>();
 
-  /** Resolves true when woken, false on timeout or abort. */
+  /** `maxSleepMs`: the longest a waiter sleeps before re-checking on its own (Infinity: never). */
+  constructor(private readonly maxSleepMs = Infinity) {}
+
+  /** Resolves true when woken, false on timeout, fallback re-check or abort. Callers re-check and loop. */
   wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     if (signal?.aborted || timeoutMs <= 0) return Promise.resolve(false);
+    timeoutMs = Math.min(timeoutMs, this.maxSleepMs);
     return new Promise((resolve) => {
       let set = this.waiters.get(key);
       if (!set) {
@@ -53,32 +60,72 @@ export class Waitlist {
   }
 }
 
-/** The notifications the queue runs on. One process today; a shared bus carries them across replicas later. */
+/** The notifications the queue runs on, delivered here at once and to the other replicas over the bus. */
 export class JobEvents {
-  readonly jobs = new Waitlist();
-  readonly queues = new Waitlist();
-  readonly stops = new Waitlist();
+  readonly jobs: Waitlist;
+  readonly queues: Waitlist;
+  readonly stops: Waitlist;
   private readonly queuedListeners: ((endpointId: string) => void)[] = [];
+  private readonly endpointListeners: ((endpointId: string) => void)[] = [];
+
+  constructor(
+    private readonly bus: EventBus | undefined = undefined,
+    fallbackMs = Infinity,
+  ) {
+    const sleep = bus ? fallbackMs : Infinity;
+    this.jobs = new Waitlist(sleep);
+    this.queues = new Waitlist(sleep);
+    this.stops = new Waitlist(sleep);
+    bus?.subscribe((event) => this.deliver(event));
+  }
 
   /** Called when a job is queued and no worker was waiting for it (so capacity may be needed). */
   onQueued(listener: (endpointId: string) => void): void {
     this.queuedListeners.push(listener);
   }
 
+  /** Called when an endpoint changed on any replica. */
+  onEndpointChanged(listener: (endpointId: string) => void): void {
+    this.endpointListeners.push(listener);
+  }
+
   jobChanged(jobId: string): void {
-    this.jobs.wakeAll(jobId);
+    this.emit({ kind: 'job', id: jobId });
   }
 
   jobsQueued(endpointId: string, count = 1): void {
-    for (let i = 0; i < count; i++) {
-      if (!this.queues.wakeOne(endpointId)) {
-        for (const listener of this.queuedListeners) listener(endpointId);
-        break;
-      }
-    }
+    this.emit({ kind: 'queued', id: endpointId, count });
   }
 
   stopRequested(workerId: string): void {
-    this.stops.wakeAll(workerId);
+    this.emit({ kind: 'stop', id: workerId });
+  }
+
+  endpointChanged(endpointId: string): void {
+    this.emit({ kind: 'endpoint', id: endpointId });
+  }
+
+  private emit(event: ClusterEvent): void {
+    this.deliver(event);
+    this.bus?.publish(event);
+  }
+
+  private deliver(event: ClusterEvent): void {
+    switch (event.kind) {
+      case 'job':
+        return this.jobs.wakeAll(event.id);
+      case 'stop':
+        return this.stops.wakeAll(event.id);
+      case 'endpoint':
+        for (const listener of this.endpointListeners) listener(event.id);
+        return;
+      case 'queued':
+        for (let i = 0; i < event.count; i++) {
+          if (!this.queues.wakeOne(event.id)) {
+            for (const listener of this.queuedListeners) listener(event.id);
+            break;
+          }
+        }
+    }
   }
 }

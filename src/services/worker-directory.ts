@@ -1,8 +1,11 @@
-// Every worker of an endpoint as the API shows it: those Gantry started (from the runtime) and
-// those started by hand that speak the worker protocol (from the registry).
+// Every worker of an endpoint as the API shows it: those Gantry started (from the runtime),
+// those started by hand that speak the worker protocol (from the registry), and with several
+// replicas those the other replicas know (from the shared view).
 import type { WorkerCounts, WorkerRegistry } from './worker-registry.js';
 import type { WorkerRuntime } from '../runtime/worker-runtime.js';
 import type { WorkerState } from '../runtime/managed-worker.js';
+import type { PeerDirectory } from '../cluster/cluster.js';
+import type { LocalWorkerRow } from '../cluster/replica-workers.js';
 
 export interface WorkerRow {
   id: string;
@@ -23,10 +26,34 @@ export class WorkerDirectory {
     private readonly registry: WorkerRegistry,
     private readonly runtime: WorkerRuntime | undefined,
     private readonly staleAfterMs: number,
+    private readonly peers: PeerDirectory | undefined = undefined,
     private readonly now: () => number = Date.now,
   ) {}
 
   list(endpointId: string, endpointVersion: number): WorkerRow[] {
+    const rows = this.localList(endpointId, endpointVersion);
+    const seen = new Set(rows.map((row) => row.id));
+    for (const peer of this.peers?.of(endpointId) ?? []) {
+      // A hand-started worker may call several replicas; it is listed once, as this replica sees it if it does.
+      if (seen.has(peer.id)) continue;
+      seen.add(peer.id);
+      const { replicaUrl: _replicaUrl, ...row } = peer;
+      rows.push({
+        ...row,
+        isStale: row.version !== null && row.version < endpointVersion,
+        uptimeSeconds: row.startedAt === null ? null : Math.floor((this.now() - Date.parse(row.startedAt)) / 1000),
+      });
+    }
+    return rows;
+  }
+
+  /** This replica's own workers of every endpoint, as it shares them with the others. */
+  localRows(): LocalWorkerRow[] {
+    const endpointIds = new Set([...this.registry.endpointIds(), ...(this.runtime?.endpointIds() ?? [])]);
+    return [...endpointIds].flatMap((endpointId) => this.localList(endpointId, 0).map((row) => ({ endpointId, row })));
+  }
+
+  private localList(endpointId: string, endpointVersion: number): WorkerRow[] {
     const now = this.now();
     const managed = (this.runtime?.workersOf(endpointId) ?? []).filter((w) => w.phase !== 'STOPPING');
     const rows: WorkerRow[] = managed.map((w) => ({

@@ -7,10 +7,11 @@ import { notFound } from '../../domain/errors.js';
 import { problemResponses } from '../schemas/common.js';
 import { EndpointIdParams } from '../schemas/serverless.js';
 import { ListReleasesResponse, ListWorkersResponse, LogQuery } from '../schemas/workers.js';
+import { relay } from '../relay.js';
 
 const tags = ['Serverless'];
 
-export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime }: Services): FastifyPluginAsync {
+export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime, cluster }: Services): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -74,6 +75,9 @@ export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime }: Se
       const endpoint = await endpoints.get(request.apiKey!.accountId, request.params.id);
       const { workerId } = request.params;
       const known = runtime?.workersOf(endpoint.id).some((w) => w.workerId === workerId) || (runtime?.logs(workerId, 1).length ?? 0) > 0;
+      const peer = known ? undefined : cluster.peers?.find(endpoint.id, workerId);
+      // Another replica runs the worker and holds its logs: relay its stream.
+      if (peer?.managed) return relay(`${peer.replicaUrl}${request.url}`, request.headers.authorization, reply);
       if (!runtime || !known) throw notFound(`worker ${workerId} of endpoint ${endpoint.id} not found`);
       const wanted = (source: string) => {
         const kind = source === 'system' ? 'system' : 'container';

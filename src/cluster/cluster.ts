@@ -1,0 +1,61 @@
+// What one Gantry process needs to know about the others serving the same deployment. The
+// embedded store has exactly one process: it always leads, keeps rate limits in memory and has
+// no peers. On PostgreSQL the replicas coordinate through the database.
+import type { RateLimiter } from '../services/rate-limiter.js';
+import { MemoryRateLimiter } from '../services/rate-limiter.js';
+import type { RateLimitQuotas } from '../config.js';
+import type { EventBus } from './events.js';
+import type { Leadership } from './leader-lease.js';
+import type { LocalWorkerRow, PeerWorker } from './replica-workers.js';
+import type { HttpAddress } from '../runtime/provider.js';
+
+export interface PeerDirectory {
+  of(endpointId: string): PeerWorker[];
+  find(endpointId: string, workerId: string): PeerWorker | undefined;
+}
+
+export interface Cluster {
+  readonly replicaId: string;
+  /** Absent with a single process: local wake-ups are all there is. */
+  readonly bus: EventBus | undefined;
+  readonly leadership: Leadership;
+  readonly rateLimiter: RateLimiter;
+  readonly peers: PeerDirectory | undefined;
+  /** The leader's address when another replica leads (it runs the workers); undefined when this one does. */
+  leaderAddress(): HttpAddress | undefined;
+  /** `localWorkers` is read on every heartbeat to publish this replica's workers. */
+  start(localWorkers: () => LocalWorkerRow[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+class AlwaysLeader implements Leadership {
+  isLeader(): boolean {
+    return true;
+  }
+
+  onChange(listener: (leader: boolean) => void): void {
+    listener(true);
+  }
+}
+
+export class SingleProcessCluster implements Cluster {
+  readonly bus = undefined;
+  readonly peers = undefined;
+  readonly leadership = new AlwaysLeader();
+  readonly rateLimiter: RateLimiter;
+
+  constructor(
+    readonly replicaId: string,
+    quotas: RateLimitQuotas,
+  ) {
+    this.rateLimiter = new MemoryRateLimiter(quotas);
+  }
+
+  leaderAddress(): undefined {
+    return undefined;
+  }
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,66 @@
+// Replicas sharing one PostgreSQL: notifications over LISTEN/NOTIFY, a leader lease for the
+// sweepers and the autoscaler, shared rate-limit windows and a shared view of the workers.
+import type { GantryConfig } from '../config.js';
+import type { PostgresStore } from '../store/postgres/postgres-store.js';
+import type { Cluster } from './cluster.js';
+import type { HttpAddress } from '../runtime/provider.js';
+import { LeaderLease } from './leader-lease.js';
+import { PostgresEventBus } from './postgres-event-bus.js';
+import { PostgresRateLimiter } from './postgres-rate-limiter.js';
+import { ReplicaWorkers, type LocalWorkerRow } from './replica-workers.js';
+
+const HEARTBEAT_MS = 1000;
+
+interface ClusterLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export class PostgresCluster implements Cluster {
+  readonly bus: PostgresEventBus;
+  readonly leadership: LeaderLease;
+  readonly rateLimiter: PostgresRateLimiter;
+  readonly peers: ReplicaWorkers;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
+
+  constructor(
+    readonly replicaId: string,
+    store: PostgresStore,
+    config: GantryConfig,
+    private readonly log: ClusterLog,
+  ) {
+    this.bus = new PostgresEventBus(store.pool, store.options, replicaId, log);
+    this.leadership = new LeaderLease(store.pool, replicaId, config.leaderLeaseMs, log);
+    this.rateLimiter = new PostgresRateLimiter(store.pool, config.rateLimits);
+    this.peers = new ReplicaWorkers(store.pool, replicaId, () => config.replicaUrl, 3 * HEARTBEAT_MS);
+  }
+
+  leaderAddress(): HttpAddress | undefined {
+    const leader = this.peers.leader;
+    if (this.leadership.isLeader() || !leader || leader.id === this.replicaId) return undefined;
+    const url = new URL(leader.url);
+    return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)), healthPort: 0 };
+  }
+
+  async start(localWorkers: () => LocalWorkerRow[]): Promise<void> {
+    await this.bus.start();
+    await this.leadership.start();
+    const beat = () => {
+      this.beating ??= this.peers
+        .beat(localWorkers())
+        .catch((err: unknown) => this.log.warn({ err }, 'could not share this replica’s workers'))
+        .finally(() => (this.beating = undefined));
+    };
+    beat();
+    this.heartbeat = setInterval(beat, HEARTBEAT_MS);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    await this.beating;
+    await this.leadership.close();
+    await this.peers.close();
+    await this.bus.close();
+  }
+}

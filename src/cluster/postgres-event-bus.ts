@@ -1,0 +1,114 @@
+// Cross-replica notifications over PostgreSQL LISTEN/NOTIFY. One dedicated connection per
+// replica listens; events published in the same event-loop turn go out as one NOTIFY. A lost
+// connection is re-established; waiters also re-check the store on a slow timer, so a
+// notification missed meanwhile only delays a wake-up.
+import pg from 'pg';
+import { connectionOptions, type PoolOptions } from '../store/postgres/database.js';
+import { decodeEvent, encodeEvent, type ClusterEvent, type EventBus } from './events.js';
+
+const CHANNEL = 'gantry_events';
+/** NOTIFY payloads must stay under 8000 bytes. */
+const MAX_PAYLOAD = 7000;
+const RECONNECT_DELAY_MS = 1000;
+
+export class PostgresEventBus implements EventBus {
+  private readonly listeners: ((event: ClusterEvent) => void)[] = [];
+  private pending: string[] = [];
+  private flushScheduled = false;
+  private listener: pg.Client | undefined;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: PoolOptions,
+    private readonly replicaId: string,
+    private readonly log: { warn(obj: object, msg: string): void },
+  ) {}
+
+  async start(): Promise<void> {
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client(connectionOptions(this.options));
+    client.on('notification', (message) => this.received(message.payload ?? ''));
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client, undefined));
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    if (this.closed) await client.end();
+    else this.listener = client;
+  }
+
+  private lost(client: pg.Client, err: unknown): void {
+    if (this.closed || this.listener !== client) return;
+    this.log.warn({ err }, 'event listener connection lost; reconnecting');
+    this.listener = undefined;
+    void client.end().catch(() => undefined);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.listen().catch((err: unknown) => {
+        this.log.warn({ err }, 'event listener could not reconnect; retrying');
+        this.scheduleReconnect();
+      });
+    }, RECONNECT_DELAY_MS);
+  }
+
+  private received(payload: string): void {
+    const lines = payload.split('\n');
+    // The first line names the sender: a replica ignores what it sent itself.
+    if (lines[0] === this.replicaId) return;
+    for (const line of lines.slice(1)) {
+      const event = decodeEvent(line);
+      if (event) for (const listener of this.listeners) listener(event);
+    }
+  }
+
+  subscribe(listener: (event: ClusterEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  publish(event: ClusterEvent): void {
+    if (this.closed) return;
+    this.pending.push(encodeEvent(event));
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const lines = [...new Set(this.pending)];
+    this.pending = [];
+    const payloads: string[] = [];
+    let current = this.replicaId;
+    for (const line of lines) {
+      if (current.length + line.length + 1 > MAX_PAYLOAD) {
+        payloads.push(current);
+        current = this.replicaId;
+      }
+      current += `\n${line}`;
+    }
+    if (current !== this.replicaId) payloads.push(current);
+    for (const payload of payloads) {
+      this.pool.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).catch((err: unknown) => {
+        this.log.warn({ err }, 'could not notify the other replicas; they will catch up on their next re-check');
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    const client = this.listener;
+    this.listener = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}

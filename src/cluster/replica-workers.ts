@@ -1,0 +1,80 @@
+// Every replica's view of its own workers, shared through the database: each replica writes its
+// rows on a heartbeat and keeps the other replicas' fresh rows in memory, so listing and counting
+// an endpoint's workers answers the same on every replica without a query per request.
+import type pg from 'pg';
+import { transaction } from '../store/postgres/database.js';
+import type { WorkerRow } from '../services/worker-directory.js';
+
+export interface LocalWorkerRow {
+  endpointId: string;
+  row: WorkerRow;
+}
+
+export interface PeerWorker extends WorkerRow {
+  /** The address of the replica that runs the worker (for its logs). */
+  replicaUrl: string;
+}
+
+export class ReplicaWorkers {
+  private peers = new Map<string, PeerWorker[]>();
+  /** The current leader's id and address, as of the last heartbeat. */
+  leader: { id: string; url: string } | undefined;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly replicaId: string,
+    /** Read on every beat: with --port 0 the address is known only once the server listens. */
+    private readonly replicaUrl: () => string,
+    /** Rows not refreshed for this long belong to a replica that is gone. */
+    private readonly freshForMs: number,
+  ) {}
+
+  /** Publishes this replica's rows and reads everyone else's. */
+  async beat(local: LocalWorkerRow[], now = Date.now()): Promise<void> {
+    await transaction(this.pool, async (client) => {
+      await client.query(
+        `INSERT INTO replicas (id, url, started_at, seen_at) VALUES ($1, $2, $3, $3)
+         ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, seen_at = EXCLUDED.seen_at`,
+        [this.replicaId, this.replicaUrl(), now],
+      );
+      await client.query('DELETE FROM replica_workers WHERE replica_id = $1 OR updated_at < $2', [this.replicaId, now - 20 * this.freshForMs]);
+      if (local.length > 0) {
+        await client.query(
+          `INSERT INTO replica_workers (replica_id, worker_id, endpoint_id, view, updated_at)
+           SELECT $1, w, e, v, $2 FROM unnest($3::text[], $4::text[], $5::text[]) AS t(w, e, v)`,
+          [this.replicaId, now, local.map((l) => l.row.id), local.map((l) => l.endpointId), local.map((l) => JSON.stringify(l.row))],
+        );
+      }
+    });
+    const { rows } = await this.pool.query<{ endpoint_id: string; view: string; url: string }>(
+      `SELECT w.endpoint_id, w.view, r.url FROM replica_workers w JOIN replicas r ON r.id = w.replica_id
+       WHERE w.replica_id <> $1 AND w.updated_at > $2`,
+      [this.replicaId, now - this.freshForMs],
+    );
+    const peers = new Map<string, PeerWorker[]>();
+    for (const row of rows) {
+      const list = peers.get(row.endpoint_id) ?? [];
+      list.push({ ...(JSON.parse(row.view) as WorkerRow), replicaUrl: row.url });
+      peers.set(row.endpoint_id, list);
+    }
+    this.peers = peers;
+    const leader = await this.pool.query<{ id: string; url: string }>(
+      `SELECT r.id, r.url FROM leases l JOIN replicas r ON r.id = l.holder WHERE l.name = 'leader'`,
+    );
+    this.leader = leader.rows[0];
+  }
+
+  of(endpointId: string): PeerWorker[] {
+    return this.peers.get(endpointId) ?? [];
+  }
+
+  find(endpointId: string, workerId: string): PeerWorker | undefined {
+    return this.of(endpointId).find((w) => w.id === workerId);
+  }
+
+  /** Leaves the shared view at once on a graceful shutdown. */
+  async close(): Promise<void> {
+    await this.pool.query('DELETE FROM replica_workers WHERE replica_id = $1', [this.replicaId]).catch(() => undefined);
+    await this.pool.query('DELETE FROM replicas WHERE id = $1', [this.replicaId]).catch(() => undefined);
+  }
+}

@@ -1,0 +1,212 @@
+// Three Gantry processes sharing one PostgreSQL, as a deployment behind a load balancer runs them:
+// work submitted on one replica is served through another and awaited on a third, and killing a
+// replica (the leader) under load loses no accepted job.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { CLI, serve, startEchoWorker, stop, type ServeProcess } from './support/processes.js';
+import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
+import { settles, sleep } from './support/live.js';
+
+if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (replicas)`);
+const skip = NO_POSTGRES ?? false;
+
+const dataDir = mkdtempSync(join(tmpdir(), 'gantry-replicas-'));
+let schema: Awaited<ReturnType<typeof createPostgresSchema>>;
+let adminKey: string;
+const replicas: ServeProcess[] = [];
+const workers: ChildProcess[] = [];
+let endpointId: string;
+
+const cli = (args: string[]) => {
+  const res = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`gantry ${args.join(' ')} failed: ${res.stderr}`);
+  return res.stdout;
+};
+
+const replicaArgs = () => [
+  '--database', schema.url, '--data-dir', dataDir, '--worker-provider', 'none',
+  '--take-wait-ms', '3000', '--job-lease-ms', '1500', '--sweep-interval-ms', '100', '--leader-lease-ms', '1000',
+  // Longer than every wait below: an answer in time proves a notification woke the waiter.
+  '--event-fallback-ms', '10000', '--worker-ping-interval-ms', '300',
+];
+
+async function call(base: string, method: string, path: string, body?: unknown, key = adminKey) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+/** The worker environment `gantry worker-env` prints, pointed at one replica. */
+function workerEnv(replicaUrl: string, workerId: string): Record<string, string> {
+  const out = cli(['worker-env', endpointId, '--database', schema.url, '--worker-api-url', replicaUrl, '--worker-id', workerId]);
+  return Object.fromEntries(out.trim().split('\n').map((line) => {
+    const [, key, value] = /^(\w+)='(.*)'$/.exec(line)!;
+    return [key!, value!];
+  }));
+}
+
+async function query<T extends pg.QueryResultRow>(sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: schema.url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const leaseHolder = async () => (await query<{ holder: string }>(`SELECT holder FROM leases WHERE name = 'leader'`))[0]?.holder;
+
+before(async () => {
+  if (skip) return;
+  schema = await createPostgresSchema();
+  adminKey = cli(['keys', 'create', '--database', schema.url]).trim();
+  // A starts alone and becomes the leader; B and C join it together.
+  replicas.push(await serve(replicaArgs()));
+  await settles(async () => assert.ok(await leaseHolder()), 10_000);
+  replicas.push(...(await Promise.all([serve(replicaArgs()), serve(replicaArgs())])));
+  const created = await call(replicas[0]!.url, 'POST', '/v2/serverless', {
+    name: 'replicated', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 2 }, image: 'acme/echo:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  endpointId = created.json.id;
+});
+
+after(async () => {
+  for (const child of workers) child.kill('SIGKILL');
+  await Promise.all(replicas.map((r) => stop(r.child, 'SIGKILL')));
+  await schema?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a job submitted on A is taken by a worker on B while C waits for it, and C answers at once', { skip }, async () => {
+  const [a, b, c] = replicas.map((r) => r.url) as [string, string, string];
+  const env = workerEnv(b, 'protocol-worker');
+  const auth = { authorization: env.RUNPOD_AI_API_KEY! };
+  const takeUrl = env.RUNPOD_WEBHOOK_GET_JOB!.replace('$ID', 'protocol-worker');
+  assert.ok(takeUrl.startsWith(b));
+
+  const taking = fetch(takeUrl, { headers: auth });
+  await sleep(300);
+  const submitted = await call(a, 'POST', `/v2/${endpointId}/run`, { input: { prompt: 'across replicas' } });
+  assert.equal(submitted.status, 200);
+  const jobId = submitted.json.id as string;
+
+  const take = await taking;
+  assert.equal(take.status, 200, 'the take on B is woken by the submit on A (its long-poll is shorter than the fallback re-check)');
+  const job = (await take.json()) as { id: string; input: unknown };
+  assert.deepEqual([job.id, job.input], [jobId, { prompt: 'across replicas' }]);
+
+  const waiting = call(c, 'GET', `/v2/${endpointId}/status-sync/${jobId}?wait=8000`);
+  await sleep(300);
+  const doneUrl = env.RUNPOD_WEBHOOK_POST_OUTPUT!.replace('$RUNPOD_POD_ID', 'protocol-worker').replace('$ID', jobId);
+  const done = await fetch(doneUrl, { method: 'POST', headers: auth, body: JSON.stringify({ output: { answer: 42 } }) });
+  assert.equal(done.status, 200);
+  const resultPosted = Date.now();
+  const answered = await waiting;
+  const lagMs = Date.now() - resultPosted;
+  assert.equal(answered.json.status, 'COMPLETED');
+  assert.deepEqual(answered.json.output, { answer: 42 });
+  // The fallback re-check is 10 s away: only a notification from B explains an answer within a second.
+  assert.ok(lagMs < 1000, `C answered ${lagMs} ms after the result reached B`);
+  console.log(`# C answered ${lagMs} ms after the result was posted to B`);
+});
+
+test('a runsync on C is served by a real worker connected to B', { skip }, async () => {
+  const [, b, c] = replicas.map((r) => r.url) as [string, string, string];
+  workers.push(startEchoWorker({ ...workerEnv(b, 'echo-b'), RUNPOD_PING_INTERVAL: '300', WORKER_CONCURRENCY: '4' }));
+  const result = await call(c, 'POST', `/v2/${endpointId}/runsync?wait=30000`, { input: { echo: 'from C via B' } });
+  assert.equal(result.json.status, 'COMPLETED', JSON.stringify(result.json));
+  assert.equal(result.json.output, 'from C via B');
+  // Every replica lists the worker, whichever one it talks to.
+  for (const replica of replicas) {
+    await settles(async () => {
+      const listed = await call(replica.url, 'GET', `/v2/serverless/${endpointId}/workers`);
+      assert.ok(JSON.stringify(listed.json).includes('echo-b'), `${replica.url}: ${JSON.stringify(listed.json)}`);
+    }, 5000);
+  }
+});
+
+test('rate-limit windows are shared: a key cannot multiply its quota across replicas', { skip }, async () => {
+  // Three requests spread over three replicas draw down one and the same minute window.
+  const key = cli(['keys', 'create', '--database', schema.url, '--account', 'quota-check']).trim();
+  const remaining: number[] = [];
+  for (const replica of replicas) {
+    const res = await fetch(`${replica.url}/v2/serverless`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(res.status, 200);
+    remaining.push(Number(/r=(\d+)/.exec(res.headers.get('ratelimit') ?? '')?.[1]));
+  }
+  assert.deepEqual(remaining.map((r) => remaining[0]! - r), [0, 1, 2], `remaining per request: ${remaining.join(', ')}`);
+});
+
+test('gantry doctor sees the schema, notifications and all three replicas with their leader', { skip }, async () => {
+  const out = cli(['doctor', '--database', schema.url]);
+  assert.match(out, /ok +schema +up to date/);
+  assert.match(out, /ok +notifications +LISTEN\/NOTIFY delivers/);
+  assert.match(out, /ok +replicas +3 running: .*; leader replica-/);
+});
+
+test('killing the leader under load loses no accepted job', { skip, timeout: 120_000 }, async () => {
+  const [a, b, c] = replicas.map((r) => r.url) as [string, string, string];
+  // A second worker talks to A, the leader, and dies with it (as its host would); its jobs must be recovered.
+  workers.push(startEchoWorker({ ...workerEnv(a, 'echo-a'), RUNPOD_PING_INTERVAL: '300', WORKER_CONCURRENCY: '4' }));
+  const accepted = new Map<string, number>();
+  const targets = [a, b, c];
+  let killed = false;
+  const submit = async (n: number) => {
+    const refusals: string[] = [];
+    for (const target of targets) {
+      if (killed && target === a) continue;
+      try {
+        const res = await call(target, 'POST', `/v2/${endpointId}/run`, { input: { echo: n, sleepMs: 150 } });
+        if (res.status === 200) return accepted.set(res.json.id, n);
+        refusals.push(`${target}: ${res.status} ${JSON.stringify(res.json)}`);
+      } catch (error) {
+        // The replica is gone: a client tries the next one, as a load balancer would.
+        refusals.push(`${target}: ${(error as Error).message}`);
+      }
+    }
+    const logs = replicas.map((r) => r.output().slice(-2000)).join('\n---\n');
+    throw new Error(`job ${n} was refused by every replica: ${refusals.join('; ')}\n${logs}`);
+  };
+  let n = 0;
+  const load = (async () => {
+    while (n < 120) {
+      await Promise.all([submit(n++), submit(n++), submit(n++)]);
+      await sleep(30);
+    }
+  })();
+  // Kill A while its worker holds jobs, so they can only finish if another replica requeues them.
+  await settles(async () => {
+    assert.ok(accepted.size >= 30);
+    const held = await query(`SELECT id FROM jobs WHERE worker_id = 'echo-a' AND status = 'IN_PROGRESS'`);
+    assert.ok(held.length > 0);
+  }, 20_000, 10);
+  const leaderBefore = await leaseHolder();
+  await stop(replicas[0]!.child, 'SIGKILL');
+  killed = true;
+  await load;
+
+  const survivors = [b, c];
+  await settles(async () => {
+    const statuses = await Promise.all([...accepted.keys()].map((id, i) => call(survivors[i % 2]!, 'GET', `/v2/${endpointId}/status/${id}`)));
+    const unfinished = statuses.filter((s) => s.json?.status !== 'COMPLETED');
+    assert.equal(unfinished.length, 0, `${unfinished.length} of ${accepted.size} not completed yet, e.g. ${JSON.stringify(unfinished[0]?.json)}`);
+    for (const [i, [, input]] of [...accepted].entries()) assert.equal(statuses[i]!.json.output, input);
+  }, 60_000);
+  const health = await call(b, 'GET', `/v2/${endpointId}/health`);
+  assert.ok(health.json.jobs.retried > 0, 'the jobs A\'s worker held were requeued and completed elsewhere');
+  const leaderAfter = await leaseHolder();
+  assert.ok(leaderAfter && leaderAfter !== leaderBefore, 'another replica took over the leadership');
+  console.log(`# ${accepted.size} accepted jobs, all completed after the leader was killed; ${health.json.jobs.retried} were requeued`);
+});

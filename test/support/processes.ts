@@ -1,0 +1,53 @@
+// Gantry and example workers as real child processes.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+/** Starts `gantry serve` and resolves once it prints its URL; returns the process and everything printed. */
+export function serve(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--log-level', 'warn', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 20_000);
+    child.stdout!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match && out.includes('\n', out.indexOf(match[0]))) {
+        // Give the banner a moment to finish writing.
+        setTimeout(() => {
+          clearTimeout(timer);
+          resolve({ child, url: match[1]!, output: () => out });
+        }, 100);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+}
+
+/** SIGTERM (or `signal`), resolving with the exit code once the process is gone. */
+export function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+    child.removeAllListeners('exit');
+    child.on('exit', (code) => resolve(code));
+    child.kill(signal);
+  });
+}
+
+/** The example worker (examples/echo-worker.ts) as a process with the given worker environment. */
+export function startEchoWorker(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'examples/echo-worker.ts'], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+}
