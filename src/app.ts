@@ -1,4 +1,6 @@
-// Builds the Fastify application from its services, without listening.
+// Builds the Fastify application from its services, without listening. Requests for
+// load-balancing endpoints are taken off the HTTP server before Fastify sees them, so their
+// bodies stream to workers unparsed and upgrades pass through.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installProblemHandlers } from './http/errors.js';
@@ -13,6 +15,8 @@ import { workerRoutes } from './http/routes/worker.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { endpointWorkerRoutes } from './http/routes/workers.js';
 import type { Services } from './services/container.js';
+import { LoadBalancer } from './balancer/load-balancer.js';
+import { createFrontServer } from './balancer/front-server.js';
 
 export type App = FastifyInstance;
 
@@ -25,13 +29,21 @@ export interface AppOptions {
 const MANAGEMENT_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<App> {
+  const balancer = new LoadBalancer({
+    ...services,
+    backends: services.balancer.backends,
+    leaderAddress: () => services.cluster.leaderAddress(),
+    log: options.logger ?? { warn: () => undefined },
+  });
   const app = Fastify({
+    serverFactory: (handler, serverOptions) => createFrontServer(balancer, handler, serverOptions),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: MANAGEMENT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.addHook('onClose', async () => balancer.close());
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app);
   installAuth(app, services.apiKeys, services.rateLimiter, services.workerCredentials);

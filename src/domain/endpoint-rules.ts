@@ -109,6 +109,8 @@ function checkSpec(spec: EndpointSpec, catalog: Catalog, limits: EndpointLimits,
       v.add(`env.${name}`, 'must be a port number from 1 to 65535');
     }
   }
+  const healthPath = spec.env.HEALTH_CHECK_PATH;
+  if (healthPath !== undefined && !/^\/?[^\s?#]*$/.test(healthPath)) v.add('env.HEALTH_CHECK_PATH', 'must be a URL path such as /ping');
 }
 
 function trimExclusions(types: string[] | undefined): string[] {

@@ -29,8 +29,7 @@ const REASONS = {
   expired: 'the API key has expired',
 } as const;
 
-function extractToken(request: FastifyRequest, mode: AuthMode): string {
-  const header = request.headers.authorization;
+function extractToken(header: string | undefined, mode: AuthMode): string {
   if (header === undefined || header.trim() === '') throw unauthorized('missing bearer token');
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   if (match) return match[1]!.trim();
@@ -43,13 +42,13 @@ function endpointOf(request: FastifyRequest): string | undefined {
   return (request.params as Record<string, string> | undefined)?.endpointId;
 }
 
-function authorise(key: ApiKeyRecord, request: FastifyRequest, mode: AuthMode): void {
+/** Whether the key may make this call; load-balanced requests are checked as queue operations. */
+export function authorise(key: ApiKeyRecord, method: string, endpointId: string | undefined, mode: AuthMode): void {
   if (key.permission === 'full') return;
   if (key.permission === 'read') {
-    if (!READ_METHODS.has(request.method)) throw forbidden('this API key is read-only');
+    if (!READ_METHODS.has(method)) throw forbidden('this API key is read-only');
     return;
   }
-  const endpointId = endpointOf(request);
   if (mode !== 'queue' || endpointId === undefined) {
     throw forbidden('this API key may only use the queues of its endpoints');
   }
@@ -69,7 +68,7 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
 
 /** Workers hold a credential for one endpoint; it opens that endpoint's worker protocol and nothing else. */
 async function authenticateWorker(request: FastifyRequest, credentials: WorkerCredentialService): Promise<void> {
-  const endpointId = await credentials.verify(extractToken(request, 'worker'));
+  const endpointId = await credentials.verify(extractToken(request.headers.authorization, 'worker'));
   if (endpointId === undefined) throw unauthorized('the worker credential is not valid');
   if (endpointId !== endpointOf(request)) throw forbidden('this worker credential belongs to another endpoint');
 }
@@ -86,21 +85,34 @@ export function installAuth(
     const mode: AuthMode = configured ?? (request.routeOptions.url?.startsWith('/v2/') ? 'bearer' : 'none');
     if (mode === 'none') return;
     if (mode === 'worker') return authenticateWorker(request, credentials);
-    const check = await keys.verify(extractToken(request, mode));
-    if (!check.ok) throw unauthorized(REASONS[check.reason]);
-    request.apiKey = check.key;
-    if (!check.key.rateLimitExempt) {
-      const decision = await limiter.consume(check.key.accountId);
-      const headers = rateLimitHeaders(decision);
-      reply.headers(headers);
-      if (decision.exceeded) {
-        const { name, quota, resetSeconds } = decision.exceeded;
-        throw new ApiError(429, `rate limit exceeded: ${quota} requests per ${name}; the ${name} window resets in ${resetSeconds} s`, undefined, {
-          ...headers,
-          'Retry-After': String(resetSeconds),
-        });
-      }
-    }
-    authorise(check.key, request, mode);
+    const { key, headers } = await authenticateKey(keys, limiter, request.headers.authorization, mode);
+    request.apiKey = key;
+    reply.headers(headers);
+    authorise(key, request.method, endpointOf(request), mode);
   });
+}
+
+/**
+ * Checks an API key and counts the call against its account's rate limits. Answers the key and
+ * the rate-limit headers the response must carry; throws 401 or 429 as a problem.
+ */
+export async function authenticateKey(
+  keys: ApiKeyService,
+  limiter: RateLimiter,
+  authorization: string | undefined,
+  mode: AuthMode,
+): Promise<{ key: ApiKeyRecord; headers: Record<string, string> }> {
+  const check = await keys.verify(extractToken(authorization, mode));
+  if (!check.ok) throw unauthorized(REASONS[check.reason]);
+  if (check.key.rateLimitExempt) return { key: check.key, headers: {} };
+  const decision = await limiter.consume(check.key.accountId);
+  const headers = rateLimitHeaders(decision);
+  if (decision.exceeded) {
+    const { name, quota, resetSeconds } = decision.exceeded;
+    throw new ApiError(429, `rate limit exceeded: ${quota} requests per ${name}; the ${name} window resets in ${resetSeconds} s`, undefined, {
+      ...headers,
+      'Retry-After': String(resetSeconds),
+    });
+  }
+  return { key: check.key, headers };
 }

@@ -1,10 +1,12 @@
 // Workers as local processes: entrypoint + cmd run directly (no shell), in their own process
 // group so stopping or freezing a worker reaches everything it started. Workers see the
 // endpoint's env and the worker-protocol variables, plus a short list of the host's variables
-// they need to run programs — never Gantry's own environment or secrets.
+// they need to run programs — never Gantry's own environment or secrets. HTTP workers of
+// load-balancing endpoints each get free loopback ports in PORT and PORT_HEALTH.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { LogLine, Provider, WorkerExit, WorkerHandle, WorkerSpec } from './provider.js';
 import { LogBuffer } from './log-buffer.js';
+import { localHttpPorts } from './free-ports.js';
 
 const HOST_VARIABLES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'USER', 'SHELL'];
 /** Logs of workers that are gone are kept a while, so a crash can be explained. */
@@ -40,6 +42,8 @@ export class ProcessProvider implements Provider {
       GANTRY_ENDPOINT_VERSION: String(spec.version),
       ...(spec.vcpuCount === null ? {} : { GANTRY_VCPU_COUNT: String(spec.vcpuCount) }),
     });
+    const http = spec.http ? { host: '127.0.0.1', ...(await localHttpPorts(spec.http)) } : undefined;
+    if (http) Object.assign(env, { PORT: String(http.port), PORT_HEALTH: String(http.healthPort) });
     const logs = new LogBuffer(this.options.logLines ?? 1000);
     this.logBuffers.set(spec.workerId, logs);
     const child = spawn(argv[0]!, argv.slice(1), { cwd: this.options.workDir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -66,7 +70,7 @@ export class ProcessProvider implements Provider {
       }),
     };
     this.running.set(spec.workerId, entry);
-    return { workerId: spec.workerId, pid: child.pid, startedAt: Date.now() };
+    return { workerId: spec.workerId, pid: child.pid, startedAt: Date.now(), ...(http ? { http } : {}) };
   }
 
   async stop(workerId: string, graceMs: number): Promise<void> {

@@ -14,12 +14,26 @@ export interface WorkerSpec {
   /** Devices the worker may use (CUDA_VISIBLE_DEVICES). */
   gpuDeviceIds: string[];
   vcpuCount: number | null;
+  /** Load-balancing workers serve HTTP: the ports the endpoint asks for (PORT, PORT_HEALTH). */
+  http?: HttpPorts;
+}
+
+export interface HttpPorts {
+  port: number;
+  healthPort: number;
+}
+
+/** Where Gantry reaches a load-balancing worker's HTTP servers. */
+export interface HttpAddress extends HttpPorts {
+  host: string;
 }
 
 export interface WorkerHandle {
   workerId: string;
   pid?: number;
   startedAt: number;
+  /** Set for workers started with `http`: the provider may have moved them to other ports. */
+  http?: HttpAddress;
 }
 
 export interface WorkerExit {

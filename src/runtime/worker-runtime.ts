@@ -1,6 +1,7 @@
 // Gantry's own workers: a control loop per endpoint that places, starts, freezes, thaws and
 // stops worker processes by the scaling policy, replaces crashed and unhealthy ones, and rolls
-// stale ones onto the current configuration after their current job.
+// stale ones onto the current configuration after their current job. Queue workers are known
+// through the worker protocol (registry); load-balancing workers through the balancer.
 import type { GantryConfig } from '../config.js';
 import type { EndpointRecord, Store } from '../store/store.js';
 import type { WorkerRegistry } from '../services/worker-registry.js';
@@ -13,7 +14,9 @@ import type { CapacityPool } from './capacity-pool.js';
 import type { Provider, WorkerExit } from './provider.js';
 import { CrashTracker } from './crash-tracker.js';
 import { launchSpec } from './worker-launch.js';
-import { deriveState, type ManagedWorker, type WorkerState } from './managed-worker.js';
+import { deriveHttpState, deriveState, type ManagedWorker, type WorkerState } from './managed-worker.js';
+import type { BalancerPool } from '../balancer/pool.js';
+import { httpWorkerSettings } from '../domain/http-worker.js';
 import { FrozenPool } from './frozen-pool.js';
 
 export interface RuntimeLog {
@@ -31,6 +34,9 @@ export class WorkerRuntime {
   private again = false;
   private soon: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
+  private active = false;
+  private listening = false;
+  private unsubscribeHeld: (() => void) | undefined;
 
   constructor(
     private readonly store: Store,
@@ -41,27 +47,51 @@ export class WorkerRuntime {
     private readonly events: JobEvents,
     private readonly config: GantryConfig,
     private readonly log: RuntimeLog,
+    private readonly balancer: BalancerPool,
     private readonly now: () => number = Date.now,
   ) {
     this.crashes = new CrashTracker(config.crashBackoffMs, 60_000);
     this.frozen = new FrozenPool();
   }
 
+  /** Starts the control loop; after stop() it may start again (a replica that regains leadership). */
   start(): void {
+    if (this.active) return;
+    this.active = true;
     this.unsubscribe = this.provider.onExit((exit) => void this.exited(exit));
-    this.events.onQueued((endpointId) => this.nudge(endpointId));
+    if (!this.listening) {
+      this.listening = true;
+      this.events.onQueued((endpointId) => this.nudge(endpointId));
+    }
+    // A held request means no worker had room: the scaler should look now, not at its next tick.
+    this.unsubscribeHeld = this.balancer.onHeld(() => this.runSoon());
     this.timer = setInterval(() => void this.tick(), this.config.scaleIntervalMs);
     this.timer.unref();
     void this.tick();
   }
 
+  /** Stops every worker this runtime started and frees their capacity. */
   async stop(): Promise<void> {
+    this.active = false;
     clearInterval(this.timer);
     clearTimeout(this.soon);
+    this.soon = undefined;
     this.unsubscribe?.();
+    this.unsubscribeHeld?.();
     await this.ticking;
     await this.provider.close();
+    for (const worker of this.workers.values()) {
+      this.capacity.release(worker.workerId);
+      this.frozen.remove(worker.endpointId, worker.workerId);
+      this.registry.forget(worker.workerId);
+      this.balancer.remove(worker.workerId);
+    }
     this.workers.clear();
+  }
+
+  /** Endpoints that have workers here, frozen ones included. */
+  endpointIds(): Set<string> {
+    return new Set([...this.workers.values()].map((w) => w.endpointId));
   }
 
   /**
@@ -69,13 +99,14 @@ export class WorkerRuntime {
    * loop runs at once rather than at its next tick; otherwise the regular tick decides.
    */
   nudge(endpointId: string): void {
+    if (!this.active) return;
     if (this.workersOf(endpointId).length > 0) return;
     this.runSoon();
   }
 
   /** Runs one pass shortly, coalescing the requests that arrive meanwhile. */
   runSoon(): void {
-    if (this.soon) return;
+    if (!this.active || this.soon) return;
     this.soon = setTimeout(() => {
       this.soon = undefined;
       void this.tick();
@@ -102,7 +133,18 @@ export class WorkerRuntime {
   }
 
   stateOf(worker: ManagedWorker): WorkerState {
+    if (worker.routing === 'LOAD_BALANCER') return deriveHttpState(worker, this.balancer.get(worker.workerId), this.now(), this.config);
     return deriveState(worker, this.registry.activity(worker.workerId), this.now(), this.config);
+  }
+
+  /** Jobs or requests the worker holds now, and since when it holds none. */
+  private loadOf(worker: ManagedWorker): { busy: number; idleSince: number | null } {
+    if (worker.routing === 'LOAD_BALANCER') {
+      const backend = this.balancer.get(worker.workerId);
+      return { busy: backend?.inFlight ?? 0, idleSince: backend?.idleSince ?? null };
+    }
+    const activity = this.registry.activity(worker.workerId);
+    return { busy: activity?.busy ?? 0, idleSince: activity ? activity.idleSince : null };
   }
 
   crashReport(endpointId: string) {
@@ -127,9 +169,7 @@ export class WorkerRuntime {
     for (const worker of [...this.workers.values()]) {
       if (!live.has(worker.endpointId)) await this.retire(worker, 'its endpoint was deleted');
     }
-    for (const endpoint of endpoints) {
-      if (endpoint.spec.type === 'QUEUE') await this.reconcile(endpoint);
-    }
+    for (const endpoint of endpoints) await this.reconcile(endpoint);
   }
 
   private async reconcile(endpoint: EndpointRecord): Promise<void> {
@@ -139,23 +179,10 @@ export class WorkerRuntime {
     for (const worker of mine) await this.tend(worker, endpoint, now);
     const active = this.workersOf(endpoint.id).filter((w) => w.phase !== 'STOPPING');
 
-    const stats = await this.store.jobs.queueStats(endpoint.id);
     const inputs: ScalingInputs = {
       now,
-      queued: stats.queued,
-      queuedLowPriority: stats.queuedLowPriority,
-      oldestQueuedAt: stats.oldestQueuedAt,
-      inFlight: stats.inProgress,
-      workers: active.map((w) => {
-        const activity = this.registry.activity(w.workerId);
-        return {
-          workerId: w.workerId,
-          state: this.stateOf(w),
-          busy: activity?.busy ?? 0,
-          idleSince: activity ? activity.idleSince : null,
-          startedAt: w.createdAt,
-        };
-      }),
+      ...(await this.demandOf(endpoint)),
+      workers: active.map((w) => ({ workerId: w.workerId, state: this.stateOf(w), ...this.loadOf(w), startedAt: w.createdAt })),
       min: endpoint.spec.workers.min,
       max: endpoint.spec.workers.max,
       idleTimeoutSec: idleTimeoutApplies(endpoint.spec.type, endpoint.spec.scaling) ? endpoint.spec.workers.idleTimeout : null,
@@ -171,6 +198,16 @@ export class WorkerRuntime {
     }
   }
 
+  /** The work waiting and running: queued jobs, or requests held by the balancer and in flight. */
+  private async demandOf(endpoint: EndpointRecord): Promise<Pick<ScalingInputs, 'queued' | 'queuedLowPriority' | 'oldestQueuedAt' | 'inFlight'>> {
+    if (endpoint.spec.type === 'LOAD_BALANCER') {
+      const { held, inFlight } = this.balancer.demand(endpoint.id);
+      return { queued: held, queuedLowPriority: 0, oldestQueuedAt: null, inFlight };
+    }
+    const stats = await this.store.jobs.queueStats(endpoint.id);
+    return { queued: stats.queued, queuedLowPriority: stats.queuedLowPriority, oldestQueuedAt: stats.oldestQueuedAt, inFlight: stats.inProgress };
+  }
+
   /** Per-worker upkeep: place throttled ones, drain stale or recycled ones, replace unhealthy ones. */
   private async tend(worker: ManagedWorker, endpoint: EndpointRecord, now: number): Promise<void> {
     if (worker.phase === 'THROTTLED') {
@@ -178,6 +215,7 @@ export class WorkerRuntime {
       return;
     }
     if (worker.phase !== 'RUNNING') return;
+    if (worker.routing === 'LOAD_BALANCER') return this.tendHttp(worker, endpoint, now);
     const activity = this.registry.activity(worker.workerId);
     if (activity && activity.lastSeenAt >= worker.createdAt) this.crashes.recovered(endpoint.id);
     const busy = activity?.busy ?? 0;
@@ -191,14 +229,31 @@ export class WorkerRuntime {
     }
   }
 
+  private async tendHttp(worker: ManagedWorker, endpoint: EndpointRecord, now: number): Promise<void> {
+    const backend = this.balancer.get(worker.workerId);
+    if (backend?.lastReadyAt != null) this.crashes.recovered(endpoint.id);
+    const busy = backend?.inFlight ?? 0;
+    if (worker.version < endpoint.version && busy === 0) {
+      await this.retire(worker, `rolling to version ${endpoint.version}`);
+      return;
+    }
+    if (this.stateOf(worker) !== 'UNHEALTHY') return;
+    if (backend?.unhealthySince != null && now - backend.unhealthySince < this.config.lbUnhealthyMs) return;
+    await this.retire(worker, `unhealthy: ${backend?.reason ?? 'never became ready'}`);
+  }
+
   private async scaleUp(endpoint: EndpointRecord, now: number): Promise<boolean> {
     const thawed = this.frozen.take(endpoint.id, endpoint.version);
     if (thawed) {
       const worker = this.workers.get(thawed);
       if (worker) {
         await this.provider.thaw(worker.workerId);
-        this.registry.unpark(worker.workerId);
-        this.events.jobsQueued(endpoint.id);
+        if (worker.routing === 'LOAD_BALANCER') {
+          this.balancer.unpark(worker.workerId);
+        } else {
+          this.registry.unpark(worker.workerId);
+          this.events.jobsQueued(endpoint.id);
+        }
         worker.phase = 'RUNNING';
         worker.frozenAt = null;
         this.log.info({ workerId: worker.workerId, endpointId: endpoint.id }, 'worker thawed');
@@ -209,6 +264,7 @@ export class WorkerRuntime {
     const worker: ManagedWorker = {
       workerId: `${endpoint.id.slice(0, 6)}-${randomId(8)}`,
       endpointId: endpoint.id,
+      routing: endpoint.spec.type,
       version: endpoint.version,
       image: endpoint.spec.image,
       phase: 'THROTTLED',
@@ -235,13 +291,18 @@ export class WorkerRuntime {
       return;
     }
     try {
-      const credential = await this.credentials.create(endpoint.id);
+      const credential = worker.routing === 'QUEUE' ? await this.credentials.create(endpoint.id) : undefined;
       const handle = await this.provider.start(launchSpec(endpoint, worker.workerId, credential, allocation, this.config));
+      if (worker.routing === 'LOAD_BALANCER') {
+        if (!handle.http) throw new Error(`the ${this.provider.name} provider cannot run HTTP workers`);
+        this.balancer.add(endpoint.id, worker.workerId, handle.http, httpWorkerSettings(endpoint.spec).healthPath);
+      }
       worker.phase = 'RUNNING';
       worker.pid = handle.pid ?? null;
       worker.processStartedAt = handle.startedAt;
       this.log.info({ workerId: worker.workerId, endpointId: endpoint.id, version: worker.version }, 'worker started');
     } catch (err) {
+      await this.provider.stop(worker.workerId, 0).catch(() => undefined);
       this.capacity.release(worker.workerId);
       this.workers.delete(worker.workerId);
       this.crashes.record(endpoint.id, `the worker could not start: ${(err as Error).message}`, [], this.now());
@@ -254,10 +315,10 @@ export class WorkerRuntime {
       this.workers.delete(worker.workerId);
       return;
     }
-    const busy = this.registry.activity(worker.workerId)?.busy ?? 0;
-    if (busy > 0) return;
+    if (this.loadOf(worker).busy > 0) return;
     if (endpoint.spec.flashboot !== 'OFF' && worker.version === endpoint.version && this.frozen.hasRoom(endpoint.id, endpoint.spec.flashboot)) {
-      this.registry.park(worker.workerId);
+      if (worker.routing === 'LOAD_BALANCER') this.balancer.park(worker.workerId);
+      else this.registry.park(worker.workerId);
       await this.provider.freeze(worker.workerId);
       worker.phase = 'FROZEN';
       worker.frozenAt = this.now();
@@ -278,6 +339,8 @@ export class WorkerRuntime {
   /** Stops a worker for good; its jobs (if any) go back to the queue. */
   private async retire(worker: ManagedWorker, reason: string): Promise<void> {
     worker.phase = 'STOPPING';
+    // No new requests for a worker on its way out.
+    this.balancer.park(worker.workerId);
     this.frozen.remove(worker.endpointId, worker.workerId);
     this.log.info({ workerId: worker.workerId, endpointId: worker.endpointId, reason }, 'stopping worker');
     if (worker.pid !== null || worker.processStartedAt !== null) {
@@ -285,10 +348,16 @@ export class WorkerRuntime {
       await this.provider.thaw(worker.workerId).catch(() => undefined);
       await this.provider.stop(worker.workerId, this.config.workerStopGraceMs);
     }
-    await this.releaseJobs(worker.workerId);
+    await this.forgetWorker(worker);
+    this.workers.delete(worker.workerId);
+  }
+
+  /** A worker that is gone: its jobs return to the queue, its capacity and its traffic go. */
+  private async forgetWorker(worker: ManagedWorker): Promise<void> {
+    if (worker.routing === 'QUEUE') await this.releaseJobs(worker.workerId);
+    this.balancer.remove(worker.workerId);
     this.capacity.release(worker.workerId);
     this.registry.forget(worker.workerId);
-    this.workers.delete(worker.workerId);
   }
 
   private async releaseJobs(workerId: string): Promise<void> {
@@ -308,9 +377,7 @@ export class WorkerRuntime {
     this.crashes.record(worker.endpointId, reason, lastLines, this.now());
     this.workers.delete(worker.workerId);
     this.frozen.remove(worker.endpointId, worker.workerId);
-    await this.releaseJobs(worker.workerId);
-    this.capacity.release(worker.workerId);
-    this.registry.forget(worker.workerId);
+    await this.forgetWorker(worker);
     this.runSoon();
   }
 }

@@ -2,12 +2,12 @@
 import type { GantryConfig } from '../../config.js';
 import type { EndpointRecord } from '../../store/store.js';
 import { idleTimeoutApplies, type EndpointSpec } from '../../domain/endpoint-spec.js';
+import { httpWorkerSettings } from '../../domain/http-worker.js';
 
 export function requestUrls(id: string, spec: EndpointSpec, config: GantryConfig) {
   if (spec.type === 'LOAD_BALANCER') {
     const base = config.lbUrlPattern.replaceAll('{id}', id);
-    const healthPath = spec.env.HEALTH_CHECK_PATH ?? '/ping';
-    return { base, health: `${base}${healthPath.startsWith('/') ? '' : '/'}${healthPath}` };
+    return { base, health: `${base}${httpWorkerSettings(spec).healthPath}` };
   }
   const root = `${config.workerApiUrl}/v2/${id}`;
   return {

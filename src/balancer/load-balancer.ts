@@ -1,0 +1,193 @@
+// The front door of load-balancing endpoints: authenticates the caller as for queue operations,
+// finds the endpoint, answers its health path with the balancer's own view, and passes every
+// other request to the ready worker with the fewest outstanding requests — holding it a while
+// when none has room.
+import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { GantryConfig } from '../config.js';
+import type { EndpointRecord } from '../store/store.js';
+import type { JobService } from '../services/jobs.js';
+import type { ApiKeyService } from '../services/api-keys.js';
+import type { RateLimiter } from '../services/rate-limiter.js';
+import type { WorkerDirectory } from '../services/worker-directory.js';
+import { ApiError, badRequest, notFound } from '../domain/errors.js';
+import { httpWorkerSettings } from '../domain/http-worker.js';
+import { authenticateKey, authorise } from '../http/auth.js';
+import type { Backends, Backend } from './backends.js';
+import type { HttpAddress } from '../runtime/provider.js';
+import { LbRouter, type LbTarget } from './routing.js';
+import { forward } from './forward.js';
+import { forwardUpgrade } from './upgrade.js';
+import { sendRawProblem, writeSocketProblem } from './raw-problem.js';
+
+export interface LoadBalancerDeps {
+  config: GantryConfig;
+  jobs: Pick<JobService, 'endpointOf'>;
+  apiKeys: ApiKeyService;
+  rateLimiter: RateLimiter;
+  backends: Backends;
+  workerDirectory: WorkerDirectory;
+  /** With several replicas, the one that runs the workers when it is not this one. */
+  leaderAddress: () => HttpAddress | undefined;
+  log: { warn(obj: object, msg: string): void };
+}
+
+/** A relayed request is bounded by the leader, which applies the endpoint's timeout and hold. */
+const RELAY_TIMEOUT_MS = 86_400_000;
+/** Marks a relayed request, so two replicas that briefly disagree on the leader never bounce it between them. */
+const RELAYED = 'x-gantry-relayed';
+
+function relayTarget(req: IncomingMessage, deps: LoadBalancerDeps): HttpAddress | undefined {
+  if (req.headers[RELAYED] !== undefined) return undefined;
+  const leader = deps.leaderAddress();
+  if (leader) req.headers[RELAYED] = '1';
+  return leader;
+}
+
+/** Seconds a client is told to wait after a 503. */
+const RETRY_AFTER_SECONDS = 5;
+
+interface Admitted {
+  endpoint: EndpointRecord;
+  /** Rate-limit headers for the response. */
+  headers: Record<string, string>;
+}
+
+export class LoadBalancer {
+  private readonly router: LbRouter;
+  // Connections to workers are reused; a worker's socket count is bounded by its requests in flight.
+  // Idle ones are dropped before node's default server keep-alive (5 s) would close them under us.
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256, timeout: 4000 });
+  private readonly upgraded = new Set<Duplex>();
+
+  constructor(private readonly deps: LoadBalancerDeps) {
+    this.router = new LbRouter(() => deps.config);
+  }
+
+  match(req: IncomingMessage): LbTarget | undefined {
+    return this.router.match(req);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, target: LbTarget): Promise<void> {
+    let headers: Record<string, string> = {};
+    // Only the leader runs workers: another replica passes the request on untouched, key included.
+    const leader = relayTarget(req, this.deps);
+    if (leader) {
+      const relay = { address: leader, path: req.url ?? '/', timeoutMs: RELAY_TIMEOUT_MS, agent: this.agent, responseHeaders: {}, keepAuthorization: true };
+      return forward(req, res, { ...relay, onWorkerFailure: () => undefined });
+    }
+    try {
+      const admitted = await this.admit(req, target);
+      headers = admitted.headers;
+      const { endpoint } = admitted;
+      if (this.isHealthCheck(req, target, endpoint)) return this.sendHealth(res, endpoint, headers);
+      const backend = await this.backendFor(endpoint, res);
+      try {
+        await forward(req, res, {
+          address: backend.address,
+          path: target.path,
+          timeoutMs: endpoint.spec.timeout,
+          agent: this.agent,
+          responseHeaders: headers,
+          onWorkerFailure: (reason) => this.deps.backends.setHealth(backend, 'UNHEALTHY', reason),
+        });
+      } finally {
+        this.deps.backends.release(backend);
+      }
+    } catch (err) {
+      this.fail(err, headers, (problem, extra) => {
+        if (res.destroyed) return;
+        if (res.headersSent) res.destroy();
+        else sendRawProblem(res, problem, extra);
+      });
+    }
+  }
+
+  async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target: LbTarget): Promise<void> {
+    socket.on('error', () => socket.destroy());
+    const leader = relayTarget(req, this.deps);
+    if (leader) {
+      this.upgraded.add(socket);
+      const relay = { address: leader, path: req.url ?? '/', timeoutMs: RELAY_TIMEOUT_MS, responseHeaders: {}, keepAuthorization: true };
+      return forwardUpgrade(req, socket, head, relay).finally(() => this.upgraded.delete(socket));
+    }
+    let headers: Record<string, string> = {};
+    try {
+      const admitted = await this.admit(req, target);
+      headers = admitted.headers;
+      const backend = await this.backendFor(admitted.endpoint, socket);
+      this.upgraded.add(socket);
+      try {
+        await forwardUpgrade(req, socket, head, { address: backend.address, path: target.path, timeoutMs: admitted.endpoint.spec.timeout, responseHeaders: headers });
+      } finally {
+        this.upgraded.delete(socket);
+        this.deps.backends.release(backend);
+      }
+    } catch (err) {
+      this.fail(err, headers, (problem, extra) => writeSocketProblem(socket, problem, extra));
+    }
+  }
+
+  /** Ends pass-through connections, which the HTTP server does not track once upgraded. */
+  close(): void {
+    for (const socket of this.upgraded) socket.destroy();
+    this.agent.destroy();
+  }
+
+  /** The caller's key may use this endpoint, and the endpoint is a load balancer. */
+  private async admit(req: IncomingMessage, target: LbTarget): Promise<Admitted> {
+    const { apiKeys, rateLimiter, jobs } = this.deps;
+    const { key, headers } = await authenticateKey(apiKeys, rateLimiter, req.headers.authorization, 'queue');
+    try {
+      authorise(key, req.method ?? 'GET', target.endpointId, 'queue');
+      const endpoint = await jobs.endpointOf(key.accountId, target.endpointId);
+      if (!endpoint) throw notFound(`endpoint ${target.endpointId} not found`);
+      if (endpoint.spec.type !== 'LOAD_BALANCER') {
+        throw badRequest(`endpoint ${target.endpointId} is a QUEUE endpoint; it serves no worker-defined paths (submit jobs to /v2/${target.endpointId}/run or /runsync)`);
+      }
+      return { endpoint, headers };
+    } catch (err) {
+      if (err instanceof ApiError) throw new ApiError(err.status, err.message, err.errors, { ...headers, ...err.headers });
+      throw err;
+    }
+  }
+
+  /** A ready worker with room, waiting for one up to the hold time (or until the client leaves); 503 when none comes. */
+  private async backendFor(endpoint: EndpointRecord, client: { once(event: 'close', listener: () => void): unknown }): Promise<Backend> {
+    const { spec } = endpoint;
+    const unavailable = (detail: string) => new ApiError(503, detail, undefined, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+    if (spec.workers.max === 0) throw unavailable(`endpoint ${endpoint.id} has workers.max 0: no worker can serve it`);
+    const limit = spec.scaling.type === 'REQUEST_COUNT' ? spec.scaling.requestCount : 1;
+    const free = this.deps.backends.tryAcquire(endpoint.id, limit);
+    if (free) return free;
+    const gone = new AbortController();
+    client.once('close', () => gone.abort());
+    const holdMs = this.deps.config.lbHoldMs;
+    const backend = await this.deps.backends.acquire(endpoint.id, limit, holdMs, gone.signal);
+    if (!backend) throw unavailable(`no worker of endpoint ${endpoint.id} was ready with room for the request within ${holdMs} ms`);
+    return backend;
+  }
+
+  private isHealthCheck(req: IncomingMessage, target: LbTarget, endpoint: EndpointRecord): boolean {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    return target.path.split('?')[0] === httpWorkerSettings(endpoint.spec).healthPath;
+  }
+
+  /** The balancer's view: how many workers are ready, starting or unhealthy, and the requests it holds. */
+  private sendHealth(res: ServerResponse, endpoint: EndpointRecord, headers: Record<string, string>): void {
+    const counts = this.deps.workerDirectory.counts(endpoint.id, endpoint.version);
+    const demand = this.deps.backends.demand(endpoint.id);
+    const body = JSON.stringify({
+      workers: { ready: counts.ready, idle: counts.idle, running: counts.running, initializing: counts.initializing, throttled: counts.throttled, unhealthy: counts.unhealthy },
+      requests: { inFlight: demand.inFlight, held: demand.held },
+    });
+    res.writeHead(200, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  private fail(err: unknown, headers: Record<string, string>, send: (problem: ApiError, headers: Record<string, string>) => void): void {
+    if (err instanceof ApiError) return send(err, headers);
+    this.deps.log.warn({ err }, 'load-balanced request failed');
+    send(new ApiError(500, 'an internal error occurred; it has been logged'), headers);
+  }
+}

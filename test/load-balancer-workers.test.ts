@@ -1,0 +1,138 @@
+// How the balancer treats load-balancing workers, run as real processes: scale from zero with
+// the first request held, spreading load, unhealthy and killed workers, timeouts and 503s.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually, startLive, type Live } from './support/live.js';
+import { lbFetch, open, read } from './support/lb-client.js';
+
+const HTTP_WORKER = { entrypoint: [process.execPath], cmd: ['--import', 'tsx', 'examples/http-worker.ts'] };
+let g: Live;
+
+before(async () => {
+  g = await startLive({
+    workerProvider: 'process', scaleIntervalMs: '100', lbHealthIntervalMs: '100', lbUnhealthyMs: '300',
+    lbHoldMs: '30000', workerStopGraceMs: '2000', crashBackoffMs: '100',
+  });
+});
+after(() => g.close());
+
+async function createLb(extra: Record<string, unknown>): Promise<string> {
+  const res = await g.call('POST', '/v2/serverless', {
+    name: 'http', type: 'LOAD_BALANCER', image: 'local/http', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'REQUEST_COUNT', requestCount: 4 }, ...HTTP_WORKER, ...extra,
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().id;
+}
+const workersOf = async (id: string) => (await g.call('GET', `/v2/serverless/${id}/workers`)).json();
+const call = (id: string, path: string, method = 'GET') =>
+  lbFetch({ url: g.url, path: `/v2/lb/${id}${path}`, method, headers: { authorization: `Bearer ${g.adminKey}` } });
+const remove = (id: string) => g.call('DELETE', `/v2/serverless/${id}`);
+
+test('the first request to an endpoint at zero is held while a worker starts, then served; idle, it scales back to zero', async () => {
+  const id = await createLb({ workers: { min: 0, max: 2, idleTimeout: 1 }, env: { STARTUP_MS: '600' } });
+  assert.equal((await workersOf(id)).summary.total, 0);
+  const first = call(id, '/whoami');
+  const held = await eventually(async () => {
+    const health = await call(id, '/ping');
+    return health.json.requests.held === 1 && health.json;
+  }, 10_000, 20);
+  assert.equal(held.workers.ready, 0, 'no worker was ready while the request was held');
+  const answer = await first;
+  assert.equal(answer.status, 200, answer.text);
+  assert.match(answer.json.worker, new RegExp(`^${id.slice(0, 6)}-`));
+  await eventually(async () => (await workersOf(id)).summary.total === 0, 15_000);
+  await remove(id);
+});
+
+test('requests spread across ready workers by outstanding requests', async () => {
+  const id = await createLb({ workers: { min: 2, max: 2 }, scaling: { type: 'REQUEST_COUNT', requestCount: 10 } });
+  await eventually(async () => (await workersOf(id)).summary.idle === 2, 20_000);
+  const answers = await Promise.all(Array.from({ length: 16 }, () => call(id, '/sleep?ms=400')));
+  const perWorker = new Map<string, number>();
+  for (const a of answers) perWorker.set(a.json.worker, (perWorker.get(a.json.worker) ?? 0) + 1);
+  assert.equal(perWorker.size, 2, 'both workers served');
+  assert.deepEqual([...perWorker.values()], [8, 8], 'the fewest outstanding requests wins');
+  await remove(id);
+});
+
+test('requests beyond the workers\' capacity scale the endpoint up', async () => {
+  const id = await createLb({ workers: { min: 0, max: 3, idleTimeout: 1 }, scaling: { type: 'REQUEST_COUNT', requestCount: 1 } });
+  const answers = await Promise.all(Array.from({ length: 3 }, () => call(id, '/sleep?ms=1500')));
+  assert.deepEqual(answers.map((a) => a.status), [200, 200, 200]);
+  assert.equal(new Set(answers.map((a) => a.json.worker)).size, 3, 'one worker per concurrent request at requestCount 1');
+  await remove(id);
+});
+
+test('a worker that turns unhealthy leaves the rotation and is replaced', async () => {
+  const id = await createLb({ workers: { min: 2, max: 2 } });
+  await eventually(async () => (await workersOf(id)).summary.idle === 2, 20_000);
+  // Long enough to look at the unhealthy worker before it is replaced.
+  g.services.config.lbUnhealthyMs = 60_000;
+  const sick = (await call(id, '/unhealthy', 'POST')).json.worker as string;
+  await eventually(async () => (await workersOf(id)).workers.find((w: { id: string; status: string }) => w.id === sick && w.status === 'UNHEALTHY'), 10_000);
+  const answers = await Promise.all(Array.from({ length: 10 }, () => call(id, '/whoami')));
+  assert.ok(answers.every((a) => a.status === 200 && a.json.worker !== sick), 'no request went to the unhealthy worker');
+  g.services.config.lbUnhealthyMs = 300;
+  await eventually(async () => (await workersOf(id)).workers.every((w: { id: string }) => w.id !== sick), 10_000);
+  await eventually(async () => (await workersOf(id)).summary.idle === 2, 20_000);
+  await remove(id);
+});
+
+test('a worker killed mid-request answers 502 at once and is replaced', async () => {
+  const id = await createLb({ workers: { min: 1, max: 1 } });
+  await eventually(async () => (await workersOf(id)).summary.idle === 1, 20_000);
+  const victim = g.services.runtime!.workersOf(id)[0]!;
+  const pending = call(id, '/sleep?ms=20000');
+  await eventually(async () => (await workersOf(id)).summary.running === 1, 5000, 20);
+  process.kill(-victim.pid!, 'SIGKILL');
+  const answer = await pending;
+  assert.equal(answer.status, 502);
+  assert.match(String(answer.headers['content-type']), /^application\/problem\+json/);
+  assert.match(answer.json.detail, /the worker failed before answering/);
+  const next = await call(id, '/whoami');
+  assert.equal(next.status, 200, 'the next request is held for the replacement');
+  assert.notEqual(next.json.worker, victim.workerId);
+  await remove(id);
+});
+
+test('a worker dying mid-answer cuts the client off instead of ending cleanly', async () => {
+  const id = await createLb({ workers: { min: 1, max: 1 } });
+  await eventually(async () => (await workersOf(id)).summary.idle === 1, 20_000);
+  const victim = g.services.runtime!.workersOf(id)[0]!;
+  const res = await open({ url: g.url, path: `/v2/lb/${id}/sse?n=100&everyMs=100`, headers: { authorization: `Bearer ${g.adminKey}` } });
+  assert.equal(res.statusCode, 200);
+  process.kill(-victim.pid!, 'SIGKILL');
+  await assert.rejects(read(res), /aborted|ECONNRESET|socket hang up/);
+  await remove(id);
+});
+
+test('the endpoint timeout bounds a request: 504', async () => {
+  const id = await createLb({ workers: { min: 1, max: 1 }, timeout: 1000 });
+  await eventually(async () => (await workersOf(id)).summary.idle === 1, 20_000);
+  const answer = await call(id, '/sleep?ms=5000');
+  assert.equal(answer.status, 504);
+  assert.match(answer.json.detail, /timeout of 1000 ms/);
+  await remove(id);
+});
+
+test('with no worker ready in time the request answers 503 with Retry-After', async () => {
+  const id = await createLb({ workers: { min: 0, max: 1 }, env: { STARTUP_MS: '60000' } });
+  g.services.config.lbHoldMs = 500;
+  try {
+    const answer = await call(id, '/whoami');
+    assert.equal(answer.status, 503);
+    assert.equal(answer.headers['retry-after'], '5');
+    assert.match(answer.json.detail, /within 500 ms/);
+    const none = await createLb({ workers: { min: 0, max: 0 } });
+    const closed = await call(none, '/whoami');
+    assert.equal(closed.status, 503);
+    assert.match(closed.json.detail, /workers.max 0/);
+    await remove(none);
+  } finally {
+    g.services.config.lbHoldMs = 30_000;
+  }
+  const view = await workersOf(id);
+  assert.equal(view.workers[0].status, 'INITIALIZING', 'a worker answering 204 is starting, not ready');
+  await remove(id);
+});
