@@ -1,5 +1,7 @@
-// Child process of the queue benchmark: a Gantry server on a temporary data dir, printing one
-// JSON line with its URL, an endpoint, a rate-limit-exempt key and a worker credential.
+// Child process of the queue benchmarks: a Gantry server printing one JSON line with its URL.
+// The first server of a deployment also creates an endpoint, a rate-limit-exempt key and a worker
+// credential and prints them; with BENCH_JOIN set it only joins (another replica, same database).
+// BENCH_DATABASE (a postgres:// URL) selects PostgreSQL; the default is SQLite in a temporary dir.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,17 +9,25 @@ import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
-const config = loadConfig({ dataDir, port: '0', logLevel: 'silent', takeWaitMs: '20000', workerProvider: 'none' }, {});
+const database = process.env.BENCH_DATABASE;
+const config = loadConfig(
+  { dataDir, port: '0', logLevel: 'silent', takeWaitMs: '20000', workerProvider: 'none', ...(database ? { database, databasePoolSize: '16' } : {}) },
+  {},
+);
 const server = await startServer(config);
-const key = await server.services.apiKeys.create({ name: 'bench', rateLimitExempt: true });
-const endpoint = await server.services.endpoints.create(key.record.accountId, {
-  name: 'bench',
-  type: 'QUEUE',
-  image: 'bench/noop',
-  cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-  scaling: { type: 'QUEUE_DELAY', queueDelay: 60 },
-  workers: { min: 0, max: 0 },
-});
-const workerKey = await server.services.workerCredentials.create(endpoint.id);
-process.stdout.write(`${JSON.stringify({ url: server.url, endpointId: endpoint.id, apiKey: key.token, workerKey })}\n`);
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
+if (process.env.BENCH_JOIN) {
+  process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+} else {
+  const key = await server.services.apiKeys.create({ name: 'bench', rateLimitExempt: true });
+  const endpoint = await server.services.endpoints.create(key.record.accountId, {
+    name: 'bench',
+    type: 'QUEUE',
+    image: 'bench/noop',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 60 },
+    workers: { min: 0, max: 0 },
+  });
+  const workerKey = await server.services.workerCredentials.create(endpoint.id);
+  process.stdout.write(`${JSON.stringify({ url: server.url, endpointId: endpoint.id, apiKey: key.token, workerKey })}\n`);
+}

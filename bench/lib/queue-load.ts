@@ -1,0 +1,180 @@
+// The queue benchmark's load: servers started as child processes, and the measured phases
+// (throughput, dispatch latency, runsync latency, backlog). A target may be several replicas of
+// one deployment: clients and workers are spread over them round-robin.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Pool } from 'undici';
+import { cpuSeconds, ms, rssMiB } from './measure.js';
+
+export interface Node {
+  child: ChildProcess;
+  url: string;
+  pool: Pool;
+}
+
+export interface Target {
+  name: string;
+  nodes: Node[];
+  endpointId: string;
+  apiKey: string;
+  workerKey: string;
+  /** Further processes whose CPU the deployment costs (the database server). */
+  cpuPids: () => number[];
+  /** The echo server answers canned bodies and has no batch take. */
+  batchTakes: boolean;
+}
+
+export interface LoadSettings {
+  clients: number;
+  workers: number;
+  batch: number;
+  samples: number;
+}
+
+const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+/** Starts a server script that prints one JSON line with its url (and, for the first replica, its keys). */
+export async function startNode(script: string, env: Record<string, string> = {}): Promise<{ node: Node; info: Record<string, string> }> {
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  children.push(child);
+  const line = await new Promise<string>((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      if (buffer.includes('\n')) resolve(buffer.split('\n')[0]!);
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  const info = JSON.parse(line) as Record<string, string>;
+  return { node: { child, url: info.url!, pool: new Pool(info.url!, { connections: 256, pipelining: 1 }) }, info };
+}
+
+export async function stopTarget(t: Target): Promise<void> {
+  for (const node of t.nodes) {
+    await node.pool.close();
+    const exited = new Promise((resolve) => node.child.once('exit', resolve));
+    node.child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+// Bodies are whatever the server answered; the benchmark reads a few known fields.
+type Json = { id: string; status: string; removed: number } & Record<string, unknown>;
+
+async function call(t: Target, via: number, method: 'GET' | 'POST', path: string, key: string, body?: unknown): Promise<{ status: number; json: Json }> {
+  const node = t.nodes[via % t.nodes.length]!;
+  const res = await node.pool.request({
+    method,
+    path: `/v2/${t.endpointId}${path}`,
+    headers: body === undefined ? { authorization: key } : { authorization: key, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, json: (text ? JSON.parse(text) : {}) as Json };
+}
+
+function cpuOf(t: Target): number {
+  const pids = [...t.nodes.map((n) => n.child.pid!), ...t.cpuPids()];
+  return pids.reduce((sum, pid) => {
+    try {
+      return sum + cpuSeconds(pid);
+    } catch {
+      return sum; // a database backend that ended meanwhile
+    }
+  }, 0);
+}
+
+/** run -> take -> done -> status, C clients and W workers at once; answers jobs/s and CPU ms/job. */
+export async function throughput(t: Target, jobs: number, s: LoadSettings): Promise<{ jobsPerSecond: number; cpuMsPerJob: number }> {
+  let submitted = 0;
+  let completed = 0;
+  let stop = false;
+  const workers = Array.from({ length: s.workers }, async (_, w) => {
+    while (!stop) {
+      const path = t.batchTakes ? `/job-take-batch/w${w}?batch_size=${s.batch}` : `/job-take/w${w}`;
+      const taken = await call(t, w, 'GET', path, t.workerKey);
+      if (taken.status !== 200) continue;
+      for (const job of (Array.isArray(taken.json) ? taken.json : [taken.json]) as Json[]) {
+        await call(t, w, 'POST', `/job-done/w${w}/${job.id}?isStream=false`, t.workerKey, { output: { ok: true } });
+      }
+    }
+  });
+  const cpuBefore = cpuOf(t);
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: s.clients }, async (_, c) => {
+      while (submitted < jobs) {
+        submitted++;
+        const run = await call(t, c, 'POST', '/run', t.apiKey, { input: { n: submitted } });
+        const status = await call(t, c, 'GET', `/status-sync/${run.json.id}?wait=60000`, t.apiKey);
+        if (status.json.status === 'COMPLETED') completed++;
+      }
+    }),
+  );
+  const seconds = ms(started) / 1000;
+  const cpu = cpuOf(t) - cpuBefore;
+  stop = true;
+  // Wake the workers' long-polls so they see the stop.
+  for (let i = 0; i < s.workers * s.batch; i++) void call(t, i, 'POST', '/run', t.apiKey, { input: { drain: true } });
+  await Promise.all(workers);
+  if (completed !== jobs) throw new Error(`${t.name}: ${completed} of ${jobs} jobs completed`);
+  return { jobsPerSecond: jobs / seconds, cpuMsPerJob: (cpu * 1000) / jobs };
+}
+
+/** run accepted -> the idle long-polling worker receives it (on another replica when there are several). */
+export async function dispatch(t: Target, s: LoadSettings): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < s.samples; i++) {
+    const take = call(t, 1, 'GET', '/job-take/lat', t.workerKey);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    const started = process.hrtime.bigint();
+    await call(t, 0, 'POST', '/run', t.apiKey, { input: { i } });
+    const taken = await take;
+    samples.push(ms(started));
+    await call(t, 1, 'POST', `/job-done/lat/${taken.json.id}?isStream=false`, t.workerKey, { output: null });
+  }
+  return samples;
+}
+
+/** runsync round trip with a worker that answers at once (on another replica when there are several). */
+export async function runsync(t: Target, s: LoadSettings): Promise<number[]> {
+  let stop = false;
+  const worker = (async () => {
+    while (!stop) {
+      const taken = await call(t, 1, 'GET', '/job-take/sync', t.workerKey);
+      if (taken.status === 200) await call(t, 1, 'POST', `/job-done/sync/${taken.json.id}?isStream=false`, t.workerKey, { output: 'ok' });
+    }
+  })();
+  const samples: number[] = [];
+  for (let i = 0; i < s.samples; i++) {
+    const started = process.hrtime.bigint();
+    const res = await call(t, 0, 'POST', '/runsync?wait=10000', t.apiKey, { input: { i } });
+    if (res.json.status !== 'COMPLETED') throw new Error(`runsync answered ${res.json.status}`);
+    samples.push(ms(started));
+  }
+  stop = true;
+  await call(t, 0, 'POST', '/run', t.apiKey, { input: { drain: true } });
+  await worker;
+  return samples;
+}
+
+export async function backlog(t: Target, queued: number): Promise<{ rssBefore: number; rssAfter: number; submitRate: number; purgeMs: number; removed: number }> {
+  const pid = t.nodes[0]!.child.pid!;
+  const rssBefore = rssMiB(pid);
+  let sent = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: 64 }, async (_, c) => {
+      while (sent < queued) {
+        sent++;
+        await call(t, c, 'POST', '/run', t.apiKey, { input: { n: sent, text: 'queued job' } });
+      }
+    }),
+  );
+  const submitRate = queued / (ms(started) / 1000);
+  const rssAfter = rssMiB(pid);
+  const purgeStart = process.hrtime.bigint();
+  const purge = await call(t, 0, 'POST', '/purge-queue', t.apiKey, {});
+  return { rssBefore, rssAfter, submitRate, purgeMs: ms(purgeStart), removed: purge.json.removed };
+}

@@ -1,0 +1,112 @@
+// The queue benchmark on each store: SQLite (one process), PostgreSQL with one replica and with
+// two replicas of one deployment (clients and workers spread over both; dispatch and runsync
+// cross replicas). CPU per job includes the PostgreSQL server processes.
+// Run: npm run bench:stores -- [--jobs 10000] [--clients 16] [--workers 8] [--samples 500] [--queued 100000]
+// PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
+// each deployment gets a fresh schema, dropped afterwards.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { median, percentile } from './lib/measure.js';
+import { backlog, dispatch, runsync, startNode, stopTarget, throughput, type LoadSettings, type Target } from './lib/queue-load.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: '10000' },
+    clients: { type: 'string', default: '16' },
+    workers: { type: 'string', default: '8' },
+    batch: { type: 'string', default: '4' },
+    samples: { type: 'string', default: '500' },
+    queued: { type: 'string', default: '100000' },
+    repeat: { type: 'string', default: '3' },
+  },
+});
+const JOBS = Number(opts.jobs);
+const QUEUED = Number(opts.queued);
+const REPEAT = Number(opts.repeat);
+const settings: LoadSettings = { clients: Number(opts.clients), workers: Number(opts.workers), batch: Number(opts.batch), samples: Number(opts.samples) };
+const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+function postgresPids(): number[] {
+  try {
+    return execFileSync('pgrep', ['-u', 'postgres'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function withSchema<T>(work: (url: string) => Promise<T>): Promise<T> {
+  const schema = `gantry_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(POSTGRES);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  try {
+    return await work(url.toString());
+  } finally {
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  }
+}
+
+async function deployment(name: string, replicas: number, database?: string): Promise<Target> {
+  const env: Record<string, string> = database ? { BENCH_DATABASE: database } : {};
+  const first = await startNode('bench/lib/gantry-server.ts', env);
+  const others = await Promise.all(Array.from({ length: replicas - 1 }, () => startNode('bench/lib/gantry-server.ts', { ...env, BENCH_JOIN: '1' })));
+  return {
+    name,
+    nodes: [first.node, ...others.map((o) => o.node)],
+    endpointId: first.info.endpointId!,
+    apiKey: first.info.apiKey!,
+    workerKey: first.info.workerKey!,
+    cpuPids: database ? postgresPids : () => [],
+    batchTakes: true,
+  };
+}
+
+interface Figures {
+  jobsPerSecond: number;
+  cpuMsPerJob: number;
+  dispatch: number[];
+  runsync: number[];
+  backlog: Awaited<ReturnType<typeof backlog>> | undefined;
+}
+
+async function measure(t: Target): Promise<Figures> {
+  await throughput(t, Math.min(2000, JOBS), settings);
+  const runs = [];
+  for (let r = 0; r < REPEAT; r++) runs.push(await throughput(t, JOBS, settings));
+  const figures: Figures = {
+    jobsPerSecond: median(runs.map((x) => x.jobsPerSecond)),
+    cpuMsPerJob: median(runs.map((x) => x.cpuMsPerJob)),
+    dispatch: await dispatch(t, settings),
+    runsync: await runsync(t, settings),
+    backlog: QUEUED > 0 ? await backlog(t, QUEUED) : undefined,
+  };
+  await stopTarget(t);
+  return figures;
+}
+
+console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
+console.log(`jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)\n`);
+const results: [string, Figures][] = [];
+results.push(['SQLite', await measure(await deployment('sqlite', 1))]);
+results.push(['PostgreSQL x1', await withSchema(async (url) => measure(await deployment('postgres-1', 1, url)))]);
+results.push(['PostgreSQL x2', await withSchema(async (url) => measure(await deployment('postgres-2', 2, url)))]);
+
+const f = (n: number, digits = 2) => n.toFixed(digits);
+const p = (samples: number[]) => `${f(percentile(samples, 50))} / ${f(percentile(samples, 99))}`;
+const line = (label: string, cells: string[]) => console.log(`${label.padEnd(30)}${cells.map((c) => c.padStart(18)).join('')}`);
+line('', results.map(([name]) => name));
+line('end to end, jobs/s', results.map(([, r]) => f(r.jobsPerSecond, 0)));
+line('CPU per job (all processes), ms', results.map(([, r]) => f(r.cpuMsPerJob, 3)));
+line('dispatch p50 / p99, ms', results.map(([, r]) => p(r.dispatch)));
+line('runsync p50 / p99, ms', results.map(([, r]) => p(r.runsync)));
+if (QUEUED > 0) {
+  line(`queueing ${QUEUED}, jobs/s`, results.map(([, r]) => f(r.backlog!.submitRate, 0)));
+  line(`purge of ${QUEUED}, ms`, results.map(([, r]) => f(r.backlog!.purgeMs, 0)));
+}
+process.exit(0);
