@@ -1,7 +1,9 @@
 // Load-balancer benchmark: the same requests sent to the example HTTP worker directly, through
 // Gantry's balancer (a load-balancing endpoint with that worker), and through a bare node proxy
 // as a reference for the cost of any extra hop on this machine, in one run.
-// Run: npm run bench:lb -- [--samples 3000] [--clients 32] [--seconds 5] [--repeat 3]
+// Throughput is measured twice: on a no-op request, where the proxy itself is the bottleneck, and
+// on one that takes the worker --work-ms, closer to what a real worker does.
+// Run: npm run bench:lb -- [--samples 3000] [--clients 32] [--seconds 5] [--repeat 3] [--work-ms 5]
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -14,12 +16,16 @@ const { values: opts } = parseArgs({
     clients: { type: 'string', default: '32' },
     seconds: { type: 'string', default: '5' },
     repeat: { type: 'string', default: '3' },
+    'work-ms': { type: 'string', default: '5' },
   },
 });
 const SAMPLES = Number(opts.samples);
 const CLIENTS = Number(opts.clients);
 const SECONDS = Number(opts.seconds);
 const REPEAT = Number(opts.repeat);
+const WORK_MS = Number(opts['work-ms']);
+const NO_OP = '/whoami';
+const WORKING = `/sleep?ms=${WORK_MS}`;
 
 interface ServerInfo {
   url: string;
@@ -31,8 +37,9 @@ interface ServerInfo {
 
 interface Route {
   name: string;
+  /** The process between the client and the worker, whose CPU is counted. */
+  proxyPid?: number;
   pool: Pool;
-  path: string;
   headers: Record<string, string>;
 }
 
@@ -53,18 +60,18 @@ process.on('exit', () => bare.kill('SIGKILL'));
 const barePort = await new Promise<number>((resolve) => bare.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
 
 const gantryHost = new URL(info.url).host;
-const direct: Route = { name: 'direct', pool: new Pool(`http://${info.worker.host}:${info.worker.port}`, { connections: 256 }), path: '/whoami', headers: {} };
-const proxied: Route = { name: 'bare', pool: new Pool(`http://127.0.0.1:${barePort}`, { connections: 256 }), path: '/whoami', headers: {} };
+const direct: Route = { name: 'direct', pool: new Pool(`http://${info.worker.host}:${info.worker.port}`, { connections: 256 }), headers: {} };
+const proxied: Route = { name: 'bare', proxyPid: bare.pid!, pool: new Pool(`http://127.0.0.1:${barePort}`, { connections: 256 }), headers: {} };
 const balanced: Route = {
   name: 'gantry',
+  proxyPid: child.pid!,
   pool: new Pool(info.url, { connections: 256 }),
-  path: '/whoami',
   // The endpoint's own host, as requestUrls.base gives it.
   headers: { host: `${info.endpointId}.localhost:${gantryHost.split(':')[1]}`, authorization: `Bearer ${info.apiKey}` },
 };
 
-async function once(route: Route): Promise<void> {
-  const res = await route.pool.request({ method: 'GET', path: route.path, headers: route.headers });
+async function once(route: Route, path = NO_OP): Promise<void> {
+  const res = await route.pool.request({ method: 'GET', path, headers: route.headers });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${route.name} answered ${res.statusCode}: ${text}`);
 }
@@ -86,27 +93,28 @@ async function latency(): Promise<Record<'direct' | 'bare' | 'gantry', number[]>
 
 interface Throughput {
   rps: number;
-  gantryCpuMs: number;
+  proxyCpuMs: number;
   workerCpuMs: number;
 }
 
-/** CLIENTS loops for SECONDS; requests per second, and Gantry's and the worker's CPU per request. */
-async function throughput(route: Route): Promise<Throughput> {
+/** CLIENTS loops for SECONDS; requests per second, and the proxy's and the worker's CPU per request. */
+async function throughput(route: Route, path: string): Promise<Throughput> {
   let done = 0;
   const until = Date.now() + SECONDS * 1000;
-  const cpuBefore = cpuSeconds(child.pid!);
+  const proxyCpu = () => (route.proxyPid === undefined ? 0 : cpuSeconds(route.proxyPid));
+  const cpuBefore = proxyCpu();
   const workerBefore = cpuSeconds(info.workerPid);
   const started = process.hrtime.bigint();
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
     while (Date.now() < until) {
-      await once(route);
+      await once(route, path);
       done++;
     }
   }));
   const seconds = ms(started) / 1000;
   return {
     rps: done / seconds,
-    gantryCpuMs: ((cpuSeconds(child.pid!) - cpuBefore) * 1000) / done,
+    proxyCpuMs: ((proxyCpu() - cpuBefore) * 1000) / done,
     workerCpuMs: ((cpuSeconds(info.workerPid) - workerBefore) * 1000) / done,
   };
 }
@@ -115,29 +123,34 @@ const row = (label: string, a: string, b: string, c: string, d = '') => console.
 const f = (n: number, digits = 2) => n.toFixed(digits);
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
-console.log(`GET /whoami on the example HTTP worker; samples ${SAMPLES}, clients ${CLIENTS}, ${SECONDS} s per throughput run, repeats ${REPEAT} (medians)\n`);
+console.log(`GET ${NO_OP} and ${WORKING} on the example HTTP worker; samples ${SAMPLES}, clients ${CLIENTS}, ${SECONDS} s per throughput run, repeats ${REPEAT} (medians)\n`);
 
 for (let i = 0; i < 500; i++) for (const route of [direct, proxied, balanced]) await once(route);
 const lat = await latency();
-const runs = { direct: [] as Throughput[], bare: [] as Throughput[], gantry: [] as Throughput[] };
-for (let r = 0; r < REPEAT; r++) {
-  runs.direct.push(await throughput(direct));
-  runs.bare.push(await throughput(proxied));
-  runs.gantry.push(await throughput(balanced));
+type Runs = Record<'direct' | 'bare' | 'gantry', Throughput[]>;
+const runs: Record<string, Runs> = {};
+for (const path of [NO_OP, WORKING]) {
+  const forPath: Runs = (runs[path] = { direct: [], bare: [], gantry: [] });
+  for (let r = 0; r < REPEAT; r++) {
+    forPath.direct.push(await throughput(direct, path));
+    forPath.bare.push(await throughput(proxied, path));
+    forPath.gantry.push(await throughput(balanced, path));
+  }
 }
 const med = (list: Throughput[], key: keyof Throughput) => median(list.map((x) => x[key]));
 const p = (xs: number[], q: number) => percentile(xs, q);
-const directRps = med(runs.direct, 'rps');
-const bareRps = med(runs.bare, 'rps');
-const gantryRps = med(runs.gantry, 'rps');
 
 row('', 'direct', 'bare proxy', 'gantry', 'gantry vs direct');
 for (const q of [50, 99]) {
-  row(`latency p${q}, ms`, f(p(lat.direct, q), 3), f(p(lat.bare, q), 3), f(p(lat.gantry, q), 3), `+${f(p(lat.gantry, q) - p(lat.direct, q), 3)}`);
+  row(`${NO_OP} latency p${q}, ms`, f(p(lat.direct, q), 3), f(p(lat.bare, q), 3), f(p(lat.gantry, q), 3), `+${f(p(lat.gantry, q) - p(lat.direct, q), 3)}`);
 }
-row(`throughput, ${CLIENTS} clients, req/s`, f(directRps, 0), f(bareRps, 0), f(gantryRps, 0), `${f((100 * gantryRps) / directRps, 0)} %`);
-row('worker CPU per request, ms', f(med(runs.direct, 'workerCpuMs'), 3), f(med(runs.bare, 'workerCpuMs'), 3), f(med(runs.gantry, 'workerCpuMs'), 3));
-row('Gantry CPU per request, ms', '-', '-', f(med(runs.gantry, 'gantryCpuMs'), 3));
+for (const path of [NO_OP, WORKING]) {
+  const { direct: d, bare: b, gantry: g } = runs[path]!;
+  console.log(`\n${path}, ${CLIENTS} clients`);
+  row('  throughput, req/s', f(med(d, 'rps'), 0), f(med(b, 'rps'), 0), f(med(g, 'rps'), 0), `${f((100 * med(g, 'rps')) / med(d, 'rps'), 0)} %`);
+  row('  worker CPU per request, ms', f(med(d, 'workerCpuMs'), 3), f(med(b, 'workerCpuMs'), 3), f(med(g, 'workerCpuMs'), 3));
+  row('  proxy CPU per request, ms', '-', f(med(b, 'proxyCpuMs'), 3), f(med(g, 'proxyCpuMs'), 3));
+}
 
 for (const route of [direct, proxied, balanced]) await route.pool.close();
 bare.kill('SIGTERM');
