@@ -156,6 +156,23 @@ test('gantry doctor sees the schema, notifications and all three replicas with t
   assert.match(out, /ok +replicas +3 running: .*; leader replica-/);
 });
 
+test('replicas started together on an empty database print one admin key between them, and it works on both', { skip }, async () => {
+  const empty = await createPostgresSchema();
+  const started = await Promise.allSettled([0, 1].map(() => serve(['--database', empty.url, '--data-dir', dataDir, '--worker-provider', 'none'])));
+  try {
+    const both = started.map((s) => (s.status === 'fulfilled' ? s.value : assert.fail(`a replica did not start: ${String(s.reason)}`)));
+    const printed = both.map((replica) => /^\s+(gantry_\S+)$/m.exec(replica.output())?.[1]).filter((key) => key !== undefined);
+    assert.equal(printed.length, 1, `exactly one banner shows an admin key:\n${both.map((r) => r.output()).join('\n---\n')}`);
+    for (const replica of both) {
+      const res = await fetch(`${replica.url}/v2/serverless`, { headers: { authorization: `Bearer ${printed[0]}` } });
+      assert.equal(res.status, 200);
+    }
+  } finally {
+    for (const s of started) if (s.status === 'fulfilled') await stop(s.value.child);
+    await empty.drop();
+  }
+});
+
 test('killing the leader under load loses no accepted job', { skip, timeout: 120_000 }, async () => {
   const [a, b, c] = replicas.map((r) => r.url) as [string, string, string];
   // A second worker talks to A, the leader, and dies with it (as its host would); its jobs must be recovered.

@@ -34,6 +34,18 @@ export class ApiKeyService {
   constructor(private readonly store: Store) {}
 
   async create(options: NewKeyOptions = {}, now = new Date()): Promise<CreatedKey> {
+    const created = await this.insert(options, now, 'always');
+    if (!created) throw new Error('the key was not stored');
+    return created;
+  }
+
+  /** On the very first start there is no key at all: make the admin key, to be shown once. */
+  ensureAdminKey(): Promise<CreatedKey | undefined> {
+    return this.insert({ name: 'admin', permission: 'full' }, new Date(), 'if-first');
+  }
+
+  /** `if-first`: only when the deployment has no key yet; undefined when it has one. */
+  private async insert(options: NewKeyOptions, now: Date, when: 'always' | 'if-first'): Promise<CreatedKey | undefined> {
     const permission = options.permission ?? 'full';
     const endpointIds = options.endpointIds ?? [];
     if (permission === 'endpoints' && endpointIds.length === 0) {
@@ -42,13 +54,11 @@ export class ApiKeyService {
     if (permission !== 'endpoints' && endpointIds.length > 0) {
       throw new Error('endpoint ids apply only to keys with the endpoints permission');
     }
-    const accountName = options.accountName ?? 'default';
-    let account = await this.store.findAccountByName(accountName);
-    const accountCreated = account === undefined;
-    if (!account) {
-      account = { id: newAccountId(), name: accountName, createdAt: now.toISOString() };
-      await this.store.createAccount(account);
-    }
+    const { account, created: accountCreated } = await this.store.ensureAccount({
+      id: newAccountId(),
+      name: options.accountName ?? 'default',
+      createdAt: now.toISOString(),
+    });
     const id = randomId(12);
     const secret = randomBytes(32).toString('base64url');
     const record: ApiKeyRecord = {
@@ -63,7 +73,11 @@ export class ApiKeyService {
       revokedAt: null,
       createdAt: now.toISOString(),
     };
-    await this.store.insertApiKey(record);
+    if (when === 'if-first') {
+      if (!(await this.store.insertFirstApiKey(record))) return undefined;
+    } else {
+      await this.store.insertApiKey(record);
+    }
     return { token: `${KEY_PREFIX}${id}_${secret}`, record, accountCreated };
   }
 
@@ -87,11 +101,5 @@ export class ApiKeyService {
 
   revoke(id: string, now = new Date()): Promise<boolean> {
     return this.store.revokeApiKey(id, now.toISOString());
-  }
-
-  /** On the very first start there is no key at all: make the admin key, to be shown once. */
-  async ensureAdminKey(): Promise<CreatedKey | undefined> {
-    if ((await this.store.countApiKeys()) > 0) return undefined;
-    return this.create({ name: 'admin', permission: 'full' });
   }
 }

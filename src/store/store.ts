@@ -69,14 +69,22 @@ export interface Store {
   readonly jobs: JobStore;
   close(): Promise<void>;
 
-  createAccount(account: AccountRecord): Promise<void>;
+  /**
+   * Creates the account unless one of that name exists, and answers the one that does: processes
+   * creating the same account at once all get the same row.
+   */
+  ensureAccount(account: AccountRecord): Promise<{ account: AccountRecord; created: boolean }>;
   getAccount(id: string): Promise<AccountRecord | undefined>;
   findAccountByName(name: string): Promise<AccountRecord | undefined>;
 
   insertApiKey(key: ApiKeyRecord): Promise<void>;
   getApiKey(id: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(): Promise<ApiKeyRecord[]>;
-  countApiKeys(): Promise<number>;
+  /**
+   * Inserts the key only when the deployment has no key at all, atomically across processes, so
+   * replicas starting together on an empty database make one admin key between them.
+   */
+  insertFirstApiKey(key: ApiKeyRecord): Promise<boolean>;
   /** Returns false when no such key exists. */
   revokeApiKey(id: string, at: string): Promise<boolean>;
 

@@ -18,6 +18,8 @@ export interface TestStore {
   store: Store;
   /** Flags that make a Gantry process use this same store (PostgreSQL: URL and schema). */
   flags: { database?: string };
+  /** A second, independent connection to the same data, as another process would open. */
+  reopen(): Promise<Store>;
   drop(): Promise<void>;
 }
 
@@ -45,9 +47,10 @@ export async function createPostgresSchema(): Promise<{ url: string; schema: str
 
 export async function openTestStore(dataDir: string): Promise<TestStore> {
   if (TEST_STORE === 'sqlite') {
-    return { store: new SqliteStore(join(dataDir, 'gantry.db')), flags: {}, drop: async () => undefined };
+    const file = join(dataDir, 'gantry.db');
+    return { store: new SqliteStore(file), flags: {}, reopen: async () => new SqliteStore(file), drop: async () => undefined };
   }
   const schema = await createPostgresSchema();
   const store = await PostgresStore.open({ url: schema.url, max: 4 });
-  return { store, flags: { database: schema.url }, drop: schema.drop };
+  return { store, flags: { database: schema.url }, reopen: () => PostgresStore.open({ url: schema.url, max: 4 }), drop: schema.drop };
 }

@@ -6,6 +6,9 @@ import { createPool, transaction, type PoolOptions, type Queryable } from './dat
 import { migratePostgres } from './migrate.js';
 import { PostgresJobStore } from './postgres-job-store.js';
 
+/** Names the lock that serialises creating the first API key among advisory locks. */
+const FIRST_KEY_LOCK = 7_316_202_611;
+
 const ACCOUNT = 'id, name, created_at AS "createdAt"';
 const RELEASE = 'id, endpoint_id AS "endpointId", version, source, diff, created_by AS "createdBy", created_at AS "createdAt"';
 
@@ -40,8 +43,12 @@ export class PostgresStore implements Store {
     return (await this.pool.query(sql, params)).rows as T[];
   }
 
-  async createAccount(a: AccountRecord): Promise<void> {
-    await this.pool.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)', [a.id, a.name, a.createdAt]);
+  async ensureAccount(a: AccountRecord): Promise<{ account: AccountRecord; created: boolean }> {
+    const inserted = await this.pool.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [a.id, a.name, a.createdAt]);
+    if (inserted.rowCount === 1) return { account: a, created: true };
+    const existing = await this.findAccountByName(a.name);
+    if (!existing) throw new Error(`account ${a.name} neither inserted nor found`);
+    return { account: existing, created: false };
   }
 
   getAccount(id: string): Promise<AccountRecord | undefined> {
@@ -52,8 +59,8 @@ export class PostgresStore implements Store {
     return this.one(`SELECT ${ACCOUNT} FROM accounts WHERE name = $1`, [name]);
   }
 
-  async insertApiKey(k: ApiKeyRecord): Promise<void> {
-    await this.pool.query(
+  async insertApiKey(k: ApiKeyRecord, db: Queryable = this.pool): Promise<void> {
+    await db.query(
       `INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids, rate_limit_exempt, expires_at, revoked_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [k.id, k.accountId, k.name, k.secretHash, k.permission, JSON.stringify(k.endpointIds), k.rateLimitExempt, k.expiresAt, k.revokedAt, k.createdAt],
@@ -69,8 +76,14 @@ export class PostgresStore implements Store {
     return (await this.all<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).map(keyFromRow);
   }
 
-  async countApiKeys(): Promise<number> {
-    return (await this.one<{ n: number }>('SELECT count(*) AS n FROM api_keys'))?.n ?? 0;
+  insertFirstApiKey(k: ApiKeyRecord): Promise<boolean> {
+    // Under READ COMMITTED two "insert if empty" statements can both see no key; the lock orders them.
+    return transaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [FIRST_KEY_LOCK]);
+      if (await this.one('SELECT 1 FROM api_keys LIMIT 1', [], client)) return false;
+      await this.insertApiKey(k, client);
+      return true;
+    });
   }
 
   async revokeApiKey(id: string, at: string): Promise<boolean> {

@@ -35,8 +35,9 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 
-  async createAccount(account: AccountRecord): Promise<void> {
-    this.statements.insertAccount.run(account.id, account.name, account.createdAt);
+  async ensureAccount(account: AccountRecord): Promise<{ account: AccountRecord; created: boolean }> {
+    if (this.statements.insertAccount.run(account.id, account.name, account.createdAt).changes === 1) return { account, created: true };
+    return { account: this.statements.findAccountByName.get(account.name) as AccountRecord, created: false };
   }
 
   async getAccount(id: string): Promise<AccountRecord | undefined> {
@@ -48,6 +49,10 @@ export class SqliteStore implements Store {
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
+    this.insertKeyRow(key);
+  }
+
+  private insertKeyRow(key: ApiKeyRecord): void {
     this.statements.insertKey.run(
       key.id,
       key.accountId,
@@ -71,8 +76,14 @@ export class SqliteStore implements Store {
     return (this.statements.listKeys.all() as KeyRow[]).map(keyFromRow);
   }
 
-  async countApiKeys(): Promise<number> {
-    return (this.statements.countKeys.get() as { n: number }).n;
+  async insertFirstApiKey(key: ApiKeyRecord): Promise<boolean> {
+    // IMMEDIATE takes the write lock before the check, so another process cannot insert in between.
+    const insertIfNone = this.db.transaction(() => {
+      if (this.statements.anyKey.get()) return false;
+      this.insertKeyRow(key);
+      return true;
+    });
+    return insertIfNone.immediate();
   }
 
   async revokeApiKey(id: string, at: string): Promise<boolean> {
@@ -178,14 +189,14 @@ export class SqliteStore implements Store {
 
 function prepareStatements(db: Database.Database) {
   return {
-    insertAccount: db.prepare('INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)'),
+    insertAccount: db.prepare('INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING'),
     getAccount: db.prepare('SELECT id, name, created_at AS createdAt FROM accounts WHERE id = ?'),
     findAccountByName: db.prepare('SELECT id, name, created_at AS createdAt FROM accounts WHERE name = ?'),
     insertKey: db.prepare(`INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids,
       rate_limit_exempt, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     getKey: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
     listKeys: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
-    countKeys: db.prepare('SELECT count(*) AS n FROM api_keys'),
+    anyKey: db.prepare('SELECT 1 FROM api_keys LIMIT 1'),
     revokeKey: db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?'),
     insertEndpoint: db.prepare(`INSERT INTO endpoints (id, account_id, spec, version, revision, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
