@@ -36,14 +36,25 @@ const replicaArgs = () => [
 ];
 
 async function call(base: string, method: string, path: string, body?: unknown, key = adminKey) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+  try {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : undefined };
+  } catch (error) {
+    throw new Error(`${method} ${base}${path}: ${(error as Error).message}`);
+  }
+}
+
+/** What the replicas printed last and what their database connections are doing, for a failure message. */
+async function diagnostics(): Promise<string> {
+  const activity = await query(`SELECT application_name, state, wait_event_type, wait_event, left(query, 120) AS query, now() - query_start AS running
+    FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY query_start`);
+  return `${replicas.map((r) => r.output().slice(-1500)).join('\n---\n')}\n--- pg_stat_activity:\n${activity.map((row) => JSON.stringify(row)).join('\n')}`;
 }
 
 /** The worker environment `gantry worker-env` prints, pointed at one replica. */
@@ -220,7 +231,9 @@ test('killing the leader under load loses no accepted job', { skip, timeout: 120
     const unfinished = statuses.filter((s) => s.json?.status !== 'COMPLETED');
     assert.equal(unfinished.length, 0, `${unfinished.length} of ${accepted.size} not completed yet, e.g. ${JSON.stringify(unfinished[0]?.json)}`);
     for (const [i, [, input]] of [...accepted].entries()) assert.equal(statuses[i]!.json.output, input);
-  }, 60_000);
+  }, 60_000).catch(async (error: Error) => {
+    throw new Error(`${error.message}\n${await diagnostics()}`);
+  });
   const health = await call(b, 'GET', `/v2/${endpointId}/health`);
   assert.ok(health.json.jobs.retried > 0, 'the jobs A\'s worker held were requeued and completed elsewhere');
   const leaderAfter = await leaseHolder();

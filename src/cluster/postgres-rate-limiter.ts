@@ -16,7 +16,8 @@ WITH cur AS (
   SELECT bool_and(count < quota) AS allowed FROM cur
 ), counted AS (
   INSERT INTO rate_windows (account_id, window_name, window_start, count)
-  SELECT $1, name, start, 1 FROM cur, verdict WHERE verdict.allowed
+  -- Rows are locked in name order in every statement, so concurrent requests never deadlock.
+  SELECT $1, name, start, 1 FROM cur, verdict WHERE verdict.allowed ORDER BY name
   ON CONFLICT (account_id, window_name) DO UPDATE SET
     count = CASE WHEN rate_windows.window_start = EXCLUDED.window_start THEN rate_windows.count + 1 ELSE 1 END,
     window_start = EXCLUDED.window_start
