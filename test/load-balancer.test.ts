@@ -163,3 +163,25 @@ test('a WebSocket upgrade passes through and echoes', async () => {
   assert.equal(refused.status, 401, 'an upgrade without a key is refused');
   assert.equal(refused.json.status, 401);
 });
+
+test('/metrics counts load-balanced requests by status and shows those in flight', async () => {
+  const scrape = async () => (await fetch(`${g.url}/metrics`)).text();
+  const value = (text: string, series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? 0);
+  const ok = `gantry_lb_requests_total{endpoint="${lbId}",code="200"}`;
+  const notFound = `gantry_lb_requests_total{endpoint="${lbId}",code="404"}`;
+  const durations = `gantry_lb_request_seconds_count{endpoint="${lbId}"}`;
+  const inFlight = `gantry_lb_requests_active{endpoint="${lbId}",phase="in_flight"}`;
+  const before = await scrape();
+  for (const path of ['/echo', '/whoami', '/no-such-path']) assert.notEqual((await lbFetch(viaPath(path))).status, 0);
+  const unauthorised = await lbFetch(viaPath('/echo', { headers: {} }));
+  assert.equal(unauthorised.status, 401);
+
+  const slow = lbFetch(viaPath('/sleep?ms=1500'));
+  await eventually(async () => value(await scrape(), inFlight) === 1, 1000);
+  assert.equal((await slow).status, 200);
+  const after = await scrape();
+  assert.equal(value(after, ok) - value(before, ok), 3, 'echo, whoami and sleep');
+  assert.equal(value(after, notFound) - value(before, notFound), 1, 'the worker\'s own 404');
+  assert.equal(value(after, durations) - value(before, durations), 4, 'unauthenticated requests are not counted');
+  assert.equal(value(after, inFlight), 0);
+});

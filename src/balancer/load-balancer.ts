@@ -10,6 +10,7 @@ import type { JobService } from '../services/jobs.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
 import type { WorkerDirectory } from '../services/worker-directory.js';
+import type { GantryMetrics } from '../services/metrics.js';
 import { ApiError, badRequest, notFound } from '../domain/errors.js';
 import { httpWorkerSettings } from '../domain/http-worker.js';
 import { authenticateKey, authorise } from '../http/auth.js';
@@ -27,6 +28,7 @@ export interface LoadBalancerDeps {
   rateLimiter: RateLimiter;
   backends: Backends;
   workerDirectory: WorkerDirectory;
+  metrics: Pick<GantryMetrics, 'lbRequestFinished'>;
   /** With several replicas, the one that runs the workers when it is not this one. */
   leaderAddress: () => HttpAddress | undefined;
   log: { warn(obj: object, msg: string): void };
@@ -76,10 +78,12 @@ export class LoadBalancer {
       const relay = { address: leader, path: req.url ?? '/', timeoutMs: RELAY_TIMEOUT_MS, agent: this.agent, responseHeaders: {}, keepAuthorization: true };
       return forward(req, res, { ...relay, onWorkerFailure: () => undefined });
     }
+    const arrived = process.hrtime.bigint();
     try {
       const admitted = await this.admit(req, target);
       headers = admitted.headers;
       const { endpoint } = admitted;
+      res.once('close', () => this.deps.metrics.lbRequestFinished(endpoint.id, res.statusCode, Number(process.hrtime.bigint() - arrived) / 1e9));
       if (this.isHealthCheck(req, target, endpoint)) return this.sendHealth(res, endpoint, headers);
       const backend = await this.backendFor(endpoint, res);
       try {

@@ -1,10 +1,14 @@
 // Prometheus metrics: queue depth and oldest wait per endpoint, workers by state, jobs by
-// outcome, and delay and execution time histograms. Gauges are read from the store at scrape
+// outcome, delay and execution time histograms, and load-balanced requests by status, their
+// duration, and those in flight or held. Gauges are read from the store at scrape
 // time, so they cost nothing between scrapes.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Store } from '../store/store.js';
 import type { JobRecord } from '../store/job-store.js';
 import type { WorkerCounts } from './worker-registry.js';
+
+/** Requests a load-balancing endpoint's workers are serving, and those waiting for room. */
+export type LbDemand = (endpointId: string) => { inFlight: number; held: number };
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600];
 
@@ -13,8 +17,10 @@ export class GantryMetrics {
   private readonly finished: Counter<'endpoint' | 'status'>;
   private readonly delay: Histogram<'endpoint'>;
   private readonly execution: Histogram<'endpoint'>;
+  private readonly lbRequests: Counter<'endpoint' | 'code'>;
+  private readonly lbDuration: Histogram<'endpoint'>;
 
-  constructor(store: Store, workerCounts: (endpointId: string) => WorkerCounts, now: () => number = Date.now) {
+  constructor(store: Store, workerCounts: (endpointId: string) => WorkerCounts, lbDemand: LbDemand, now: () => number = Date.now) {
     collectDefaultMetrics({ register: this.registry, prefix: 'gantry_process_' });
     this.finished = new Counter({
       name: 'gantry_jobs_finished_total',
@@ -61,6 +67,34 @@ export class GantryMetrics {
         }
       },
     });
+    this.lbRequests = new Counter({
+      name: 'gantry_lb_requests_total',
+      help: 'Requests to load-balancing endpoints, by the status code answered',
+      labelNames: ['endpoint', 'code'],
+      registers: [this.registry],
+    });
+    this.lbDuration = new Histogram({
+      name: 'gantry_lb_request_seconds',
+      help: 'Time from a load-balanced request arriving to the end of its answer, time held included',
+      labelNames: ['endpoint'],
+      buckets: SECONDS_BUCKETS,
+      registers: [this.registry],
+    });
+    new Gauge({
+      name: 'gantry_lb_requests_active',
+      help: 'Load-balanced requests being served by a worker (in_flight) or waiting for one with room (held)',
+      labelNames: ['endpoint', 'phase'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const endpoint of await store.listAllEndpoints()) {
+          if (endpoint.spec.type !== 'LOAD_BALANCER') continue;
+          const { inFlight, held } = lbDemand(endpoint.id);
+          this.set({ endpoint: endpoint.id, phase: 'in_flight' }, inFlight);
+          this.set({ endpoint: endpoint.id, phase: 'held' }, held);
+        }
+      },
+    });
     new Gauge({
       name: 'gantry_workers',
       help: 'Workers by state',
@@ -76,6 +110,12 @@ export class GantryMetrics {
         }
       },
     });
+  }
+
+  /** Only requests admitted to an existing endpoint are counted, so callers cannot invent label values. */
+  lbRequestFinished(endpointId: string, status: number, seconds: number): void {
+    this.lbRequests.inc({ endpoint: endpointId, code: String(status) });
+    this.lbDuration.observe({ endpoint: endpointId }, seconds);
   }
 
   jobFinished(job: JobRecord): void {
