@@ -5,7 +5,7 @@
 //   POST /upload               streams the body, answers {bytes, sha256, firstByteAt} without holding it
 //   GET  /sse?n=5&everyMs=100  n server-sent events, one every everyMs
 //   GET  /sleep?ms=1000        answers after ms
-//   GET  /whoami               {worker} (RUNPOD_POD_ID)
+//   GET  /whoami               {worker (RUNPOD_POD_ID), port, healthPort, healthPath}
 //   POST /unhealthy            the health check answers 503 from now on
 //   GET  /ws                   WebSocket echo of text and binary messages
 // Run it with `PORT=8000 node --import tsx examples/http-worker.ts`.
@@ -84,7 +84,7 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
       return;
     }
     case '/whoami':
-      return json(res, 200, { worker });
+      return json(res, 200, { worker, port, healthPort, healthPath });
     case '/unhealthy':
       unhealthy = true;
       return json(res, 200, { worker, unhealthy });

@@ -45,6 +45,22 @@ test('the first request to an endpoint at zero is held while a worker starts, th
   await remove(id);
 });
 
+test('each local worker gets its own PORT and PORT_HEALTH, and is health-checked at HEALTH_CHECK_PATH there', async () => {
+  const split = await createLb({ workers: { min: 1, max: 1 }, env: { PORT: '8000', PORT_HEALTH: '8001', HEALTH_CHECK_PATH: 'healthz' } });
+  const shared = await createLb({ workers: { min: 1, max: 1 }, env: { PORT: '9000' } });
+  const ready = async (id: string) => (await call(id, '/healthz')).json?.workers?.ready === 1 || (await call(id, '/ping')).json?.workers?.ready === 1;
+  await eventually(async () => (await ready(split)) && (await ready(shared)), 15_000);
+  const own = (await call(split, '/whoami')).json;
+  assert.equal(own.healthPath, '/healthz');
+  assert.notEqual(own.port, own.healthPort, 'health on a port of its own, as the endpoint asks');
+  // The worker answers /ping on its main port with 404: only a check of /healthz on PORT_HEALTH finds it ready.
+  assert.equal((await call(split, '/ping')).status, 404);
+  const together = (await call(shared, '/whoami')).json;
+  assert.equal(together.port, together.healthPort, 'without PORT_HEALTH, health stays on the main port');
+  assert.equal(together.healthPath, '/ping');
+  await Promise.all([remove(split), remove(shared)]);
+});
+
 test('requests spread across ready workers by outstanding requests', async () => {
   const id = await createLb({ workers: { min: 2, max: 2 }, scaling: { type: 'REQUEST_COUNT', requestCount: 10 } });
   await eventually(async () => (await workersOf(id)).summary.idle === 2, 20_000);
