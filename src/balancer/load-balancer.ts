@@ -14,6 +14,7 @@ import type { GantryMetrics } from '../services/metrics.js';
 import { ApiError, badRequest, notFound } from '../domain/errors.js';
 import { httpWorkerSettings } from '../domain/http-worker.js';
 import { authenticateKey, authorise } from '../http/auth.js';
+import { unexpectedProblem } from '../http/problem.js';
 import type { Backends, Backend } from './backends.js';
 import type { HttpAddress } from '../runtime/provider.js';
 import { LbRouter, type LbTarget } from './routing.js';
@@ -192,6 +193,6 @@ export class LoadBalancer {
   private fail(err: unknown, headers: Record<string, string>, send: (problem: ApiError, headers: Record<string, string>) => void): void {
     if (err instanceof ApiError) return send(err, headers);
     this.deps.log.warn({ err }, 'load-balanced request failed');
-    send(new ApiError(500, 'an internal error occurred; it has been logged'), headers);
+    send(unexpectedProblem(err), headers);
   }
 }

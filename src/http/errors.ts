@@ -2,7 +2,7 @@
 // Fastify's own errors (bad JSON, wrong content type, oversized body), unknown routes and methods.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { ApiError, PROBLEM_CONTENT_TYPE } from './problem.js';
+import { ApiError, PROBLEM_CONTENT_TYPE, unexpectedProblem } from './problem.js';
 import { describeValidationErrors } from './validation.js';
 
 declare module 'fastify' {
@@ -40,7 +40,7 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return new ApiError(status, error.message);
-  return new ApiError(500, 'an internal error occurred; it has been logged');
+  return unexpectedProblem(error);
 }
 
 /** Installs the error and not-found handlers; answers 405 with Allow for a known path and wrong method. */

@@ -25,8 +25,12 @@ export function connectionOptions(options: PoolOptions): pg.ClientConfig {
   };
 }
 
+/** How long a query waits for a connection, new or from the pool, before it fails. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 export function createPool(options: PoolOptions): pg.Pool {
-  const pool = new pg.Pool({ ...connectionOptions(options), max: options.max, idleTimeoutMillis: 30_000 });
+  // A database that does not answer fails requests (503) after a while instead of holding them forever.
+  const pool = new pg.Pool({ ...connectionOptions(options), max: options.max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle client that loses its connection is dropped by the pool; the error must not crash the process.
   pool.on('error', () => undefined);
   return pool;
