@@ -1,10 +1,17 @@
-// Webhook delivery: retries, time-outs, and refusal of private targets, against a real receiver.
+// Webhook delivery from the store: retries, time-outs, refusal of private targets, and
+// deliveries that outlive the process that owed them, against a real receiver and a real store.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { isRefusedAddress, WebhookDispatcher } from '../src/services/webhooks.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isRefusedAddress, WebhookSender } from '../src/services/webhooks.js';
+import { WebhookOutbox, type OutboxOptions } from '../src/services/webhook-outbox.js';
+import type { NewJob } from '../src/store/job-store.js';
 import { eventually, sleep, startLive, type Live } from './support/live.js';
+import { openTestStore, TEST_STORE, type TestStore } from './support/test-store.js';
 
 interface Hit { at: number; body: string; headers: IncomingMessage['headers'] }
 
@@ -22,85 +29,151 @@ async function receiver(statuses: (number | 'hang')[]) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  return { hits, url: `http://127.0.0.1:${port}/hook`, port, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    hits,
+    url: `http://127.0.0.1:${port}/hook`,
+    port,
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
 }
 
 const warnings: string[] = [];
 const log = { warn: (_obj: object, msg: string) => warnings.push(msg) };
-const allowLoopback = (extra: object = {}) => new WebhookDispatcher({ allowedCidrs: ['127.0.0.0/8'], retryDelayMs: 60, timeoutMs: 300, log, ...extra });
+const FAST: OutboxOptions = { retryDelayMs: 60, attempts: 3, pollMs: 20, claimMs: 2000 };
 
-describe('delivery', () => {
-  test('a 2xx receiver gets the body once, as JSON', async () => {
+describe(`delivery [${TEST_STORE}]`, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gantry-webhooks-'));
+  let t: TestStore;
+  const outboxes: WebhookOutbox[] = [];
+  let seq = 0;
+  before(async () => {
+    t = await openTestStore(dataDir);
+  });
+  after(async () => {
+    for (const outbox of outboxes) await outbox.close();
+    await t.store.close();
+    await t.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const outbox = (sender = new WebhookSender({ allowedCidrs: ['127.0.0.0/8'], timeoutMs: 300 }), options: Partial<OutboxOptions> = {}, store = t.store) => {
+    const created = new WebhookOutbox(store.jobs, sender, { ...FAST, ...options }, log);
+    outboxes.push(created);
+    created.start();
+    return created;
+  };
+
+  /** A job with this webhook, taken and completed through the store as a worker would. */
+  async function finishedJob(webhook: string): Promise<string> {
+    const now = Date.now();
+    const job: NewJob = {
+      id: `hook-job-${++seq}`, endpointId: `ep-hooks-${seq}`, accountId: 'acct', input: '{}', webhook, s3Config: null,
+      executionTimeoutMs: 60_000, lowPriority: false, retentionMs: 600_000, ttlMs: 3_600_000, submittedAt: now, expiresAt: now + 3_600_000,
+    };
+    await t.store.jobs.insert(job);
+    await t.store.jobs.take(job.endpointId, 'w1', 1, now, now + 60_000);
+    await t.store.jobs.complete(job.id, ['IN_PROGRESS'], { status: 'COMPLETED', output: '{"ok":true}', error: null, completedAt: now });
+    return job.id;
+  }
+
+  test('a finished job\'s receiver gets its status body once, as JSON', async () => {
     const r = await receiver([200]);
-    const d = allowLoopback();
-    d.deliver(r.url, '{"id":"j1","status":"COMPLETED"}');
-    await eventually(async () => d.pending === 0);
-    assert.equal(r.hits.length, 1);
-    assert.equal(r.hits[0]!.body, '{"id":"j1","status":"COMPLETED"}');
+    const d = outbox();
+    const id = await finishedJob(r.url);
+    await eventually(async () => r.hits.length === 1);
+    await sleep(150);
+    assert.equal(r.hits.length, 1, 'once');
+    const body = JSON.parse(r.hits[0]!.body);
+    assert.deepEqual([body.id, body.status, body.output], [id, 'COMPLETED', { ok: true }]);
     assert.equal(r.hits[0]!.headers['content-type'], 'application/json');
     assert.equal(r.hits[0]!.headers['user-agent'], 'Gantry-Webhook/1');
+    await d.close();
     await r.close();
   });
 
   test('failures are retried twice, spaced by the retry delay, then given up', async () => {
     const flaky = await receiver([500, 502, 200]);
-    const d = allowLoopback();
-    d.deliver(flaky.url, '{}');
-    await eventually(async () => d.pending === 0);
-    assert.equal(flaky.hits.length, 3);
-    assert.ok(flaky.hits[1]!.at - flaky.hits[0]!.at >= 55 && flaky.hits[2]!.at - flaky.hits[1]!.at >= 55);
     const broken = await receiver([503]);
-    d.deliver(broken.url, '{}');
-    await eventually(async () => d.pending === 0);
-    await sleep(200);
+    const d = outbox();
+    await finishedJob(flaky.url);
+    await eventually(async () => flaky.hits.length === 3, 5000);
+    assert.ok(flaky.hits[1]!.at - flaky.hits[0]!.at >= 55 && flaky.hits[2]!.at - flaky.hits[1]!.at >= 55);
+    await finishedJob(broken.url);
+    await eventually(async () => broken.hits.length === 3, 5000);
+    await sleep(300);
     assert.equal(broken.hits.length, 3, 'three attempts in all, then no more');
+    assert.ok(warnings.includes('webhook delivery failed'));
+    await d.close();
     await flaky.close();
     await broken.close();
   });
 
   test('a receiver that never answers is abandoned after the time-out and retried', async () => {
     const r = await receiver(['hang', 'hang', 200]);
-    const d = allowLoopback();
-    d.deliver(r.url, '{}');
-    await eventually(async () => d.pending === 0, 5000);
-    assert.equal(r.hits.length, 3);
+    const d = outbox();
+    await finishedJob(r.url);
+    await eventually(async () => r.hits.length === 3, 5000);
+    await d.close();
     await r.close();
   });
 
   test('loopback is refused by default, even through a name, and allowed when configured', async () => {
     const r = await receiver([200]);
-    const strict = new WebhookDispatcher({ retryDelayMs: 60, log });
-    strict.deliver(r.url, '{}');
-    strict.deliver(`http://localhost:${r.port}/hook`, '{}');
-    await eventually(async () => strict.pending === 0);
-    await sleep(100);
-    assert.equal(r.hits.length, 0);
-    assert.ok(warnings.includes('webhook target refused'));
-    allowLoopback().deliver(`http://localhost:${r.port}/hook`, '{}');
+    const strict = outbox(new WebhookSender({ timeoutMs: 300 }));
+    await finishedJob(r.url);
+    await finishedJob(`http://localhost:${r.port}/hook`);
+    await eventually(async () => warnings.filter((w) => w === 'webhook target refused').length >= 2);
+    await sleep(200);
+    assert.equal(r.hits.length, 0, 'a refused target is not retried either');
+    await strict.close();
+    const allowing = outbox();
+    await finishedJob(`http://localhost:${r.port}/hook`);
     await eventually(async () => r.hits.length === 1);
+    await allowing.close();
     await r.close();
   });
 
-  test('close stops pending retries', async () => {
-    const r = await receiver([500]);
-    const d = allowLoopback({ retryDelayMs: 150 });
-    d.deliver(r.url, '{}');
+  test('a delivery owed by a process that stops is made by the next one', async () => {
+    const r = await receiver([500, 200]);
+    const first = outbox(undefined, { retryDelayMs: 400 });
+    await finishedJob(r.url);
     await eventually(async () => r.hits.length === 1);
-    await d.close();
-    await sleep(400);
-    assert.equal(r.hits.length, 1);
+    await first.close();
+    await sleep(600);
+    assert.equal(r.hits.length, 1, 'a closed outbox sends nothing more');
+    const next = outbox(undefined, { retryDelayMs: 400 });
+    await eventually(async () => r.hits.length === 2, 3000);
+    await next.close();
+    await r.close();
+  });
+
+  test('two processes sharing the store send each delivery once', async () => {
+    const r = await receiver([200]);
+    const other = await t.reopen();
+    const [a, b] = [outbox(), outbox(undefined, {}, other)];
+    for (let i = 0; i < 20; i++) await finishedJob(r.url);
+    await eventually(async () => r.hits.length === 20, 5000);
+    await sleep(300);
+    assert.equal(r.hits.length, 20);
+    assert.equal(new Set(r.hits.map((hit) => JSON.parse(hit.body).id)).size, 20);
+    await a.close();
+    await b.close();
+    await other.close();
     await r.close();
   });
 });
 
 describe('targets', () => {
   test('checkTarget refuses what can never be a public webhook', () => {
-    const d = new WebhookDispatcher();
+    const d = new WebhookSender();
     for (const url of ['ftp://example.com/x', '/relative', 'http://user:pass@example.com/', 'http://10.0.0.1/', 'http://[::1]/', 'http://169.254.169.254/latest', 'http://[::ffff:127.0.0.1]/', 'http://localhost:8080/']) {
       assert.equal(typeof d.checkTarget(url), 'string', url);
     }
     assert.equal(d.checkTarget('https://example.com/hook'), undefined);
-    assert.equal(new WebhookDispatcher({ allowedCidrs: ['127.0.0.0/8'] }).checkTarget('http://127.0.0.1:9/x'), undefined);
+    assert.equal(new WebhookSender({ allowedCidrs: ['127.0.0.0/8'] }).checkTarget('http://127.0.0.1:9/x'), undefined);
   });
 
   test('address classification', () => {

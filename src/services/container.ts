@@ -10,7 +10,8 @@ import { TemplateService } from './templates.js';
 import { JobEvents } from './waitlist.js';
 import { WorkerRegistry } from './worker-registry.js';
 import { JobService } from './jobs.js';
-import { WebhookDispatcher } from './webhooks.js';
+import { WebhookSender } from './webhooks.js';
+import { WebhookOutbox } from './webhook-outbox.js';
 import { WorkerProtocolService } from './worker-protocol.js';
 import { JobSweeper } from './job-sweeper.js';
 import { WorkerCredentialService } from './worker-credentials.js';
@@ -46,7 +47,7 @@ export interface Services {
   jobs: JobService;
   workerProtocol: WorkerProtocolService;
   workerCredentials: WorkerCredentialService;
-  webhooks: WebhookDispatcher;
+  webhooks: WebhookOutbox;
   sweeper: JobSweeper;
   metrics: GantryMetrics;
   /** Gantry's own workers; absent when workers are started by hand (--worker-provider none). */
@@ -74,7 +75,7 @@ export function createServices(
   const events = new JobEvents(cluster.bus, config.eventFallbackMs);
   // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
   const workers = new WorkerRegistry(3 * config.workerPingIntervalMs);
-  const webhooks = new WebhookDispatcher({ allowedCidrs: config.webhookAllowCidrs, log });
+  const webhooks = new WebhookOutbox(store.jobs, new WebhookSender({ allowedCidrs: config.webhookAllowCidrs }), undefined, log);
   const workerCredentials = new WorkerCredentialService(store);
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
   const runtime =
@@ -124,6 +125,8 @@ export function createServices(
           }
         });
         await cluster.start(() => workerDirectory.localRows());
+        // Every replica delivers webhooks; claims in the store keep them from sending one twice.
+        webhooks.start();
       })();
       return started;
     },

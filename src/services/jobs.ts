@@ -17,9 +17,11 @@ export interface RunRequest {
   s3Config?: Record<string, unknown>;
 }
 
+/** Webhooks: targets are checked at submit; a terminal status in the store makes the delivery due. */
 export interface WebhookSink {
   checkTarget(url: string): string | undefined;
-  deliver(url: string, jsonBody: string): void;
+  /** A job of this process just finished: look for due deliveries now rather than at the next poll. */
+  wake(): void;
 }
 
 export interface QueueTimings {
@@ -200,6 +202,6 @@ export class JobService {
   finished(job: JobRecord): void {
     this.events.jobChanged(job.id);
     if (isTerminal(job.status)) this.observer?.jobFinished(job);
-    if (job.webhook && isTerminal(job.status)) this.webhooks.deliver(job.webhook, statusJson(job, this.now()));
+    if (job.webhook && isTerminal(job.status)) this.webhooks.wake();
   }
 }

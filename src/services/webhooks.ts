@@ -1,5 +1,5 @@
-// Webhook delivery for finished jobs: POST the status body, retry a failure twice 10 s apart,
-// and never reach private, loopback or link-local addresses unless the operator allows them.
+// Sending a finished job's webhook: POST the status body, and never reach private, loopback or
+// link-local addresses unless the operator allows them.
 // Addresses are checked in the connection's own DNS lookup, so a name cannot resolve to a safe
 // address for the check and an internal one for the connection.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
@@ -8,14 +8,14 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-export interface WebhookOptions {
+export interface WebhookSenderOptions {
   /** CIDR ranges allowed although private (e.g. 127.0.0.0/8 for tests). */
   allowedCidrs?: string[];
-  retryDelayMs?: number;
-  attempts?: number;
   timeoutMs?: number;
-  log?: { warn(obj: object, msg: string): void };
 }
+
+/** How one attempt went: `retry` false means trying again cannot help (a refused target). */
+export type SendOutcome = { delivered: true } | { delivered: false; retry: boolean; why: string };
 
 /** Whether connecting to this address is refused: anything but public unicast, unless allowed. */
 export function isRefusedAddress(address: string, allowedCidrs: string[]): boolean {
@@ -35,26 +35,15 @@ export function isRefusedAddress(address: string, allowedCidrs: string[]): boole
 
 class RefusedTarget extends Error {}
 
-export class WebhookDispatcher {
+/** Sends one webhook POST; the outbox decides when to send and whether to try again. */
+export class WebhookSender {
   private readonly allowedCidrs: string[];
-  private readonly retryDelayMs: number;
-  private readonly attempts: number;
   private readonly timeoutMs: number;
-  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<AbortController>();
-  private open = 0;
-  private closed = false;
 
-  constructor(private readonly options: WebhookOptions = {}) {
+  constructor(options: WebhookSenderOptions = {}) {
     this.allowedCidrs = options.allowedCidrs ?? [];
-    this.retryDelayMs = options.retryDelayMs ?? 10_000;
-    this.attempts = options.attempts ?? 3;
     this.timeoutMs = options.timeoutMs ?? 10_000;
-  }
-
-  /** Deliveries not finished yet. */
-  get pending(): number {
-    return this.open;
   }
 
   /** Checked when a job is submitted: a reason when the URL cannot be a webhook target. */
@@ -77,50 +66,19 @@ export class WebhookDispatcher {
     return undefined;
   }
 
-  deliver(url: string, jsonBody: string): void {
-    if (this.closed) return;
-    this.open++;
-    void this.attempt(url, jsonBody, 1);
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    for (const controller of this.inFlight) controller.abort();
-    this.open = 0;
-  }
-
-  private async attempt(url: string, body: string, attempt: number): Promise<void> {
+  async send(url: string, jsonBody: string): Promise<SendOutcome> {
     try {
-      const status = await this.post(url, body);
-      if (status >= 200 && status < 300) return this.finish();
-      this.retryOrGiveUp(url, body, attempt, `answered ${status}`);
+      const status = await this.post(url, jsonBody);
+      if (status >= 200 && status < 300) return { delivered: true };
+      return { delivered: false, retry: true, why: `answered ${status}` };
     } catch (error) {
-      if (this.closed) return;
-      if (error instanceof RefusedTarget) {
-        this.options.log?.warn({ url, reason: error.message }, 'webhook target refused');
-        return this.finish();
-      }
-      this.retryOrGiveUp(url, body, attempt, (error as Error).message);
+      return { delivered: false, retry: !(error instanceof RefusedTarget), why: (error as Error).message };
     }
   }
 
-  private retryOrGiveUp(url: string, body: string, attempt: number, why: string): void {
-    if (this.closed) return;
-    if (attempt >= this.attempts) {
-      this.options.log?.warn({ url, attempts: attempt, why }, 'webhook delivery failed');
-      return this.finish();
-    }
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      void this.attempt(url, body, attempt + 1);
-    }, this.retryDelayMs);
-    this.timers.add(timer);
-  }
-
-  private finish(): void {
-    if (this.open > 0) this.open--;
+  /** Aborts the requests in flight. */
+  close(): void {
+    for (const controller of this.inFlight) controller.abort();
   }
 
   /** Resolves the host inside the connection and refuses it when any address is off limits. */

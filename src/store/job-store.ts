@@ -117,6 +117,20 @@ export interface JobStore {
   /** Drops stop requests nobody collected (their worker is gone). */
   forgetStops(requestedBefore: number): Promise<void>;
 
+  /**
+   * Finished jobs whose webhook is due (oldest first), claimed for `claimMs`: until then no other
+   * process sends them, and if this one dies they come due again. Each claim counts an attempt.
+   */
+  claimWebhooks(now: number, claimMs: number, limit: number): Promise<DueWebhook[]>;
+  /** After an attempt: when to try again, or null when it is over (delivered or given up). */
+  webhookAttempted(jobId: string, nextDueAt: number | null): Promise<void>;
+
   insertWorkerCredential(credential: WorkerCredentialRecord): Promise<void>;
   getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined>;
+}
+
+export interface DueWebhook {
+  job: JobRecord;
+  /** 1 for the first attempt. */
+  attempt: number;
 }

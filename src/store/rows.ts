@@ -3,7 +3,7 @@
 import type { JobStatus } from '../domain/job-state.js';
 import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
 import type { ApiKeyRecord, EndpointRecord, KeyPermission, TemplateRecord } from './store.js';
-import type { JobRecord } from './job-store.js';
+import type { DueWebhook, JobRecord } from './job-store.js';
 
 export interface KeyRow {
   id: string;
@@ -86,6 +86,14 @@ export function jobFromRow(row: JobRow): JobRecord {
     retries: row.retries,
     leaseLosses: row.lease_losses,
   };
+}
+
+export interface WebhookRow extends JobRow {
+  webhook_attempts: number;
+}
+
+export function dueWebhookFromRow(row: WebhookRow): DueWebhook {
+  return { job: jobFromRow(row), attempt: row.webhook_attempts };
 }
 
 export function keyFromRow(row: KeyRow): ApiKeyRecord {

@@ -2,9 +2,9 @@
 // replicas taking at once never block on, or hand out, the same job.
 import type pg from 'pg';
 import type { JobStatus } from '../../domain/job-state.js';
-import type { Completion, DisplacedJob, JobCounts, JobRecord, JobStore, NewJob, QueueStats, WorkerCredentialRecord } from '../job-store.js';
+import type { Completion, DisplacedJob, DueWebhook, JobCounts, JobRecord, JobStore, NewJob, QueueStats, WorkerCredentialRecord } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import { jobFromRow, LOST_LEASE_ERROR, type JobRow } from '../rows.js';
+import { dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, type JobRow, type WebhookRow } from '../rows.js';
 import { transaction } from './database.js';
 
 const DISPLACED = 'id, endpoint_id AS "endpointId", worker_id AS "workerId", status';
@@ -239,6 +239,24 @@ export class PostgresJobStore implements JobStore {
 
   async forgetStops(requestedBefore: number): Promise<void> {
     await this.pool.query('DELETE FROM job_stops WHERE requested_at < $1', [requestedBefore]);
+  }
+
+  async claimWebhooks(now: number, claimMs: number, limit: number): Promise<DueWebhook[]> {
+    const rows = await this.rows<WebhookRow>(
+      `UPDATE jobs SET webhook_due_at = $1, webhook_attempts = webhook_attempts + 1
+       WHERE seq IN (SELECT seq FROM jobs WHERE webhook_due_at <= $2 ORDER BY webhook_due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [now + claimMs, now, limit],
+    );
+    return rows.map(dueWebhookFromRow);
+  }
+
+  async webhookAttempted(jobId: string, nextDueAt: number | null): Promise<void> {
+    await this.pool.query(
+      `UPDATE jobs SET webhook_due_at = $1
+       WHERE id = $2 AND webhook_due_at IS NOT NULL AND status IN ('COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT')`,
+      [nextDueAt, jobId],
+    );
   }
 
   async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {

@@ -4,6 +4,7 @@ import type { JobStatus } from '../../domain/job-state.js';
 import type {
   Completion,
   DisplacedJob,
+  DueWebhook,
   JobCounts,
   JobRecord,
   JobStore,
@@ -12,7 +13,7 @@ import type {
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import { jobFromRow, LOST_LEASE_ERROR, type JobRow } from '../rows.js';
+import { dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, type JobRow, type WebhookRow } from '../rows.js';
 
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
 
@@ -184,6 +185,14 @@ export class SqliteJobStore implements JobStore {
     this.s.forgetStops.run(requestedBefore);
   }
 
+  async claimWebhooks(now: number, claimMs: number, limit: number): Promise<DueWebhook[]> {
+    return (this.s.claimWebhooks.all(now + claimMs, now, limit) as WebhookRow[]).map(dueWebhookFromRow);
+  }
+
+  async webhookAttempted(jobId: string, nextDueAt: number | null): Promise<void> {
+    this.s.webhookAttempted.run(nextDueAt, jobId);
+  }
+
   async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {
     this.s.insertCredential.run(c.id, c.endpointId, c.secretHash, c.createdAt, c.revokedAt);
   }
@@ -247,6 +256,10 @@ function prepare(db: Database.Database) {
     requestStop: db.prepare('INSERT OR IGNORE INTO job_stops (worker_id, job_id, requested_at) VALUES (?, ?, ?)'),
     drainStops: db.prepare('DELETE FROM job_stops WHERE worker_id = ? RETURNING job_id'),
     forgetStops: db.prepare('DELETE FROM job_stops WHERE requested_at < ?'),
+    claimWebhooks: db.prepare(`UPDATE jobs SET webhook_due_at = ?, webhook_attempts = webhook_attempts + 1
+      WHERE seq IN (SELECT seq FROM jobs WHERE webhook_due_at <= ? ORDER BY webhook_due_at LIMIT ?) RETURNING *`),
+    webhookAttempted: db.prepare(`UPDATE jobs SET webhook_due_at = ?
+      WHERE id = ? AND webhook_due_at IS NOT NULL AND status IN ('COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT')`),
     insertCredential: db.prepare(`INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at)
       VALUES (?, ?, ?, ?, ?)`),
     getCredential: db.prepare(`SELECT id, endpoint_id AS endpointId, secret_hash AS secretHash, created_at AS createdAt,

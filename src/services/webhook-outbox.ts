@@ -1,0 +1,112 @@
+// Delivers finished jobs' webhooks from the store, where a job's terminal status marks its
+// delivery due: each attempt is claimed first, so among several replicas one sends it, and a
+// process that dies mid-attempt leaves it to come due again. A failed attempt is retried after
+// the retry delay, three attempts in all. Every process polls for due deliveries, and is woken
+// at once when it finishes a job itself.
+import type { DueWebhook, JobStore } from '../store/job-store.js';
+import { statusJson } from './job-view.js';
+import type { WebhookSender } from './webhooks.js';
+
+export interface OutboxOptions {
+  retryDelayMs: number;
+  attempts: number;
+  pollMs: number;
+  /** How long a claimed attempt is this process's alone: longer than a send can take. */
+  claimMs: number;
+}
+
+export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = { retryDelayMs: 10_000, attempts: 3, pollMs: 1000, claimMs: 30_000 };
+
+/** Deliveries in flight at once; more wait in the store. */
+const MAX_IN_FLIGHT = 64;
+
+export class WebhookOutbox {
+  private timer: NodeJS.Timeout | undefined;
+  private draining: Promise<void> | undefined;
+  private drainAgain = false;
+  /** The last claim was full: more may be due as soon as a delivery ends. */
+  private backlog = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(
+    private readonly jobs: Pick<JobStore, 'claimWebhooks' | 'webhookAttempted'>,
+    private readonly sender: WebhookSender,
+    private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
+    private readonly log: { warn(obj: object, msg: string): void } = { warn: () => undefined },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  checkTarget(url: string): string | undefined {
+    return this.sender.checkTarget(url);
+  }
+
+  start(): void {
+    if (this.closed || this.timer) return;
+    this.timer = setInterval(() => this.wake(), this.options.pollMs);
+    this.wake();
+  }
+
+  /** Looks for due deliveries now (coalesced with a look already under way). */
+  wake(): void {
+    if (this.closed) return;
+    if (this.draining) {
+      this.drainAgain = true;
+      return;
+    }
+    this.draining = this.drain()
+      .catch((err: unknown) => this.log.warn({ err }, 'could not read due webhooks'))
+      .finally(() => {
+        this.draining = undefined;
+        if (this.drainAgain) {
+          this.drainAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Deliveries not finished by this process yet. */
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  /** Stops claiming and cuts attempts short; what was left comes due again for the next process. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    this.sender.close();
+    await this.draining;
+    await Promise.all(this.inFlight);
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      const room = MAX_IN_FLIGHT - this.inFlight.size;
+      if (room <= 0 || this.closed) return;
+      const due = await this.jobs.claimWebhooks(this.now(), this.options.claimMs, room);
+      this.backlog = due.length === room;
+      for (const webhook of due) {
+        const delivery: Promise<void> = this.deliver(webhook).finally(() => {
+          this.inFlight.delete(delivery);
+          if (this.backlog) this.wake();
+        });
+        this.inFlight.add(delivery);
+      }
+      if (!this.backlog) return;
+    }
+  }
+
+  private async deliver({ job, attempt }: DueWebhook): Promise<void> {
+    const url = job.webhook ?? '';
+    const outcome = await this.sender.send(url, statusJson(job, this.now()));
+    // Closing cut the attempt short: its claim lapses and the next process tries again.
+    if (this.closed) return;
+    let nextDueAt: number | null = null;
+    if (!outcome.delivered) {
+      if (!outcome.retry) this.log.warn({ url, jobId: job.id, reason: outcome.why }, 'webhook target refused');
+      else if (attempt >= this.options.attempts) this.log.warn({ url, jobId: job.id, attempts: attempt, why: outcome.why }, 'webhook delivery failed');
+      else nextDueAt = this.now() + this.options.retryDelayMs;
+    }
+    await this.jobs.webhookAttempted(job.id, nextDueAt).catch((err: unknown) => this.log.warn({ err, jobId: job.id }, 'could not record a webhook attempt'));
+  }
+}
