@@ -65,11 +65,6 @@ export class WebhookOutbox {
       });
   }
 
-  /** Deliveries not finished by this process yet. */
-  get pending(): number {
-    return this.inFlight.size;
-  }
-
   /** Stops claiming and cuts attempts short; what was left comes due again for the next process. */
   async close(): Promise<void> {
     this.closed = true;
