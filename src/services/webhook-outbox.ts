@@ -94,8 +94,9 @@ export class WebhookOutbox {
   private async deliver({ job, attempt }: DueWebhook): Promise<void> {
     const url = job.webhook ?? '';
     const outcome = await this.sender.send(url, statusJson(job, this.now()));
-    // Closing cut the attempt short: its claim lapses and the next process tries again.
-    if (this.closed) return;
+    // Closing cut the attempt short: its claim lapses and the next process tries again. A delivery
+    // that got through is still recorded (close waits for it), or it would be sent twice.
+    if (this.closed && !outcome.delivered) return;
     let nextDueAt: number | null = null;
     if (!outcome.delivered) {
       if (!outcome.retry) this.log.warn({ url, jobId: job.id, reason: outcome.why }, 'webhook target refused');
