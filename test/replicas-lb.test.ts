@@ -3,11 +3,10 @@
 // the leader's workers and streams their logs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, serve, stop, type ServeProcess } from './support/processes.js';
+import { callApi, runCli, serve, stop, type ServeProcess } from './support/processes.js';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 import { settles } from './support/live.js';
 import { lbFetch } from './support/lb-client.js';
@@ -26,20 +25,12 @@ const replicaArgs = () => [
   '--lb-health-interval-ms', '100', '--leader-lease-ms', '1000', '--worker-stop-grace-ms', '1000',
 ];
 
-const api = async (base: string, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${adminKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, text: await res.text() };
-};
+const api = (base: string, method: string, path: string, body?: unknown) => callApi(base, adminKey, method, path, body);
 
 before(async () => {
   if (skip) return;
   schema = await createPostgresSchema();
-  const created = spawnSync(process.execPath, [...CLI, 'keys', 'create', '--database', schema.url], { encoding: 'utf8' });
-  adminKey = created.stdout.trim();
+  adminKey = runCli(['keys', 'create', '--database', schema.url]).trim();
   leader = await serve(replicaArgs());
   // The first replica holds the lease before the second one starts.
   await new Promise((resolve) => setTimeout(resolve, 500));

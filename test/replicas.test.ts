@@ -3,12 +3,12 @@
 // replica (the leader) under load loses no accepted job.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CLI, serve, startEchoWorker, stop, type ServeProcess } from './support/processes.js';
+import { callApi, runCli, serve, startEchoWorker, stop, type ServeProcess } from './support/processes.js';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 import { settles, sleep } from './support/live.js';
 
@@ -22,11 +22,7 @@ const replicas: ServeProcess[] = [];
 const workers: ChildProcess[] = [];
 let endpointId: string;
 
-const cli = (args: string[]) => {
-  const res = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8' });
-  if (res.status !== 0) throw new Error(`gantry ${args.join(' ')} failed: ${res.stderr}`);
-  return res.stdout;
-};
+const cli = runCli;
 
 const replicaArgs = () => [
   '--database', schema.url, '--data-dir', dataDir, '--worker-provider', 'none',
@@ -35,20 +31,7 @@ const replicaArgs = () => [
   '--event-fallback-ms', '10000', '--worker-ping-interval-ms', '300',
 ];
 
-async function call(base: string, method: string, path: string, body?: unknown, key = adminKey) {
-  try {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? JSON.parse(text) : undefined };
-  } catch (error) {
-    throw new Error(`${method} ${base}${path}: ${(error as Error).message}`);
-  }
-}
+const call = (base: string, method: string, path: string, body?: unknown, key = adminKey) => callApi(base, key, method, path, body);
 
 /** What the replicas printed last and what their database connections are doing, for a failure message. */
 async function diagnostics(): Promise<string> {

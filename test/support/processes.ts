@@ -1,5 +1,5 @@
 // Gantry and example workers as real child processes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 
 export const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 
@@ -32,6 +32,43 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
     });
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
   });
+}
+
+/** `gantry <args>` run to completion; its stdout, or an error with its stderr. */
+export function runCli(args: string[]): string {
+  const res = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`gantry ${args.join(' ')} failed: ${res.stderr}`);
+  return res.stdout;
+}
+
+export interface ApiAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON, or undefined when it is empty or not JSON. */
+  json: any;
+}
+
+/** Calls a running Gantry's API with a key, the body as JSON; a call that hangs fails after 15 s, naming itself. */
+export async function callApi(base: string, key: string, method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+  try {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  } catch (error) {
+    throw new Error(`${method} ${base}${path}: ${(error as Error).message}`);
+  }
 }
 
 /** SIGTERM (or `signal`), resolving with the exit code once the process is gone. */
