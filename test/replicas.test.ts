@@ -116,6 +116,42 @@ test('a job submitted on A is taken by a worker on B while C waits for it, and C
   console.log(`# C answered ${lagMs} ms after the result was posted to B`);
 });
 
+test('a stream read waiting on C and a job-stop long-poll on B wake at once for chunks and cancels made elsewhere', { skip }, async () => {
+  const [a, b, c] = replicas.map((r) => r.url) as [string, string, string];
+  const env = workerEnv(b, 'streaming-worker');
+  const auth = { authorization: env.RUNPOD_AI_API_KEY! };
+  const takeUrl = env.RUNPOD_WEBHOOK_GET_JOB!.replace('$ID', 'streaming-worker');
+  const submitted = await call(a, 'POST', `/v2/${endpointId}/run`, { input: { prompt: 'stream me' } });
+  const jobId = submitted.json.id as string;
+  const take = await fetch(takeUrl, { headers: auth });
+  assert.equal(((await take.json()) as { id: string }).id, jobId);
+
+  // Both waits are shorter than the 10 s fallback re-check, so only a notification can answer them early.
+  const reading = call(c, 'GET', `/v2/${endpointId}/stream/${jobId}`);
+  const stopUrl = takeUrl.replace('/job-take/', '/job-stop/');
+  const stopping = fetch(stopUrl, { headers: auth });
+  await sleep(300);
+
+  const streamUrl = env.RUNPOD_WEBHOOK_POST_STREAM!.replace('$RUNPOD_POD_ID', 'streaming-worker').replace('$ID', jobId);
+  const posted = await fetch(streamUrl, { method: 'POST', headers: auth, body: JSON.stringify({ output: 'chunk-1' }) });
+  assert.equal(posted.status, 200);
+  const chunkPostedAt = Date.now();
+  const read = await reading;
+  const streamLag = Date.now() - chunkPostedAt;
+  assert.deepEqual(read.json.stream, [{ output: 'chunk-1' }]);
+  assert.ok(streamLag < 1000, `the stream read on C answered ${streamLag} ms after the chunk reached B`);
+
+  const cancelled = await call(a, 'POST', `/v2/${endpointId}/cancel/${jobId}`);
+  assert.equal(cancelled.json.status, 'CANCELLED');
+  const cancelledAt = Date.now();
+  const stop = await stopping;
+  const stopLag = Date.now() - cancelledAt;
+  assert.equal(stop.status, 200);
+  assert.match(await stop.text(), new RegExp(jobId));
+  assert.ok(stopLag < 1000, `the job-stop long-poll on B answered ${stopLag} ms after the cancel on A`);
+  console.log(`# stream read on C woke ${streamLag} ms after the chunk reached B; job-stop on B ${stopLag} ms after the cancel on A`);
+});
+
 test('a runsync on C is served by a real worker connected to B', { skip }, async () => {
   const [, b, c] = replicas.map((r) => r.url) as [string, string, string];
   workers.push(startEchoWorker({ ...workerEnv(b, 'echo-b'), RUNPOD_PING_INTERVAL: '300', WORKER_CONCURRENCY: '4' }));

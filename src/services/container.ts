@@ -83,7 +83,7 @@ export function createServices(
       ? new WorkerRuntime(store, new ProcessProvider({ workDir: config.workerWorkDir }), capacity, workers, workerCredentials, events, config, log, balancer)
       : undefined;
   const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers);
-  const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId), (endpointId) => balancer.backends.demand(endpointId));
+  const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId), (endpointId) => balancer.demand(endpointId));
   const jobs = new JobService(store, events, workers, webhooks, config, metrics, (endpointId) => workerDirectory.counts(endpointId));
   const sweeper = new JobSweeper(store, jobs, events, config, log);
   const endpoints = new EndpointService(store, catalog, templates, config);
