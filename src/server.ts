@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import type { GantryConfig } from './config.js';
 import { buildApp, type App } from './app.js';
-import { createServices, type Services } from './services/container.js';
+import { createServices, type Services } from './compose.js';
 import type { CreatedKey } from './services/api-keys.js';
 import { openStore } from './store/open-store.js';
 

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseList, type Item } from 'structured-headers';
 import { problem, startHarness, type Harness } from './support/harness.js';
-import { MemoryRateLimiter } from '../src/services/rate-limiter.js';
+import { MemoryRateLimiter } from '../src/cluster/rate-limiter.js';
 
 let h: Harness;
 before(async () => {

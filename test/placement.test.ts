@@ -1,7 +1,7 @@
 // Placing workers on capacity: pools in order, exclusions, GPU count, CUDA constraints, data centers, vCPUs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CapacityPool, type GpuDevice } from '../src/runtime/capacity-pool.js';
+import { CapacityPool, type GpuDevice } from '../src/catalog/capacity-pool.js';
 import { loadCatalog } from '../src/catalog/catalog.js';
 import type { EndpointSpec } from '../src/domain/endpoint-spec.js';
 import { FIXTURE_CATALOG } from './support/harness.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { ProcessProvider } from '../src/runtime/process-provider.js';
 import type { WorkerExit, WorkerSpec } from '../src/runtime/provider.js';
 import { eventually, sleep } from './support/live.js';
-import { detectGpus, parseCudaVersion, parseGpuList } from '../src/runtime/gpu-inventory.js';
+import { detectGpus, parseCudaVersion, parseGpuList } from '../src/catalog/gpu-inventory.js';
 
 const provider = new ProcessProvider({ workDir: tmpdir(), logLines: 50 });
 const exits: WorkerExit[] = [];

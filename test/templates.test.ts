@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CATALOG_FILE, type CatalogData, type PublicTemplateEntry } from '../src/catalog/catalog.js';
+import { DEFAULT_CATALOG_FILE } from '../src/catalog/catalog.js';
+import type { CatalogData, PublicTemplateEntry } from '../src/domain/catalog.js';
 import { ApiError } from '../src/domain/errors.js';
 import { startHarness, problem, type Harness } from './support/harness.js';
 

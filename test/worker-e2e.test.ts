@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import runpodSdk from 'runpod-sdk';
 import { eventually, startLive, type Live } from './support/live.js';
-import { workerEnvironment } from '../src/services/worker-env.js';
+import { workerEnvironment } from '../src/runtime/worker-env.js';
 
 let g: Live;
 const workers: ChildProcess[] = [];

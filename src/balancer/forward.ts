@@ -4,8 +4,8 @@
 // started, the only honest signal left is to cut the client's connection.
 import { request, type Agent, type ClientRequest, type IncomingMessage, type ServerResponse, type OutgoingHttpHeaders } from 'node:http';
 import { ApiError } from '../domain/errors.js';
-import type { HttpAddress } from '../runtime/provider.js';
 import { sendRawProblem } from './raw-problem.js';
+import type { HttpAddress } from '../domain/workers.js';
 
 /** Headers that describe one connection, not the message; never passed on (RFC 9110 7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);

@@ -8,19 +8,19 @@ import type { GantryConfig } from '../config.js';
 import type { EndpointRecord } from '../store/store.js';
 import type { JobService } from '../services/jobs.js';
 import type { ApiKeyService } from '../services/api-keys.js';
-import type { RateLimiter } from '../services/rate-limiter.js';
+import type { RateLimiter } from '../cluster/rate-limiter.js';
 import type { WorkerDirectory } from '../services/worker-directory.js';
 import type { GantryMetrics } from '../services/metrics.js';
 import { ApiError, badRequest, notFound } from '../domain/errors.js';
 import { httpWorkerSettings } from '../domain/http-worker.js';
 import { authenticateKey, authorise } from '../http/auth.js';
 import { unexpectedProblem } from '../http/problem.js';
-import type { Backends, Backend } from './backends.js';
-import type { HttpAddress } from '../runtime/provider.js';
+import type { Backends, Backend } from '../runtime/http-backends.js';
 import { LbRouter, type LbTarget } from './routing.js';
 import { forward } from './forward.js';
 import { forwardUpgrade } from './upgrade.js';
 import { sendRawProblem, writeSocketProblem } from './raw-problem.js';
+import type { HttpAddress } from '../domain/workers.js';
 
 export interface LoadBalancerDeps {
   config: GantryConfig;

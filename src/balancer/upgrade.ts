@@ -3,9 +3,9 @@
 import { request, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../domain/errors.js';
-import type { HttpAddress } from '../runtime/provider.js';
 import { downstreamHeaders, upstreamHeaders } from './forward.js';
 import { writeSocketProblem } from './raw-problem.js';
+import type { HttpAddress } from '../domain/workers.js';
 
 export interface UpgradeRequest {
   address: HttpAddress;

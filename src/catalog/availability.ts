@@ -1,8 +1,8 @@
 // Stock levels reported by the catalog, computed from this deployment's free capacity.
 // A "unit" is what one worker needs: `count` GPUs of a type, or a flavor's vCPUs.
 // 0 units: NONE, 1: LOW, 2-3: MEDIUM, 4 or more: HIGH.
-import type { CapacityPool, GpuDevice } from '../runtime/capacity-pool.js';
-import type { Catalog, CpuFlavorEntry, GpuTypeEntry } from './catalog.js';
+import type { CapacityPool, GpuDevice } from './capacity-pool.js';
+import type { Catalog, CpuFlavorEntry, GpuTypeEntry } from '../domain/catalog.js';
 import { compareCudaVersions, cudaVersionAccepted } from '../domain/cuda.js';
 
 export type AvailabilityLevel = 'NONE' | 'LOW' | 'MEDIUM' | 'HIGH';

@@ -1,9 +1,9 @@
 // The capacity of this deployment: declared by the operator in a capacity file, or found on this
 // machine (GPUs through nvidia-smi; CPU workers are local processes sharing its cores).
 import { readFileSync } from 'node:fs';
-import type { Catalog } from './catalog.js';
-import { CapacityPool, type CpuCapacity, type GpuDevice } from '../runtime/capacity-pool.js';
-import { detectGpus, type DetectedGpu } from '../runtime/gpu-inventory.js';
+import type { Catalog } from '../domain/catalog.js';
+import { CapacityPool, type CpuCapacity, type GpuDevice } from './capacity-pool.js';
+import { detectGpus, type DetectedGpu } from './gpu-inventory.js';
 
 export type Capacity = CapacityPool;
 

@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { openStore, storeLocation } from '../store/open-store.js';
 import { WorkerCredentialService } from '../services/worker-credentials.js';
-import { formatEnvironment, workerEnvironment } from '../services/worker-env.js';
+import { formatEnvironment, workerEnvironment } from '../runtime/worker-env.js';
 import { envNameOf } from '../config.js';
 import { CliError, configFrom, withDataDir, type StoreFlags } from './options.js';
 

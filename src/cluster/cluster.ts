@@ -1,18 +1,13 @@
 // What one Gantry process needs to know about the others serving the same deployment. The
 // embedded store has exactly one process: it always leads, keeps rate limits in memory and has
 // no peers. On PostgreSQL the replicas coordinate through the database.
-import type { RateLimiter } from '../services/rate-limiter.js';
-import { MemoryRateLimiter } from '../services/rate-limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { MemoryRateLimiter } from './rate-limiter.js';
 import type { RateLimitQuotas } from '../config.js';
 import type { EventBus } from './events.js';
 import type { Leadership } from './leader-lease.js';
-import type { LocalWorkerRow, PeerWorker } from './replica-workers.js';
-import type { HttpAddress } from '../runtime/provider.js';
-
-export interface PeerDirectory {
-  of(endpointId: string): PeerWorker[];
-  find(endpointId: string, workerId: string): PeerWorker | undefined;
-}
+import type { HttpAddress, LocalWorkerRow } from '../domain/workers.js';
+import type { PeerDirectory } from '../domain/workers.js';
 
 export interface Cluster {
   readonly replicaId: string;

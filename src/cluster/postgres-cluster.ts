@@ -3,11 +3,11 @@
 import type { GantryConfig } from '../config.js';
 import type { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { Cluster } from './cluster.js';
-import type { HttpAddress } from '../runtime/provider.js';
 import { LeaderLease } from './leader-lease.js';
 import { PostgresEventBus } from './postgres-event-bus.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
-import { ReplicaWorkers, type LocalWorkerRow } from './replica-workers.js';
+import { ReplicaWorkers } from './replica-workers.js';
+import type { HttpAddress, LocalWorkerRow } from '../domain/workers.js';
 
 const HEARTBEAT_MS = 1000;
 

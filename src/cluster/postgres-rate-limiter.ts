@@ -4,7 +4,7 @@
 // never multiplied by the number of replicas.
 import type pg from 'pg';
 import type { RateLimitQuotas } from '../config.js';
-import { WINDOWS, type RateDecision, type RateLimiter, type WindowState } from '../services/rate-limiter.js';
+import { WINDOWS, type RateDecision, type RateLimiter, type WindowState } from './rate-limiter.js';
 
 const CONSUME = `
 WITH cur AS (

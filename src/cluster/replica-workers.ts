@@ -3,17 +3,8 @@
 // an endpoint's workers answers the same on every replica without a query per request.
 import type pg from 'pg';
 import { transaction } from '../store/postgres/database.js';
-import type { WorkerRow } from '../services/worker-directory.js';
-
-export interface LocalWorkerRow {
-  endpointId: string;
-  row: WorkerRow;
-}
-
-export interface PeerWorker extends WorkerRow {
-  /** The address of the replica that runs the worker (for its logs). */
-  replicaUrl: string;
-}
+import type { WorkerRow } from '../domain/workers.js';
+import type { LocalWorkerRow, PeerWorker } from '../domain/workers.js';
 
 export class ReplicaWorkers {
   private peers = new Map<string, PeerWorker[]>();

@@ -1,6 +1,6 @@
 // Rules for an endpoint's compute selection against the catalog: GPU pools and exclusions,
 // CUDA constraints, CPU flavors and vCPU counts.
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog } from './catalog.js';
 import type { CpuConfig, GpuSelection } from './endpoint-spec.js';
 import type { Violations } from './errors.js';
 

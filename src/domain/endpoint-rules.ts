@@ -1,6 +1,6 @@
 // Turns a create or update request into a complete, checked endpoint configuration.
 // Schema-shaped failures answer 422; rules across fields or against the catalog answer 400.
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog } from './catalog.js';
 import { checkPortsAndEnv, EMPTY_COMMAND, resolveCommand, type ContainerFields } from './container.js';
 import { checkDataCenters, checkGpuSelection, resolveCpuConfigs } from './compute-rules.js';
 import {

@@ -1,7 +1,7 @@
 // Turns a template create or update request into a complete, checked template configuration,
 // and maps the catalog's public templates onto the same shape.
 // Schema-shaped failures answer 422 before this runs; the container rules here answer 400.
-import type { PublicTemplateEntry } from '../catalog/catalog.js';
+import type { PublicTemplateEntry } from './catalog.js';
 import { checkPortsAndEnv, EMPTY_COMMAND, resolveCommand, type ContainerFields } from './container.js';
 import { DEFAULT_DISK_GB, type TemplateCategory, type TemplateSpec } from './endpoint-spec.js';
 import { Violations } from './errors.js';

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
 import { serializeList } from 'structured-headers';
 import type { ApiKeyRecord } from '../store/store.js';
 import type { ApiKeyService } from '../services/api-keys.js';
-import type { RateLimiter, RateDecision } from '../services/rate-limiter.js';
+import type { RateLimiter, RateDecision } from '../cluster/rate-limiter.js';
 import type { WorkerCredentialService } from '../services/worker-credentials.js';
 import { ApiError, forbidden, unauthorized } from './problem.js';
 

@@ -1,11 +1,11 @@
 // A worker Gantry started, and its state as the API shows it: THROTTLED (waiting for capacity),
 // INITIALIZING (started, not yet taking jobs), IDLE, RUNNING, or UNHEALTHY (reported so, missed
 // its pings, or never came up).
-import type { WorkerActivity } from '../services/worker-registry.js';
-import type { Allocation } from './capacity-pool.js';
+import type { WorkerActivity } from './worker-registry.js';
+import type { Allocation } from '../catalog/capacity-pool.js';
 import type { EndpointType } from '../domain/endpoint-spec.js';
+import type { WorkerState } from '../domain/workers.js';
 
-export type WorkerState = 'INITIALIZING' | 'IDLE' | 'RUNNING' | 'THROTTLED' | 'UNHEALTHY';
 
 export interface ManagedWorker {
   workerId: string;

@@ -1,5 +1,6 @@
 // The Provider port: what the runtime needs from whatever runs workers (local processes today;
 // Docker or Kubernetes can implement the same port without the scaler changing).
+import type { HttpAddress, HttpPorts } from '../domain/workers.js';
 
 export interface WorkerSpec {
   workerId: string;
@@ -16,16 +17,6 @@ export interface WorkerSpec {
   vcpuCount: number | null;
   /** Load-balancing workers serve HTTP: the ports the endpoint asks for (PORT, PORT_HEALTH). */
   http?: HttpPorts;
-}
-
-export interface HttpPorts {
-  port: number;
-  healthPort: number;
-}
-
-/** Where Gantry reaches a load-balancing worker's HTTP servers. */
-export interface HttpAddress extends HttpPorts {
-  host: string;
 }
 
 export interface WorkerHandle {

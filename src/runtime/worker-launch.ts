@@ -4,8 +4,8 @@
 import type { GantryConfig } from '../config.js';
 import type { EndpointRecord } from '../store/store.js';
 import { httpWorkerSettings } from '../domain/http-worker.js';
-import { workerEnvironment } from '../services/worker-env.js';
-import type { Allocation } from './capacity-pool.js';
+import { workerEnvironment } from './worker-env.js';
+import type { Allocation } from '../catalog/capacity-pool.js';
 import type { WorkerSpec } from './provider.js';
 
 export function launchSpec(

@@ -4,20 +4,20 @@
 // through the worker protocol (registry); load-balancing workers through the balancer.
 import type { GantryConfig } from '../config.js';
 import type { EndpointRecord, Store } from '../store/store.js';
-import type { WorkerRegistry } from '../services/worker-registry.js';
-import type { WorkerCredentialService } from '../services/worker-credentials.js';
-import type { JobEvents } from '../services/waitlist.js';
+import type { WorkerRegistry } from './worker-registry.js';
+import type { QueueSignals, WorkerCredentialIssuer } from './ports.js';
 import { idleTimeoutApplies } from '../domain/endpoint-spec.js';
 import { decideScaling, type ScalingInputs } from '../domain/scaling-policy.js';
 import { randomId } from '../domain/ids.js';
-import type { CapacityPool } from './capacity-pool.js';
+import type { CapacityPool } from '../catalog/capacity-pool.js';
 import type { Provider, WorkerExit } from './provider.js';
 import { CrashTracker } from './crash-tracker.js';
 import { launchSpec } from './worker-launch.js';
-import { deriveHttpState, deriveState, type ManagedWorker, type WorkerState } from './managed-worker.js';
-import type { BalancerPool } from '../balancer/pool.js';
+import { deriveHttpState, deriveState, type ManagedWorker } from './managed-worker.js';
+import type { BalancerPool } from './balancer-pool.js';
 import { httpWorkerSettings } from '../domain/http-worker.js';
 import { FrozenPool } from './frozen-pool.js';
+import type { WorkerState } from '../domain/workers.js';
 
 export interface RuntimeLog {
   info(obj: object, msg: string): void;
@@ -43,8 +43,8 @@ export class WorkerRuntime {
     private readonly provider: Provider,
     private readonly capacity: CapacityPool,
     private readonly registry: WorkerRegistry,
-    private readonly credentials: WorkerCredentialService,
-    private readonly events: JobEvents,
+    private readonly credentials: WorkerCredentialIssuer,
+    private readonly events: QueueSignals,
     private readonly config: GantryConfig,
     private readonly log: RuntimeLog,
     private readonly balancer: BalancerPool,

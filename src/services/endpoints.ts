@@ -1,7 +1,7 @@
 // Endpoint lifecycle: create, read, update, delete, scoped to the caller's account.
 import type { Store, EndpointRecord, ReleaseRecord } from '../store/store.js';
 import type { EndpointSpec } from '../domain/endpoint-spec.js';
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog } from '../domain/catalog.js';
 import type { TemplateService } from './templates.js';
 import type { GantryConfig } from '../config.js';
 import {

@@ -5,7 +5,7 @@ import type { JobCounts, JobRecord } from '../store/job-store.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { canCancel, canRetry, isTerminal, JOB_LIMITS } from '../domain/job-state.js';
 import type { JobEvents } from './waitlist.js';
-import type { WorkerCounts, WorkerRegistry } from './worker-registry.js';
+import type { WorkerCounts, WorkerRegistry } from '../runtime/worker-registry.js';
 import { statusJson } from './job-view.js';
 import { EndpointCache } from './endpoint-cache.js';
 

@@ -5,7 +5,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Store } from '../store/store.js';
 import type { JobRecord } from '../store/job-store.js';
-import type { WorkerCounts } from './worker-registry.js';
+import type { WorkerCounts } from '../runtime/worker-registry.js';
 
 /** Requests a load-balancing endpoint's workers are serving, and those waiting for room. */
 export type LbDemand = (endpointId: string) => { inFlight: number; held: number };

@@ -1,7 +1,7 @@
 // Template lifecycle and lookup. A caller sees its own templates, other accounts' public ones and
 // the catalog's public templates; it changes only its own. Anything else answers 404 like an unknown id.
 import type { Store, TemplateRecord } from '../store/store.js';
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog } from '../domain/catalog.js';
 import type { ContainerSettings, TemplateSpec } from '../domain/endpoint-spec.js';
 import {
   applyTemplatePatch,

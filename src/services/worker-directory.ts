@@ -1,25 +1,10 @@
 // Every worker of an endpoint as the API shows it: those Gantry started (from the runtime),
 // those started by hand that speak the worker protocol (from the registry), and with several
 // replicas those the other replicas know (from the shared view).
-import type { WorkerCounts, WorkerRegistry } from './worker-registry.js';
+import type { WorkerCounts, WorkerRegistry } from '../runtime/worker-registry.js';
 import type { WorkerRuntime } from '../runtime/worker-runtime.js';
-import type { WorkerState } from '../runtime/managed-worker.js';
-import type { PeerDirectory } from '../cluster/cluster.js';
-import type { LocalWorkerRow } from '../cluster/replica-workers.js';
-
-export interface WorkerRow {
-  id: string;
-  status: WorkerState;
-  isStale: boolean;
-  version: number | null;
-  gpuCount: number;
-  image: string | null;
-  uptimeSeconds: number | null;
-  gpuTypeId: string | null;
-  dataCenterId: string | null;
-  startedAt: string | null;
-  managed: boolean;
-}
+import type { LocalWorkerRow, PeerDirectory } from '../domain/workers.js';
+import type { WorkerRow } from '../domain/workers.js';
 
 export class WorkerDirectory {
   constructor(

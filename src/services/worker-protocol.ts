@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import type { JobRecord } from '../store/job-store.js';
 import { isTerminal, JOB_LIMITS } from '../domain/job-state.js';
 import type { JobEvents } from './waitlist.js';
-import type { WorkerRegistry } from './worker-registry.js';
+import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { Clock, JobService } from './jobs.js';
 
 export interface WorkerTimings {

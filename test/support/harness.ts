@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type ConfigFlags } from '../../src/config.js';
-import { createServices, type Services } from '../../src/services/container.js';
+import { createServices, type Services } from '../../src/compose.js';
 import type { NewKeyOptions } from '../../src/services/api-keys.js';
 import { openTestStore } from './test-store.js';
 

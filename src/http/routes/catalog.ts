@@ -3,8 +3,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services/container.js';
-import type { CpuFlavorEntry, DataCenterEntry, GpuTypeEntry } from '../../catalog/catalog.js';
+import type { Services } from '../../services/services.js';
+import type { CpuFlavorEntry, DataCenterEntry, GpuTypeEntry } from '../../domain/catalog.js';
 import { cpuAvailability, dataCenterAvailability, gpuAvailability, type GpuFilter } from '../../catalog/availability.js';
 import { notFound } from '../../domain/errors.js';
 import { QueryCheck } from '../catalog-query.js';

@@ -1,7 +1,7 @@
 // Prometheus scrape target. It names endpoint ids and counts, nothing more; keep it on a network
 // only the operator's monitoring can reach.
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../services/container.js';
+import type { Services } from '../../services/services.js';
 
 export function metricsRoutes({ metrics }: Services): FastifyPluginAsync {
   return async (app) => {

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Services } from '../../services/container.js';
+import type { Services } from '../../services/services.js';
 import { JOB_LIMITS, runsyncRetentionMs } from '../../domain/job-state.js';
 import { problemResponses } from '../schemas/common.js';
 import { EndpointParams, JobParams, JobStatusResponse, RunBody, TtlQuery, WaitQuery } from '../schemas/queue.js';

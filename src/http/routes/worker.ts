@@ -2,7 +2,7 @@
 // one endpoint, sent as the raw Authorization value.
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Services } from '../../services/container.js';
+import type { Services } from '../../services/services.js';
 import { readDoneBody } from '../../services/worker-protocol.js';
 import { takenJobJson } from '../../services/job-view.js';
 import { badRequest, ApiError } from '../../domain/errors.js';

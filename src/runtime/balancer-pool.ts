@@ -1,8 +1,8 @@
 // What the worker runtime tells the balancer about load-balancing workers (started, stopped,
 // frozen, thawed) and what it reads back (their health, load and the requests waiting).
-import type { HttpAddress } from '../runtime/provider.js';
-import { Backends, type Backend } from './backends.js';
-import { HealthMonitor } from './health-monitor.js';
+import { Backends, type Backend } from './http-backends.js';
+import { HealthMonitor } from './http-health-monitor.js';
+import type { HttpAddress } from '../domain/workers.js';
 
 export class BalancerPool {
   readonly backends: Backends;

@@ -1,7 +1,7 @@
 // What this deployment can run and what is in use: GPUs (each with its device id, type, CUDA
 // version and data center) and vCPUs per data center. Workers are placed by the endpoint's
 // selection; a worker that cannot be placed waits THROTTLED until capacity frees up.
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog } from '../domain/catalog.js';
 import { cudaVersionAccepted } from '../domain/cuda.js';
 import type { EndpointSpec } from '../domain/endpoint-spec.js';
 

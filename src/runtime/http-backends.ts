@@ -1,8 +1,8 @@
+import type { HttpAddress } from '../domain/workers.js';
 // The load-balancing workers of every endpoint as the balancer sees them: where each serves,
 // whether its health check says it is ready, and how many requests it holds. Requests go to the
 // ready worker with the fewest outstanding requests; with none ready and free they are held
 // until one is, or until their time is up.
-import type { HttpAddress } from '../runtime/provider.js';
 
 export type BackendHealth = 'INITIALIZING' | 'READY' | 'UNHEALTHY';
 

@@ -1,65 +1,33 @@
-// Wires the services of one Gantry process from its configuration.
-import type { GantryConfig } from '../config.js';
-import type { Store } from '../store/store.js';
-import { ApiKeyService } from './api-keys.js';
-import type { RateLimiter } from './rate-limiter.js';
-import { Catalog, loadCatalog } from '../catalog/catalog.js';
-import { Capacity, loadCapacity } from '../catalog/capacity.js';
-import { EndpointService } from './endpoints.js';
-import { TemplateService } from './templates.js';
-import { JobEvents } from './waitlist.js';
-import { WorkerRegistry } from './worker-registry.js';
-import { JobService } from './jobs.js';
-import { WebhookSender } from './webhooks.js';
-import { WebhookOutbox } from './webhook-outbox.js';
-import { WorkerProtocolService } from './worker-protocol.js';
-import { JobSweeper } from './job-sweeper.js';
-import { WorkerCredentialService } from './worker-credentials.js';
-import { GantryMetrics } from './metrics.js';
-import { WorkerDirectory } from './worker-directory.js';
-import { WorkerRuntime } from '../runtime/worker-runtime.js';
-import { ProcessProvider } from '../runtime/process-provider.js';
-import { randomId } from '../domain/ids.js';
-import { SingleProcessCluster, type Cluster } from '../cluster/cluster.js';
-import { PostgresCluster } from '../cluster/postgres-cluster.js';
-import { PostgresStore } from '../store/postgres/postgres-store.js';
-import { BalancerPool } from '../balancer/pool.js';
+// The composition root: the one place that knows every layer and wires the services of one
+// Gantry process from its configuration. server.ts, the CLI and the benchmarks build through it.
+import type { GantryConfig } from './config.js';
+import type { Store } from './store/store.js';
+import { ApiKeyService } from './services/api-keys.js';
+import { loadCatalog } from './catalog/catalog.js';
+import { loadCapacity } from './catalog/capacity.js';
+import { EndpointService } from './services/endpoints.js';
+import { TemplateService } from './services/templates.js';
+import { JobEvents } from './services/waitlist.js';
+import { WorkerRegistry } from './runtime/worker-registry.js';
+import { JobService } from './services/jobs.js';
+import { WebhookSender } from './services/webhooks.js';
+import { WebhookOutbox } from './services/webhook-outbox.js';
+import { WorkerProtocolService } from './services/worker-protocol.js';
+import { JobSweeper } from './services/job-sweeper.js';
+import { WorkerCredentialService } from './services/worker-credentials.js';
+import { GantryMetrics } from './services/metrics.js';
+import { WorkerDirectory } from './services/worker-directory.js';
+import { WorkerRuntime } from './runtime/worker-runtime.js';
+import { ProcessProvider } from './runtime/process-provider.js';
+import { randomId } from './domain/ids.js';
+import { SingleProcessCluster, type Cluster } from './cluster/cluster.js';
+import { PostgresCluster } from './cluster/postgres-cluster.js';
+import { PostgresStore } from './store/postgres/postgres-store.js';
+import { BalancerPool } from './runtime/balancer-pool.js';
+import { silentLogger, type Logger } from './domain/logger.js';
+import type { Services } from './services/services.js';
 
-export interface Logger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
-export interface Services {
-  config: GantryConfig;
-  store: Store;
-  apiKeys: ApiKeyService;
-  rateLimiter: RateLimiter;
-  catalog: Catalog;
-  capacity: Capacity;
-  templates: TemplateService;
-  endpoints: EndpointService;
-  events: JobEvents;
-  workers: WorkerRegistry;
-  jobs: JobService;
-  workerProtocol: WorkerProtocolService;
-  workerCredentials: WorkerCredentialService;
-  webhooks: WebhookOutbox;
-  sweeper: JobSweeper;
-  metrics: GantryMetrics;
-  /** Gantry's own workers; absent when workers are started by hand (--worker-provider none). */
-  runtime: WorkerRuntime | undefined;
-  workerDirectory: WorkerDirectory;
-  cluster: Cluster;
-  /** Load-balancing workers: health, load and held requests. */
-  balancer: BalancerPool;
-  /** Joins the cluster and starts background work (the leader's sweeper and worker runtime); the server calls it once it listens. */
-  start(): Promise<void>;
-  close(): Promise<void>;
-}
+export type { Services };
 
 export function createServices(
   config: GantryConfig,

@@ -3,7 +3,7 @@
 // a worker was ever ready, when no answer just means it is still booting. Starting workers are
 // checked often so a held request is served soon after its worker comes up.
 import { request } from 'node:http';
-import type { Backend, BackendHealth, Backends } from './backends.js';
+import type { Backend, BackendHealth, Backends } from './http-backends.js';
 
 /** How often a worker that has never been ready is checked. */
 const STARTING_INTERVAL_MS = 50;

@@ -1,0 +1,95 @@
+// The catalog's shape and lookups: GPU types and their serverless pools, CPU flavors, data
+// centers and public templates. Pure data; reading the file lives in src/catalog/.
+import type { ContainerSettings, TemplateCategory } from './endpoint-spec.js';
+
+export interface GpuTypeEntry {
+  id: string;
+  name: string;
+  pool: string | null;
+  manufacturer: 'NVIDIA' | 'AMD' | 'UNKNOWN';
+  memory: number;
+  secure: boolean;
+  community: boolean;
+  price: { secure: number; community: number; serverless?: number };
+  maxCount: { secure: number; community: number };
+  /** CUDA versions machines with this GPU type run, `major.minor`. */
+  cudaVersions: string[];
+}
+
+export interface CpuFlavorEntry {
+  id: string;
+  name: string;
+  group: string;
+  vcpu: { min: number; max: number };
+  ramGbPerVcpu: number;
+  price: { securePerVcpu: number; serverlessPerVcpu: number };
+}
+
+export interface DataCenterEntry {
+  id: string;
+  name: string;
+  region: string;
+  globalNetwork: boolean;
+  networkVolumeTypes: string[];
+  compliance: string[];
+  /** ISO 3166-1 alpha-2 code of where the site is, for `countryCodes` filters; absent for LOCAL. */
+  countryCode?: string;
+}
+
+export interface PublicTemplateEntry extends Partial<ContainerSettings> {
+  id: string;
+  name: string;
+  image: string;
+  source: 'official' | 'verified';
+  serverless: boolean;
+  category: TemplateCategory;
+  allowedCudaVersions?: string[];
+  startSsh?: boolean;
+  startJupyter?: boolean;
+}
+
+export interface CatalogData {
+  gpus: GpuTypeEntry[];
+  cpus: CpuFlavorEntry[];
+  dataCenters: DataCenterEntry[];
+  templates: PublicTemplateEntry[];
+}
+
+export class Catalog {
+  private readonly gpuById: Map<string, GpuTypeEntry>;
+  private readonly cpuById: Map<string, CpuFlavorEntry>;
+  private readonly dataCenterById: Map<string, DataCenterEntry>;
+  private readonly templateById: Map<string, PublicTemplateEntry>;
+
+  constructor(readonly data: CatalogData) {
+    this.gpuById = new Map(data.gpus.map((g) => [g.id, g]));
+    this.cpuById = new Map(data.cpus.map((c) => [c.id, c]));
+    this.dataCenterById = new Map(data.dataCenters.map((d) => [d.id, d]));
+    this.templateById = new Map(data.templates.map((t) => [t.id, t]));
+  }
+
+  gpuType(id: string): GpuTypeEntry | undefined {
+    return this.gpuById.get(id);
+  }
+
+  /** Every serverless pool id, in catalog order. */
+  pools(): string[] {
+    return [...new Set(this.data.gpus.flatMap((g) => (g.pool ? [g.pool] : [])))];
+  }
+
+  gpuTypesInPools(pools: readonly string[]): GpuTypeEntry[] {
+    return this.data.gpus.filter((g) => g.pool !== null && pools.includes(g.pool));
+  }
+
+  cpuFlavor(id: string): CpuFlavorEntry | undefined {
+    return this.cpuById.get(id);
+  }
+
+  dataCenter(id: string): DataCenterEntry | undefined {
+    return this.dataCenterById.get(id);
+  }
+
+  publicTemplate(id: string): PublicTemplateEntry | undefined {
+    return this.templateById.get(id);
+  }
+}

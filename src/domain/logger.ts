@@ -1,0 +1,17 @@
+// The one logger shape every layer writes to: pino's, so a component gets a child logger with
+// its name bound, and tests or tools may pass a silent one.
+export interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+export const silentLogger: Logger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+  child: () => silentLogger,
+};

@@ -1,0 +1,14 @@
+// What the runtime needs from the services above it, named here so it depends on these small
+// shapes and never on the services themselves; the composition root passes the real ones.
+
+/** Issues the credential a queue worker speaks the worker protocol with. */
+export interface WorkerCredentialIssuer {
+  create(endpointId: string): Promise<string>;
+}
+
+/** The queue's wake-ups: the runtime listens for new jobs and announces the ones it requeues. */
+export interface QueueSignals {
+  onQueued(listener: (endpointId: string) => void): void;
+  jobsQueued(endpointId: string, count?: number): void;
+  jobChanged(jobId: string): void;
+}

@@ -1,0 +1,50 @@
+// The bundle of one process's services, as the HTTP edge and the server use them. It is built
+// by the composition root (src/compose.ts); this file only names its parts.
+import type { GantryConfig } from '../config.js';
+import type { Store } from '../store/store.js';
+import type { ApiKeyService } from './api-keys.js';
+import type { RateLimiter } from '../cluster/rate-limiter.js';
+import type { Catalog } from '../domain/catalog.js';
+import type { Capacity } from '../catalog/capacity.js';
+import type { EndpointService } from './endpoints.js';
+import type { TemplateService } from './templates.js';
+import type { JobEvents } from './waitlist.js';
+import type { WorkerRegistry } from '../runtime/worker-registry.js';
+import type { JobService } from './jobs.js';
+import type { WebhookOutbox } from './webhook-outbox.js';
+import type { WorkerProtocolService } from './worker-protocol.js';
+import type { JobSweeper } from './job-sweeper.js';
+import type { WorkerCredentialService } from './worker-credentials.js';
+import type { GantryMetrics } from './metrics.js';
+import type { WorkerDirectory } from './worker-directory.js';
+import type { WorkerRuntime } from '../runtime/worker-runtime.js';
+import type { Cluster } from '../cluster/cluster.js';
+import type { BalancerPool } from '../runtime/balancer-pool.js';
+
+export interface Services {
+  config: GantryConfig;
+  store: Store;
+  apiKeys: ApiKeyService;
+  rateLimiter: RateLimiter;
+  catalog: Catalog;
+  capacity: Capacity;
+  templates: TemplateService;
+  endpoints: EndpointService;
+  events: JobEvents;
+  workers: WorkerRegistry;
+  jobs: JobService;
+  workerProtocol: WorkerProtocolService;
+  workerCredentials: WorkerCredentialService;
+  webhooks: WebhookOutbox;
+  sweeper: JobSweeper;
+  metrics: GantryMetrics;
+  /** Gantry's own workers; absent when workers are started by hand (--worker-provider none). */
+  runtime: WorkerRuntime | undefined;
+  workerDirectory: WorkerDirectory;
+  cluster: Cluster;
+  /** Load-balancing workers: health, load and held requests. */
+  balancer: BalancerPool;
+  /** Joins the cluster and starts background work (the leader's sweeper and worker runtime); the server calls it once it listens. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
