@@ -2,11 +2,12 @@
 // stop background work, close the store.
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import type { GantryConfig } from './config.js';
+import { withPort, type GantryConfig } from './config.js';
 import { buildApp, type App } from './app.js';
 import { createServices, type Services } from './compose.js';
 import type { CreatedKey } from './services/api-keys.js';
 import { openStore } from './store/open-store.js';
+import { reservePort, type PortReservation } from './reserve-port.js';
 
 export interface RunningServer {
   app: App;
@@ -18,18 +19,29 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: GantryConfig): Promise<RunningServer> {
+export async function startServer(requested: GantryConfig): Promise<RunningServer> {
+  // Services read the URLs derived from the port from the start: with port 0, a free port is
+  // picked (and held) before they are made, rather than learned once listening.
+  const reservation = requested.port === 0 ? await reservePort(requested.host) : undefined;
+  try {
+    return await start(reservation ? withPort(requested, reservation.port) : requested, reservation);
+  } finally {
+    await reservation?.release();
+  }
+}
+
+async function start(config: GantryConfig, reservation: PortReservation | undefined): Promise<RunningServer> {
   const log = pino({ level: config.logLevel });
   const services = createServices(config, await openStore(config), log);
   let app: App;
   try {
     app = await buildApp(services, { logger: log });
     const adminKey = await services.apiKeys.ensureAdminKey();
+    await reservation?.release();
     await app.listen({ port: config.port, host: config.host });
     await services.start();
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    if (config.port === 0) useRealPort(config, address.port);
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -48,13 +60,4 @@ export async function startServer(config: GantryConfig): Promise<RunningServer> 
     await services.close().catch(() => undefined);
     throw error;
   }
-}
-
-/** With --port 0 the URLs derived from the port are only known once listening; fix them up. */
-function useRealPort(config: GantryConfig, port: number): void {
-  const fix = (url: string) => url.replace(/^(https?:\/\/[^/]+):0(?=\/|$)/, `$1:${port}`);
-  config.publicUrl = fix(config.publicUrl);
-  config.workerApiUrl = fix(config.workerApiUrl);
-  config.replicaUrl = fix(config.replicaUrl);
-  config.lbUrlPattern = fix(config.lbUrlPattern);
 }

@@ -4,17 +4,32 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startLive, type Live } from './support/live.js';
 import { lbFetch, open, read } from './support/lb-client.js';
+import type { ConfigFlags } from '../src/config.js';
 
 const HTTP_WORKER = { entrypoint: [process.execPath], cmd: ['--import', 'tsx', 'examples/http-worker.ts'] };
 let g: Live;
 
+const SETTINGS = {
+  workerProvider: 'process', scaleIntervalMs: '100', lbHealthIntervalMs: '100', lbUnhealthyMs: '300',
+  lbHoldMs: '30000', workerStopGraceMs: '2000', crashBackoffMs: '100',
+} as const;
+
 before(async () => {
-  g = await startLive({
-    workerProvider: 'process', scaleIntervalMs: '100', lbHealthIntervalMs: '100', lbUnhealthyMs: '300',
-    lbHoldMs: '30000', workerStopGraceMs: '2000', crashBackoffMs: '100',
-  });
+  g = await startLive(SETTINGS);
 });
 after(() => g.close());
+
+/** Runs `check` against a server of its own with some settings changed; the configuration is fixed once started. */
+async function withSettings(changed: ConfigFlags, check: () => Promise<void>): Promise<void> {
+  const shared = g;
+  g = await startLive({ ...SETTINGS, ...changed });
+  try {
+    await check();
+  } finally {
+    await g.close();
+    g = shared;
+  }
+}
 
 async function createLb(extra: Record<string, unknown>): Promise<string> {
   const res = await g.call('POST', '/v2/serverless', {
@@ -81,20 +96,19 @@ test('requests beyond the workers\' capacity scale the endpoint up', async () =>
   await remove(id);
 });
 
-test('a worker that turns unhealthy leaves the rotation and is replaced', async () => {
-  const id = await createLb({ workers: { min: 2, max: 2 } });
-  await eventually(async () => (await workersOf(id)).summary.idle === 2, 20_000);
+test('a worker that turns unhealthy leaves the rotation and is replaced', () =>
   // Long enough to look at the unhealthy worker before it is replaced.
-  g.services.config.lbUnhealthyMs = 60_000;
-  const sick = (await call(id, '/unhealthy', 'POST')).json.worker as string;
-  await eventually(async () => (await workersOf(id)).workers.find((w: { id: string; status: string }) => w.id === sick && w.status === 'UNHEALTHY'), 10_000);
-  const answers = await Promise.all(Array.from({ length: 10 }, () => call(id, '/whoami')));
-  assert.ok(answers.every((a) => a.status === 200 && a.json.worker !== sick), 'no request went to the unhealthy worker');
-  g.services.config.lbUnhealthyMs = 300;
-  await eventually(async () => (await workersOf(id)).workers.every((w: { id: string }) => w.id !== sick), 10_000);
-  await eventually(async () => (await workersOf(id)).summary.idle === 2, 20_000);
-  await remove(id);
-});
+  withSettings({ lbUnhealthyMs: '3000' }, async () => {
+    const id = await createLb({ workers: { min: 2, max: 2 } });
+    await eventually(async () => (await workersOf(id)).summary.idle === 2, 20_000);
+    const sick = (await call(id, '/unhealthy', 'POST')).json.worker as string;
+    await eventually(async () => (await workersOf(id)).workers.find((w: { id: string; status: string }) => w.id === sick && w.status === 'UNHEALTHY'), 10_000);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => call(id, '/whoami')));
+    assert.ok(answers.every((a) => a.status === 200 && a.json.worker !== sick), 'no request went to the unhealthy worker');
+    await eventually(async () => (await workersOf(id)).workers.every((w: { id: string }) => w.id !== sick), 10_000);
+    await eventually(async () => (await workersOf(id)).summary.idle === 2, 20_000);
+    await remove(id);
+  }));
 
 test('a worker killed mid-request answers 502 at once and is replaced', async () => {
   const id = await createLb({ workers: { min: 1, max: 1 } });
@@ -133,10 +147,9 @@ test('the endpoint timeout bounds a request: 504', async () => {
   await remove(id);
 });
 
-test('with no worker ready in time the request answers 503 with Retry-After', async () => {
-  const id = await createLb({ workers: { min: 0, max: 1 }, env: { STARTUP_MS: '60000' } });
-  g.services.config.lbHoldMs = 500;
-  try {
+test('with no worker ready in time the request answers 503 with Retry-After', () =>
+  withSettings({ lbHoldMs: '500' }, async () => {
+    const id = await createLb({ workers: { min: 0, max: 1 }, env: { STARTUP_MS: '60000' } });
     const answer = await call(id, '/whoami');
     assert.equal(answer.status, 503);
     assert.equal(answer.headers['retry-after'], '5');
@@ -146,10 +159,7 @@ test('with no worker ready in time the request answers 503 with Retry-After', as
     assert.equal(closed.status, 503);
     assert.match(closed.json.detail, /workers.max 0/);
     await remove(none);
-  } finally {
-    g.services.config.lbHoldMs = 30_000;
-  }
-  const view = await workersOf(id);
-  assert.equal(view.workers[0].status, 'INITIALIZING', 'a worker answering 204 is starting, not ready');
-  await remove(id);
-});
+    const view = await workersOf(id);
+    assert.equal(view.workers[0].status, 'INITIALIZING', 'a worker answering 204 is starting, not ready');
+    await remove(id);
+  }));

@@ -1,6 +1,8 @@
 // Options shared by the CLI's verbs, and the way every verb reports a failure.
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, type ConfigFlags, type GantryConfig } from '../config.js';
+import { SETTINGS } from '../settings/table.js';
+import { helpLine } from '../settings/setting.js';
 
 export const EXIT_USAGE = 2;
 
@@ -16,8 +18,8 @@ export class CliError extends Error {
 /** The options that say where the store is: the embedded SQLite's directory or a PostgreSQL URL. */
 export function withDataDir(command: Command): Command {
   return command
-    .option('--data-dir <dir>', 'where Gantry keeps its embedded database (env GANTRY_DATA_DIR)')
-    .option('--database <url>', 'postgres:// URL of a shared store (env GANTRY_DATABASE_URL)');
+    .option(SETTINGS.dataDir.flag, helpLine(SETTINGS.dataDir))
+    .option(SETTINGS.databaseUrl.flag, helpLine(SETTINGS.databaseUrl));
 }
 
 export interface StoreFlags {

@@ -10,7 +10,7 @@ import ipaddr from 'ipaddr.js';
 
 export interface WebhookSenderOptions {
   /** CIDR ranges allowed although private (e.g. 127.0.0.0/8 for tests). */
-  allowedCidrs?: string[];
+  allowedCidrs?: readonly string[];
   timeoutMs?: number;
 }
 
@@ -18,7 +18,7 @@ export interface WebhookSenderOptions {
 export type SendOutcome = { delivered: true } | { delivered: false; retry: boolean; why: string };
 
 /** Whether connecting to this address is refused: anything but public unicast, unless allowed. */
-export function isRefusedAddress(address: string, allowedCidrs: string[]): boolean {
+export function isRefusedAddress(address: string, allowedCidrs: readonly string[]): boolean {
   if (!ipaddr.isValid(address)) return true;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
@@ -37,7 +37,7 @@ class RefusedTarget extends Error {}
 
 /** Sends one webhook POST; the outbox decides when to send and whether to try again. */
 export class WebhookSender {
-  private readonly allowedCidrs: string[];
+  private readonly allowedCidrs: readonly string[];
   private readonly timeoutMs: number;
   private readonly inFlight = new Set<AbortController>();
 

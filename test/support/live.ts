@@ -1,8 +1,8 @@
 // A Gantry server on a real socket with a queue endpoint and a worker credential, plus a
 // minimal protocol-level worker client for tests that need exact control of what a worker sends.
-import type { AddressInfo } from 'node:net';
 import { startHarness, type Harness } from './harness.js';
 import type { ConfigFlags } from '../../src/config.js';
+import { reservePort } from '../../src/reserve-port.js';
 
 export interface Live extends Harness {
   url: string;
@@ -14,7 +14,12 @@ export interface Live extends Harness {
 }
 
 export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string, unknown> = {}): Promise<Live> {
+  // The configuration names the port (workers are sent to it), so it is known before the harness is built.
+  const reservation = await reservePort('127.0.0.1');
+  const port = reservation.port;
   const h = await startHarness({
+    port: String(port),
+    lbUrlPattern: `http://{id}.lb.localhost:${port}`,
     takeWaitMs: '1500',
     streamWaitMs: '300',
     sweepIntervalMs: '50',
@@ -22,15 +27,14 @@ export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string
     // Workers are started by the tests themselves unless a test asks for the runtime.
     workerProvider: 'none',
     ...flags,
+  }).catch(async (error: unknown) => {
+    await reservation.release();
+    throw error;
   });
-  await h.app.listen({ port: 0, host: '127.0.0.1' });
+  await reservation.release();
+  await h.app.listen({ port, host: '127.0.0.1' });
   await h.services.start();
-  const url = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
-  // The configuration was made before the port was known; workers must be sent to the real one.
-  h.services.config.publicUrl = url;
-  h.services.config.workerApiUrl = url;
-  h.services.config.replicaUrl = url;
-  h.services.config.lbUrlPattern = url.replace('127.0.0.1', '{id}.lb.localhost');
+  const url = `http://127.0.0.1:${port}`;
   const created = await h.call('POST', '/v2/serverless', {
     name: 'queue-test',
     type: 'QUEUE',
