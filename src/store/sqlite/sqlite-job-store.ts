@@ -50,7 +50,8 @@ export class SqliteJobStore implements JobStore {
 
   async renewLeases(workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
     let held = 0;
-    for (const id of jobIds) held += this.s.renew.run(leaseUntil, id, workerId).changes;
+    // A job named twice is still one lease (as PostgreSQL's id = ANY(...) counts it).
+    for (const id of new Set(jobIds)) held += this.s.renew.run(leaseUntil, id, workerId).changes;
     return held;
   }
 
