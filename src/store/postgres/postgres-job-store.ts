@@ -242,10 +242,13 @@ export class PostgresJobStore implements JobStore {
   }
 
   async claimWebhooks(now: number, claimMs: number, limit: number): Promise<DueWebhook[]> {
+    // RETURNING keeps no order, so the rows are sorted by the due time they had before the claim.
     const rows = await this.rows<WebhookRow>(
-      `UPDATE jobs SET webhook_due_at = $1, webhook_attempts = webhook_attempts + 1
-       WHERE seq IN (SELECT seq FROM jobs WHERE webhook_due_at <= $2 ORDER BY webhook_due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING *`,
+      `WITH due AS (SELECT seq, webhook_due_at FROM jobs WHERE webhook_due_at <= $2
+                    ORDER BY webhook_due_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED),
+       claimed AS (UPDATE jobs SET webhook_due_at = $1, webhook_attempts = webhook_attempts + 1 FROM due
+                   WHERE jobs.seq = due.seq RETURNING jobs.*, due.webhook_due_at AS due_before)
+       SELECT * FROM claimed ORDER BY due_before, seq`,
       [now + claimMs, now, limit],
     );
     return rows.map(dueWebhookFromRow);

@@ -187,7 +187,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async claimWebhooks(now: number, claimMs: number, limit: number): Promise<DueWebhook[]> {
-    return (this.s.claimWebhooks.all(now + claimMs, now, limit) as WebhookRow[]).map(dueWebhookFromRow);
+    // Claimed one row at a time, in due order: an UPDATE's RETURNING rows come in table order instead.
+    return this.db.transaction(() => {
+      const due = this.s.dueWebhooks.all(now, limit) as { seq: number }[];
+      return due.map(({ seq }) => dueWebhookFromRow(this.s.claimWebhook.get(now + claimMs, seq) as WebhookRow));
+    })();
   }
 
   async webhookAttempted(jobId: string, nextDueAt: number | null): Promise<void> {
@@ -257,8 +261,8 @@ function prepare(db: Database.Database) {
     requestStop: db.prepare('INSERT OR IGNORE INTO job_stops (worker_id, job_id, requested_at) VALUES (?, ?, ?)'),
     drainStops: db.prepare('DELETE FROM job_stops WHERE worker_id = ? RETURNING job_id'),
     forgetStops: db.prepare('DELETE FROM job_stops WHERE requested_at < ?'),
-    claimWebhooks: db.prepare(`UPDATE jobs SET webhook_due_at = ?, webhook_attempts = webhook_attempts + 1
-      WHERE seq IN (SELECT seq FROM jobs WHERE webhook_due_at <= ? ORDER BY webhook_due_at LIMIT ?) RETURNING *`),
+    dueWebhooks: db.prepare('SELECT seq FROM jobs WHERE webhook_due_at <= ? ORDER BY webhook_due_at, seq LIMIT ?'),
+    claimWebhook: db.prepare('UPDATE jobs SET webhook_due_at = ?, webhook_attempts = webhook_attempts + 1 WHERE seq = ? RETURNING *'),
     webhookAttempted: db.prepare(`UPDATE jobs SET webhook_due_at = ?
       WHERE id = ? AND webhook_due_at IS NOT NULL AND status IN ('COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT')`),
     insertCredential: db.prepare(`INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at)
