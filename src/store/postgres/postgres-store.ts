@@ -4,7 +4,7 @@ import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store,
 import { endpointFromRow, keyFromRow, templateFromRow, type EndpointRow, type KeyRow, type TemplateRow } from '../rows.js';
 import { createPool, transaction, type PoolOptions, type Queryable } from './database.js';
 import { migratePostgres } from './migrate.js';
-import { PostgresJobStore } from './postgres-job-store.js';
+import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
@@ -144,8 +144,7 @@ export class PostgresStore implements Store {
     return transaction(this.pool, async (client) => {
       const deleted = (await client.query('DELETE FROM endpoints WHERE id = $1 AND account_id = $2', [id, accountId])).rowCount === 1;
       if (deleted) {
-        await client.query('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = $1)', [id]);
-        await client.query('DELETE FROM jobs WHERE endpoint_id = $1', [id]);
+        await deleteJobsOfEndpoint(client, id);
         await client.query('DELETE FROM releases WHERE endpoint_id = $1', [id]);
       }
       return deleted;

@@ -14,6 +14,8 @@ import type {
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import { dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, type JobRow, type WebhookRow } from '../rows.js';
+import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
+import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
 
@@ -45,7 +47,7 @@ export class SqliteJobStore implements JobStore {
 
   async take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
     const rows = this.s.take.all(workerId, now, leaseUntil, endpointId, now, limit) as JobRow[];
-    return rows.map(jobFromRow).sort((a, b) => Number(a.lowPriority) - Number(b.lowPriority) || a.submittedAt - b.submittedAt);
+    return inTakeOrder(rows.map(jobFromRow));
   }
 
   async renewLeases(workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
@@ -100,13 +102,8 @@ export class SqliteJobStore implements JobStore {
   }
 
   async counts(endpointId: string): Promise<JobCounts> {
-    const counts: JobCounts = { inQueue: 0, inProgress: 0, completed: 0, failed: 0, cancelled: 0, timedOut: 0, retried: 0 };
-    const names: Record<JobStatus, keyof JobCounts> = {
-      IN_QUEUE: 'inQueue', IN_PROGRESS: 'inProgress', COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'cancelled', TIMED_OUT: 'timedOut',
-    };
-    for (const row of this.s.counts.all(endpointId) as { status: JobStatus; n: number }[]) counts[names[row.status]] = row.n;
-    counts.retried = (this.s.retried.get(endpointId) as { n: number }).n;
-    return counts;
+    const rows = this.s.counts.all(endpointId) as { status: JobStatus; n: number }[];
+    return countsFromRows(rows, (this.s.retried.get(endpointId) as { n: number }).n);
   }
 
   async queueStats(endpointId: string): Promise<QueueStats> {
@@ -168,6 +165,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async deleteEndpointJobs(endpointId: string): Promise<number> {
+    return this.deleteJobsOfEndpoint(endpointId);
+  }
+
+  /** Synchronous, so the endpoint delete can run it inside its own transaction and roll back on failure. */
+  deleteJobsOfEndpoint(endpointId: string): number {
     return this.db.transaction(() => {
       this.s.deleteEndpointStreams.run(endpointId);
       return this.s.deleteEndpointJobs.run(endpointId).changes;
@@ -240,7 +242,7 @@ function prepare(db: Database.Database) {
     deleteExpired: db.prepare(`DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= ? LIMIT ?)
       RETURNING ${DISPLACED}`),
     timeOut: db.prepare(`UPDATE jobs SET status = 'TIMED_OUT', completed_at = ?, lease_expires_at = NULL,
-      error = 'the job ran longer than its execution timeout of ' || execution_timeout_ms || ' ms',
+      error = ${TIMED_OUT_ERROR_SQL},
       expires_at = min(expires_at, ? + retention_ms)
       WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND started_at + execution_timeout_ms <= ? LIMIT ?)
       RETURNING ${DISPLACED}`),
@@ -264,7 +266,7 @@ function prepare(db: Database.Database) {
     dueWebhooks: db.prepare('SELECT seq FROM jobs WHERE webhook_due_at <= ? ORDER BY webhook_due_at, seq LIMIT ?'),
     claimWebhook: db.prepare('UPDATE jobs SET webhook_due_at = ?, webhook_attempts = webhook_attempts + 1 WHERE seq = ? RETURNING *'),
     webhookAttempted: db.prepare(`UPDATE jobs SET webhook_due_at = ?
-      WHERE id = ? AND webhook_due_at IS NOT NULL AND status IN ('COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT')`),
+      WHERE id = ? AND webhook_due_at IS NOT NULL AND status IN (${TERMINAL_STATUS_LIST})`),
     insertCredential: db.prepare(`INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at)
       VALUES (?, ?, ?, ?, ?)`),
     getCredential: db.prepare(`SELECT id, endpoint_id AS endpointId, secret_hash AS secretHash, created_at AS createdAt,

@@ -142,7 +142,7 @@ export class SqliteStore implements Store {
     return this.db.transaction(() => {
       const deleted = this.statements.deleteEndpoint.run(id, accountId).changes === 1;
       if (deleted) {
-        void this.jobs.deleteEndpointJobs(id);
+        this.jobs.deleteJobsOfEndpoint(id);
         this.statements.deleteReleases.run(id);
       }
       return deleted;
