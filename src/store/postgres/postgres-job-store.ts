@@ -5,6 +5,7 @@ import type { JobStatus } from '../../domain/job-state.js';
 import type { Completion, DisplacedJob, DueWebhook, JobCounts, JobRecord, JobStore, NewJob, QueueStats, WorkerCredentialRecord } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import { dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, type JobRow, type WebhookRow } from '../rows.js';
+import { conflictText, uniquely } from '../shared/conflicts.js';
 import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
 import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { transaction, type Queryable } from './database.js';
@@ -31,12 +32,13 @@ export class PostgresJobStore implements JobStore {
   }
 
   async insert(job: NewJob): Promise<void> {
-    await this.pool.query(
+    const insert = () => this.pool.query(
       `INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
         retention_ms, ttl_ms, submitted_at, expires_at) VALUES ($1, $2, $3, 'IN_QUEUE', $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [job.id, job.endpointId, job.accountId, job.input, job.webhook, job.s3Config, job.executionTimeoutMs, job.lowPriority,
         job.retentionMs, job.ttlMs, job.submittedAt, job.expiresAt],
     );
+    await uniquely(insert, () => conflictText.job(job.id));
   }
 
   get(id: string): Promise<JobRecord | undefined> {
@@ -255,13 +257,14 @@ export class PostgresJobStore implements JobStore {
   }
 
   async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {
-    await this.pool.query('INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)', [
+    const insert = () => this.pool.query('INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)', [
       c.id,
       c.endpointId,
       c.secretHash,
       c.createdAt,
       c.revokedAt,
     ]);
+    await uniquely(insert, () => conflictText.workerCredential(c.id));
   }
 
   async getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined> {

@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { endpointFromRow, keyFromRow, templateFromRow, type EndpointRow, type KeyRow, type TemplateRow } from '../rows.js';
+import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 import { createPool, transaction, type PoolOptions, type Queryable } from './database.js';
 import { migratePostgres } from './migrate.js';
 import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js';
@@ -59,12 +60,8 @@ export class PostgresStore implements Store {
     return this.one(`SELECT ${ACCOUNT} FROM accounts WHERE name = $1`, [name]);
   }
 
-  async insertApiKey(k: ApiKeyRecord, db: Queryable = this.pool): Promise<void> {
-    await db.query(
-      `INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids, rate_limit_exempt, expires_at, revoked_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [k.id, k.accountId, k.name, k.secretHash, k.permission, JSON.stringify(k.endpointIds), k.rateLimitExempt, k.expiresAt, k.revokedAt, k.createdAt],
-    );
+  async insertApiKey(k: ApiKeyRecord): Promise<void> {
+    await uniquely(() => insertKeyRow(this.pool, k), () => conflictText.apiKey(k.id));
   }
 
   async getApiKey(id: string): Promise<ApiKeyRecord | undefined> {
@@ -81,7 +78,7 @@ export class PostgresStore implements Store {
     return transaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [FIRST_KEY_LOCK]);
       if (await this.one('SELECT 1 FROM api_keys LIMIT 1', [], client)) return false;
-      await this.insertApiKey(k, client);
+      await insertKeyRow(client, k);
       return true;
     });
   }
@@ -92,13 +89,14 @@ export class PostgresStore implements Store {
   }
 
   async insertEndpoint(e: EndpointRecord, release?: ReleaseRecord): Promise<void> {
-    await transaction(this.pool, async (client) => {
+    const insert = () => transaction(this.pool, async (client) => {
       await client.query(
         `INSERT INTO endpoints (id, account_id, spec, version, revision, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [e.id, e.accountId, JSON.stringify(e.spec), e.version, e.revision, e.createdAt, e.updatedAt],
       );
       if (release) await insertRelease(client, release);
     });
+    await uniquely(insert, () => endpointInsertConflict(this, e, release));
   }
 
   async getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined> {
@@ -120,7 +118,7 @@ export class PostgresStore implements Store {
   }
 
   async updateEndpoint(e: EndpointRecord, expectedRevision: number, release?: ReleaseRecord): Promise<boolean> {
-    return transaction(this.pool, async (client) => {
+    const update = () => transaction(this.pool, async (client) => {
       const result = await client.query(
         `UPDATE endpoints SET spec = $1, version = $2, revision = $3, updated_at = $4 WHERE id = $5 AND account_id = $6 AND revision = $7`,
         [JSON.stringify(e.spec), e.version, e.revision, e.updatedAt, e.id, e.accountId, expectedRevision],
@@ -129,6 +127,8 @@ export class PostgresStore implements Store {
       if (release) await insertRelease(client, release);
       return true;
     });
+    // Only the release can clash: the endpoint row is updated in place.
+    return uniquely(update, () => (release ? conflictText.release(release) : conflictText.endpoint(e.id)));
   }
 
   async listReleases(endpointId: string): Promise<ReleaseRecord[]> {
@@ -152,10 +152,11 @@ export class PostgresStore implements Store {
   }
 
   async insertTemplate(t: TemplateRecord): Promise<void> {
-    await this.pool.query(
+    const insert = () => this.pool.query(
       `INSERT INTO templates (id, account_id, name, is_public, spec, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [t.id, t.accountId, t.spec.name, t.spec.public, JSON.stringify(t.spec), t.createdAt, t.updatedAt],
     );
+    await uniquely(insert, () => templateConflict(this, t));
   }
 
   async getTemplate(id: string): Promise<TemplateRecord | undefined> {
@@ -176,13 +177,14 @@ export class PostgresStore implements Store {
   }
 
   async updateTemplate(t: TemplateRecord): Promise<void> {
-    await this.pool.query('UPDATE templates SET name = $1, is_public = $2, spec = $3, updated_at = $4 WHERE id = $5', [
+    const update = () => this.pool.query('UPDATE templates SET name = $1, is_public = $2, spec = $3, updated_at = $4 WHERE id = $5', [
       t.spec.name,
       t.spec.public,
       JSON.stringify(t.spec),
       t.updatedAt,
       t.id,
     ]);
+    await uniquely(update, () => templateConflict(this, t));
   }
 
   async deleteTemplate(accountId: string, id: string): Promise<boolean> {
@@ -198,5 +200,13 @@ async function insertRelease(client: Queryable, r: ReleaseRecord): Promise<void>
   await client.query(
     `INSERT INTO releases (id, endpoint_id, version, source, diff, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [r.id, r.endpointId, r.version, r.source, JSON.stringify(r.diff), r.createdBy, r.createdAt],
+  );
+}
+
+async function insertKeyRow(db: Queryable, k: ApiKeyRecord): Promise<void> {
+  await db.query(
+    `INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids, rate_limit_exempt, expires_at, revoked_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [k.id, k.accountId, k.name, k.secretHash, k.permission, JSON.stringify(k.endpointIds), k.rateLimitExempt, k.expiresAt, k.revokedAt, k.createdAt],
   );
 }

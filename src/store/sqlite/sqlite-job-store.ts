@@ -14,6 +14,7 @@ import type {
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import { dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, type JobRow, type WebhookRow } from '../rows.js';
+import { conflictText, uniquely } from '../shared/conflicts.js';
 import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
 import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 
@@ -34,10 +35,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async insert(job: NewJob): Promise<void> {
-    this.s.insert.run(
+    const insert = () => this.s.insert.run(
       job.id, job.endpointId, job.accountId, job.input, job.webhook, job.s3Config, job.executionTimeoutMs,
       job.lowPriority ? 1 : 0, job.retentionMs, job.ttlMs, job.submittedAt, job.expiresAt,
     );
+    await uniquely(insert, () => conflictText.job(job.id));
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
@@ -201,7 +203,8 @@ export class SqliteJobStore implements JobStore {
   }
 
   async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {
-    this.s.insertCredential.run(c.id, c.endpointId, c.secretHash, c.createdAt, c.revokedAt);
+    const insert = () => this.s.insertCredential.run(c.id, c.endpointId, c.secretHash, c.createdAt, c.revokedAt);
+    await uniquely(insert, () => conflictText.workerCredential(c.id));
   }
 
   async getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined> {

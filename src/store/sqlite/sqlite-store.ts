@@ -7,6 +7,7 @@ import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store,
 import { migrateSqlite } from './migrate.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { endpointFromRow, keyFromRow, templateFromRow, type EndpointRow, type KeyRow, type TemplateRow } from '../rows.js';
+import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
 /** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
 export function openSqliteDatabase(file: string): Database.Database {
@@ -49,7 +50,7 @@ export class SqliteStore implements Store {
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
-    this.insertKeyRow(key);
+    await uniquely(() => this.insertKeyRow(key), () => conflictText.apiKey(key.id));
   }
 
   private insertKeyRow(key: ApiKeyRecord): void {
@@ -93,10 +94,11 @@ export class SqliteStore implements Store {
   }
 
   async insertEndpoint(e: EndpointRecord, release?: ReleaseRecord): Promise<void> {
-    this.db.transaction(() => {
+    const insert = this.db.transaction(() => {
       this.statements.insertEndpoint.run(e.id, e.accountId, JSON.stringify(e.spec), e.version, e.revision, e.createdAt, e.updatedAt);
       if (release) this.insertRelease(release);
-    })();
+    });
+    await uniquely(() => insert(), () => endpointInsertConflict(this, e, release));
   }
 
   private insertRelease(r: ReleaseRecord): void {
@@ -127,14 +129,16 @@ export class SqliteStore implements Store {
   }
 
   async updateEndpoint(e: EndpointRecord, expectedRevision: number, release?: ReleaseRecord): Promise<boolean> {
-    return this.db.transaction(() => {
+    const update = this.db.transaction(() => {
       const result = this.statements.updateEndpoint.run(
         JSON.stringify(e.spec), e.version, e.revision, e.updatedAt, e.id, e.accountId, expectedRevision,
       );
       if (result.changes !== 1) return false;
       if (release) this.insertRelease(release);
       return true;
-    })();
+    });
+    // Only the release can clash: the endpoint row is updated in place.
+    return uniquely(() => update(), () => (release ? conflictText.release(release) : conflictText.endpoint(e.id)));
   }
 
   /** Deleting an endpoint drops its queue: queued and running jobs go with it. */
@@ -150,15 +154,9 @@ export class SqliteStore implements Store {
   }
 
   async insertTemplate(t: TemplateRecord): Promise<void> {
-    this.statements.insertTemplate.run(
-      t.id,
-      t.accountId,
-      t.spec.name,
-      t.spec.public ? 1 : 0,
-      JSON.stringify(t.spec),
-      t.createdAt,
-      t.updatedAt,
-    );
+    const insert = () =>
+      this.statements.insertTemplate.run(t.id, t.accountId, t.spec.name, t.spec.public ? 1 : 0, JSON.stringify(t.spec), t.createdAt, t.updatedAt);
+    await uniquely(insert, () => templateConflict(this, t));
   }
 
   async getTemplate(id: string): Promise<TemplateRecord | undefined> {
@@ -175,7 +173,8 @@ export class SqliteStore implements Store {
   }
 
   async updateTemplate(t: TemplateRecord): Promise<void> {
-    this.statements.updateTemplate.run(t.spec.name, t.spec.public ? 1 : 0, JSON.stringify(t.spec), t.updatedAt, t.id);
+    const update = () => this.statements.updateTemplate.run(t.spec.name, t.spec.public ? 1 : 0, JSON.stringify(t.spec), t.updatedAt, t.id);
+    await uniquely(update, () => templateConflict(this, t));
   }
 
   async deleteTemplate(accountId: string, id: string): Promise<boolean> {
