@@ -4,7 +4,9 @@ import type pg from 'pg';
 import type { JobStatus } from '../../domain/job-state.js';
 import type { Completion, DisplacedJob, DueWebhook, JobCounts, JobRecord, JobStore, NewJob, QueueStats, WorkerCredentialRecord } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import { dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, type JobRow, type WebhookRow } from '../rows.js';
+import {
+  dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type JobRow, type WebhookRow, type WorkerCredentialRow,
+} from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
 import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
 import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
@@ -268,11 +270,7 @@ export class PostgresJobStore implements JobStore {
   }
 
   async getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined> {
-    const [row] = await this.rows<WorkerCredentialRecord>(
-      `SELECT id, endpoint_id AS "endpointId", secret_hash AS "secretHash", created_at AS "createdAt", revoked_at AS "revokedAt"
-       FROM worker_credentials WHERE id = $1`,
-      [id],
-    );
-    return row;
+    const [row] = await this.rows<WorkerCredentialRow>('SELECT * FROM worker_credentials WHERE id = $1', [id]);
+    return row && workerCredentialFromRow(row);
   }
 }

@@ -1,7 +1,10 @@
 // The Store port on PostgreSQL (pg), for several replicas sharing one database.
 import type pg from 'pg';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
-import { endpointFromRow, keyFromRow, templateFromRow, type EndpointRow, type KeyRow, type TemplateRow } from '../rows.js';
+import {
+  accountFromRow, endpointFromRow, keyFromRow, releaseFromRow, templateFromRow,
+  type AccountRow, type EndpointRow, type KeyRow, type ReleaseRow, type TemplateRow,
+} from '../rows.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 import { createPool, transaction, type PoolOptions, type Queryable } from './database.js';
 import { migratePostgres } from './migrate.js';
@@ -10,8 +13,6 @@ import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js'
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
 
-const ACCOUNT = 'id, name, created_at AS "createdAt"';
-const RELEASE = 'id, endpoint_id AS "endpointId", version, source, diff, created_by AS "createdBy", created_at AS "createdAt"';
 
 export class PostgresStore implements Store {
   readonly jobs: PostgresJobStore;
@@ -52,12 +53,14 @@ export class PostgresStore implements Store {
     return { account: existing, created: false };
   }
 
-  getAccount(id: string): Promise<AccountRecord | undefined> {
-    return this.one(`SELECT ${ACCOUNT} FROM accounts WHERE id = $1`, [id]);
+  async getAccount(id: string): Promise<AccountRecord | undefined> {
+    const row = await this.one<AccountRow>('SELECT * FROM accounts WHERE id = $1', [id]);
+    return row && accountFromRow(row);
   }
 
-  findAccountByName(name: string): Promise<AccountRecord | undefined> {
-    return this.one(`SELECT ${ACCOUNT} FROM accounts WHERE name = $1`, [name]);
+  async findAccountByName(name: string): Promise<AccountRecord | undefined> {
+    const row = await this.one<AccountRow>('SELECT * FROM accounts WHERE name = $1', [name]);
+    return row && accountFromRow(row);
   }
 
   async insertApiKey(k: ApiKeyRecord): Promise<void> {
@@ -132,11 +135,7 @@ export class PostgresStore implements Store {
   }
 
   async listReleases(endpointId: string): Promise<ReleaseRecord[]> {
-    const rows = await this.all<Omit<ReleaseRecord, 'diff'> & { diff: string }>(
-      `SELECT ${RELEASE} FROM releases WHERE endpoint_id = $1 ORDER BY version DESC`,
-      [endpointId],
-    );
-    return rows.map((row) => ({ ...row, diff: JSON.parse(row.diff) as ReleaseRecord['diff'] }));
+    return (await this.all<ReleaseRow>('SELECT * FROM releases WHERE endpoint_id = $1 ORDER BY version DESC', [endpointId])).map(releaseFromRow);
   }
 
   /** Deleting an endpoint drops its queue: queued and running jobs go with it. */

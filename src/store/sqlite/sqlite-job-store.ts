@@ -13,7 +13,9 @@ import type {
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import { dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, type JobRow, type WebhookRow } from '../rows.js';
+import {
+  dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type JobRow, type WebhookRow, type WorkerCredentialRow,
+} from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
 import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
 import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
@@ -208,7 +210,8 @@ export class SqliteJobStore implements JobStore {
   }
 
   async getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined> {
-    return this.s.getCredential.get(id) as WorkerCredentialRecord | undefined;
+    const row = this.s.getCredential.get(id) as WorkerCredentialRow | undefined;
+    return row && workerCredentialFromRow(row);
   }
 }
 
@@ -272,7 +275,6 @@ function prepare(db: Database.Database) {
       WHERE id = ? AND webhook_due_at IS NOT NULL AND status IN (${TERMINAL_STATUS_LIST})`),
     insertCredential: db.prepare(`INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at)
       VALUES (?, ?, ?, ?, ?)`),
-    getCredential: db.prepare(`SELECT id, endpoint_id AS endpointId, secret_hash AS secretHash, created_at AS createdAt,
-      revoked_at AS revokedAt FROM worker_credentials WHERE id = ?`),
+    getCredential: db.prepare('SELECT * FROM worker_credentials WHERE id = ?'),
   };
 }

@@ -6,7 +6,10 @@ import { dirname } from 'node:path';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { migrateSqlite } from './migrate.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
-import { endpointFromRow, keyFromRow, templateFromRow, type EndpointRow, type KeyRow, type TemplateRow } from '../rows.js';
+import {
+  accountFromRow, endpointFromRow, keyFromRow, releaseFromRow, templateFromRow,
+  type AccountRow, type EndpointRow, type KeyRow, type ReleaseRow, type TemplateRow,
+} from '../rows.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
 /** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
@@ -38,15 +41,17 @@ export class SqliteStore implements Store {
 
   async ensureAccount(account: AccountRecord): Promise<{ account: AccountRecord; created: boolean }> {
     if (this.statements.insertAccount.run(account.id, account.name, account.createdAt).changes === 1) return { account, created: true };
-    return { account: this.statements.findAccountByName.get(account.name) as AccountRecord, created: false };
+    return { account: accountFromRow(this.statements.findAccountByName.get(account.name) as AccountRow), created: false };
   }
 
   async getAccount(id: string): Promise<AccountRecord | undefined> {
-    return this.statements.getAccount.get(id) as AccountRecord | undefined;
+    const row = this.statements.getAccount.get(id) as AccountRow | undefined;
+    return row && accountFromRow(row);
   }
 
   async findAccountByName(name: string): Promise<AccountRecord | undefined> {
-    return this.statements.findAccountByName.get(name) as AccountRecord | undefined;
+    const row = this.statements.findAccountByName.get(name) as AccountRow | undefined;
+    return row && accountFromRow(row);
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
@@ -106,8 +111,7 @@ export class SqliteStore implements Store {
   }
 
   async listReleases(endpointId: string): Promise<ReleaseRecord[]> {
-    const rows = this.statements.listReleases.all(endpointId) as (Omit<ReleaseRecord, 'diff'> & { diff: string })[];
-    return rows.map((row) => ({ ...row, diff: JSON.parse(row.diff) as ReleaseRecord['diff'] }));
+    return (this.statements.listReleases.all(endpointId) as ReleaseRow[]).map(releaseFromRow);
   }
 
   async getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined> {
@@ -189,8 +193,8 @@ export class SqliteStore implements Store {
 function prepareStatements(db: Database.Database) {
   return {
     insertAccount: db.prepare('INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING'),
-    getAccount: db.prepare('SELECT id, name, created_at AS createdAt FROM accounts WHERE id = ?'),
-    findAccountByName: db.prepare('SELECT id, name, created_at AS createdAt FROM accounts WHERE name = ?'),
+    getAccount: db.prepare('SELECT * FROM accounts WHERE id = ?'),
+    findAccountByName: db.prepare('SELECT * FROM accounts WHERE name = ?'),
     insertKey: db.prepare(`INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids,
       rate_limit_exempt, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     getKey: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
@@ -208,8 +212,7 @@ function prepareStatements(db: Database.Database) {
     deleteEndpoint: db.prepare('DELETE FROM endpoints WHERE id = ? AND account_id = ?'),
     insertRelease: db.prepare(`INSERT INTO releases (id, endpoint_id, version, source, diff, created_by, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
-    listReleases: db.prepare(`SELECT id, endpoint_id AS endpointId, version, source, diff, created_by AS createdBy,
-      created_at AS createdAt FROM releases WHERE endpoint_id = ? ORDER BY version DESC`),
+    listReleases: db.prepare('SELECT * FROM releases WHERE endpoint_id = ? ORDER BY version DESC'),
     deleteReleases: db.prepare('DELETE FROM releases WHERE endpoint_id = ?'),
     insertTemplate: db.prepare(`INSERT INTO templates (id, account_id, name, is_public, spec, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
