@@ -93,9 +93,7 @@ export class SqliteStore implements Store {
   }
 
   async revokeApiKey(id: string, at: string): Promise<boolean> {
-    if (!this.statements.getKey.get(id)) return false;
-    this.statements.revokeKey.run(at, id);
-    return true;
+    return this.statements.revokeKey.run(at, id).changes === 1;
   }
 
   async insertEndpoint(e: EndpointRecord, release?: ReleaseRecord): Promise<void> {
