@@ -2,8 +2,32 @@
 // PostgreSQL gives booleans; everything else has the same shape.
 import type { JobStatus } from '../domain/job-state.js';
 import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
-import type { ApiKeyRecord, EndpointRecord, KeyPermission, TemplateRecord } from './store.js';
-import type { DueWebhook, JobRecord } from './job-store.js';
+import type { AccountRecord, ApiKeyRecord, EndpointRecord, KeyPermission, ReleaseRecord, TemplateRecord } from './store.js';
+import type { DueWebhook, JobRecord, WorkerCredentialRecord } from './job-store.js';
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ReleaseRow {
+  id: string;
+  endpoint_id: string;
+  version: number;
+  source: ReleaseRecord['source'];
+  diff: string;
+  created_by: string | null;
+  created_at: string;
+}
+
+export interface WorkerCredentialRow {
+  id: string;
+  endpoint_id: string;
+  secret_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
 
 export interface KeyRow {
   id: string;
@@ -131,4 +155,24 @@ export function templateFromRow(row: TemplateRow): TemplateRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+export function accountFromRow(row: AccountRow): AccountRecord {
+  return { id: row.id, name: row.name, createdAt: row.created_at };
+}
+
+export function releaseFromRow(row: ReleaseRow): ReleaseRecord {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    version: row.version,
+    source: row.source,
+    diff: JSON.parse(row.diff) as ReleaseRecord['diff'],
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+  };
+}
+
+export function workerCredentialFromRow(row: WorkerCredentialRow): WorkerCredentialRecord {
+  return { id: row.id, endpointId: row.endpoint_id, secretHash: row.secret_hash, createdAt: row.created_at, revokedAt: row.revoked_at };
 }

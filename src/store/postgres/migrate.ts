@@ -2,7 +2,7 @@
 // transaction-scoped advisory lock, so one applies and the others then find nothing to do.
 import type pg from 'pg';
 import { shippedFile } from '../../paths.js';
-import { readMigrations, type Migration } from '../sqlite/migrate.js';
+import { pendingMigrations, readMigrationFiles, type Migration } from '../shared/migrations.js';
 import { transaction } from './database.js';
 
 export const POSTGRES_MIGRATIONS_DIR = shippedFile('store', 'postgres', 'migrations');
@@ -15,18 +15,13 @@ export interface SchemaState {
   known: number[];
 }
 
-export async function migratePostgres(pool: pg.Pool, migrations = readMigrations(POSTGRES_MIGRATIONS_DIR)): Promise<Migration[]> {
+export async function migratePostgres(pool: pg.Pool, migrations = readMigrationFiles(POSTGRES_MIGRATIONS_DIR)): Promise<Migration[]> {
   return transaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
     const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
-    const newest = Math.max(0, ...migrations.map((m) => m.version));
-    const unknown = [...applied].filter((v) => v > newest);
-    if (unknown.length > 0) {
-      throw new Error(`database schema version ${Math.max(...unknown)} is newer than this Gantry (knows up to ${newest})`);
-    }
-    const pending = migrations.filter((m) => !applied.has(m.version));
+    const pending = pendingMigrations(migrations, applied);
     for (const migration of pending) {
       await client.query(migration.sql);
       await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
@@ -41,7 +36,7 @@ export async function migratePostgres(pool: pg.Pool, migrations = readMigrations
 
 /** What `gantry doctor` compares: the versions the database has against the ones this Gantry ships. */
 export async function postgresSchemaState(pool: pg.Pool): Promise<SchemaState> {
-  const known = readMigrations(POSTGRES_MIGRATIONS_DIR).map((m) => m.version);
+  const known = readMigrationFiles(POSTGRES_MIGRATIONS_DIR).map((m) => m.version);
   const exists = await pool.query<{ found: string | null }>(`SELECT to_regclass('schema_migrations')::text AS found`);
   if (exists.rows[0]?.found === null || exists.rows[0]?.found === undefined) return { applied: [], known };
   const applied = (await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);

@@ -4,19 +4,22 @@ import type pg from 'pg';
 import type { JobStatus } from '../../domain/job-state.js';
 import type { Completion, DisplacedJob, DueWebhook, JobCounts, JobRecord, JobStore, NewJob, QueueStats, WorkerCredentialRecord } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import { dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, type JobRow, type WebhookRow } from '../rows.js';
-import { transaction } from './database.js';
+import {
+  dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type JobRow, type WebhookRow, type WorkerCredentialRow,
+} from '../rows.js';
+import { conflictText, uniquely } from '../shared/conflicts.js';
+import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
+import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
+import { transaction, type Queryable } from './database.js';
 
 const DISPLACED = 'id, endpoint_id AS "endpointId", worker_id AS "workerId", status';
 const REQUEUED = `id, endpoint_id AS "endpointId", NULL AS "workerId", status`;
-const COUNT_NAMES: Record<JobStatus, keyof JobCounts> = {
-  IN_QUEUE: 'inQueue',
-  IN_PROGRESS: 'inProgress',
-  COMPLETED: 'completed',
-  FAILED: 'failed',
-  CANCELLED: 'cancelled',
-  TIMED_OUT: 'timedOut',
-};
+
+/** Drops an endpoint's jobs and their streams; the caller's transaction makes it one change. */
+export async function deleteJobsOfEndpoint(client: Queryable, endpointId: string): Promise<number> {
+  await client.query('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = $1)', [endpointId]);
+  return (await client.query('DELETE FROM jobs WHERE endpoint_id = $1', [endpointId])).rowCount ?? 0;
+}
 
 export class PostgresJobStore implements JobStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -31,12 +34,13 @@ export class PostgresJobStore implements JobStore {
   }
 
   async insert(job: NewJob): Promise<void> {
-    await this.pool.query(
+    const insert = () => this.pool.query(
       `INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
         retention_ms, ttl_ms, submitted_at, expires_at) VALUES ($1, $2, $3, 'IN_QUEUE', $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [job.id, job.endpointId, job.accountId, job.input, job.webhook, job.s3Config, job.executionTimeoutMs, job.lowPriority,
         job.retentionMs, job.ttlMs, job.submittedAt, job.expiresAt],
     );
+    await uniquely(insert, () => conflictText.job(job.id));
   }
 
   get(id: string): Promise<JobRecord | undefined> {
@@ -51,7 +55,7 @@ export class PostgresJobStore implements JobStore {
        RETURNING *`,
       [workerId, now, leaseUntil, endpointId, limit],
     );
-    return rows.map(jobFromRow).sort((a, b) => Number(a.lowPriority) - Number(b.lowPriority) || a.submittedAt - b.submittedAt);
+    return inTakeOrder(rows.map(jobFromRow));
   }
 
   async renewLeases(workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
@@ -106,16 +110,11 @@ export class PostgresJobStore implements JobStore {
   }
 
   async counts(endpointId: string): Promise<JobCounts> {
-    const counts: JobCounts = { inQueue: 0, inProgress: 0, completed: 0, failed: 0, cancelled: 0, timedOut: 0, retried: 0 };
     const rows = await this.rows<{ status: JobStatus; n: number; retried: number }>(
       'SELECT status, count(*) AS n, count(*) FILTER (WHERE retries > 0) AS retried FROM jobs WHERE endpoint_id = $1 GROUP BY status',
       [endpointId],
     );
-    for (const row of rows) {
-      counts[COUNT_NAMES[row.status]] = row.n;
-      counts.retried += row.retried;
-    }
-    return counts;
+    return countsFromRows(rows, rows.reduce((sum, row) => sum + row.retried, 0));
   }
 
   async queueStats(endpointId: string): Promise<QueueStats> {
@@ -184,7 +183,7 @@ export class PostgresJobStore implements JobStore {
   timeOutOverdue(now: number, limit: number): Promise<DisplacedJob[]> {
     return this.rows<DisplacedJob>(
       `UPDATE jobs SET status = 'TIMED_OUT', completed_at = $1, lease_expires_at = NULL,
-         error = 'the job ran longer than its execution timeout of ' || execution_timeout_ms || ' ms',
+         error = ${TIMED_OUT_ERROR_SQL},
          expires_at = least(expires_at, $1 + retention_ms)
        WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND started_at + execution_timeout_ms <= $1
                      LIMIT $2 FOR UPDATE SKIP LOCKED)
@@ -223,10 +222,7 @@ export class PostgresJobStore implements JobStore {
   }
 
   deleteEndpointJobs(endpointId: string): Promise<number> {
-    return transaction(this.pool, async (client) => {
-      await client.query('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = $1)', [endpointId]);
-      return (await client.query('DELETE FROM jobs WHERE endpoint_id = $1', [endpointId])).rowCount ?? 0;
-    });
+    return transaction(this.pool, (client) => deleteJobsOfEndpoint(client, endpointId));
   }
 
   async requestStop(workerId: string, jobId: string, at: number): Promise<void> {
@@ -242,10 +238,13 @@ export class PostgresJobStore implements JobStore {
   }
 
   async claimWebhooks(now: number, claimMs: number, limit: number): Promise<DueWebhook[]> {
+    // RETURNING keeps no order, so the rows are sorted by the due time they had before the claim.
     const rows = await this.rows<WebhookRow>(
-      `UPDATE jobs SET webhook_due_at = $1, webhook_attempts = webhook_attempts + 1
-       WHERE seq IN (SELECT seq FROM jobs WHERE webhook_due_at <= $2 ORDER BY webhook_due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING *`,
+      `WITH due AS (SELECT seq, webhook_due_at FROM jobs WHERE webhook_due_at <= $2
+                    ORDER BY webhook_due_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED),
+       claimed AS (UPDATE jobs SET webhook_due_at = $1, webhook_attempts = webhook_attempts + 1 FROM due
+                   WHERE jobs.seq = due.seq RETURNING jobs.*, due.webhook_due_at AS due_before)
+       SELECT * FROM claimed ORDER BY due_before, seq`,
       [now + claimMs, now, limit],
     );
     return rows.map(dueWebhookFromRow);
@@ -254,27 +253,24 @@ export class PostgresJobStore implements JobStore {
   async webhookAttempted(jobId: string, nextDueAt: number | null): Promise<void> {
     await this.pool.query(
       `UPDATE jobs SET webhook_due_at = $1
-       WHERE id = $2 AND webhook_due_at IS NOT NULL AND status IN ('COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT')`,
+       WHERE id = $2 AND webhook_due_at IS NOT NULL AND status IN (${TERMINAL_STATUS_LIST})`,
       [nextDueAt, jobId],
     );
   }
 
   async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {
-    await this.pool.query('INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)', [
+    const insert = () => this.pool.query('INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)', [
       c.id,
       c.endpointId,
       c.secretHash,
       c.createdAt,
       c.revokedAt,
     ]);
+    await uniquely(insert, () => conflictText.workerCredential(c.id));
   }
 
   async getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined> {
-    const [row] = await this.rows<WorkerCredentialRecord>(
-      `SELECT id, endpoint_id AS "endpointId", secret_hash AS "secretHash", created_at AS "createdAt", revoked_at AS "revokedAt"
-       FROM worker_credentials WHERE id = $1`,
-      [id],
-    );
-    return row;
+    const [row] = await this.rows<WorkerCredentialRow>('SELECT * FROM worker_credentials WHERE id = $1', [id]);
+    return row && workerCredentialFromRow(row);
   }
 }

@@ -1,16 +1,18 @@
 // The Store port on PostgreSQL (pg), for several replicas sharing one database.
 import type pg from 'pg';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
-import { endpointFromRow, keyFromRow, templateFromRow, type EndpointRow, type KeyRow, type TemplateRow } from '../rows.js';
+import {
+  accountFromRow, endpointFromRow, keyFromRow, releaseFromRow, templateFromRow,
+  type AccountRow, type EndpointRow, type KeyRow, type ReleaseRow, type TemplateRow,
+} from '../rows.js';
+import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 import { createPool, transaction, type PoolOptions, type Queryable } from './database.js';
 import { migratePostgres } from './migrate.js';
-import { PostgresJobStore } from './postgres-job-store.js';
+import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
 
-const ACCOUNT = 'id, name, created_at AS "createdAt"';
-const RELEASE = 'id, endpoint_id AS "endpointId", version, source, diff, created_by AS "createdBy", created_at AS "createdAt"';
 
 export class PostgresStore implements Store {
   readonly jobs: PostgresJobStore;
@@ -51,20 +53,18 @@ export class PostgresStore implements Store {
     return { account: existing, created: false };
   }
 
-  getAccount(id: string): Promise<AccountRecord | undefined> {
-    return this.one(`SELECT ${ACCOUNT} FROM accounts WHERE id = $1`, [id]);
+  async getAccount(id: string): Promise<AccountRecord | undefined> {
+    const row = await this.one<AccountRow>('SELECT * FROM accounts WHERE id = $1', [id]);
+    return row && accountFromRow(row);
   }
 
-  findAccountByName(name: string): Promise<AccountRecord | undefined> {
-    return this.one(`SELECT ${ACCOUNT} FROM accounts WHERE name = $1`, [name]);
+  async findAccountByName(name: string): Promise<AccountRecord | undefined> {
+    const row = await this.one<AccountRow>('SELECT * FROM accounts WHERE name = $1', [name]);
+    return row && accountFromRow(row);
   }
 
-  async insertApiKey(k: ApiKeyRecord, db: Queryable = this.pool): Promise<void> {
-    await db.query(
-      `INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids, rate_limit_exempt, expires_at, revoked_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [k.id, k.accountId, k.name, k.secretHash, k.permission, JSON.stringify(k.endpointIds), k.rateLimitExempt, k.expiresAt, k.revokedAt, k.createdAt],
-    );
+  async insertApiKey(k: ApiKeyRecord): Promise<void> {
+    await uniquely(() => insertKeyRow(this.pool, k), () => conflictText.apiKey(k.id));
   }
 
   async getApiKey(id: string): Promise<ApiKeyRecord | undefined> {
@@ -81,7 +81,7 @@ export class PostgresStore implements Store {
     return transaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [FIRST_KEY_LOCK]);
       if (await this.one('SELECT 1 FROM api_keys LIMIT 1', [], client)) return false;
-      await this.insertApiKey(k, client);
+      await insertKeyRow(client, k);
       return true;
     });
   }
@@ -92,13 +92,14 @@ export class PostgresStore implements Store {
   }
 
   async insertEndpoint(e: EndpointRecord, release?: ReleaseRecord): Promise<void> {
-    await transaction(this.pool, async (client) => {
+    const insert = () => transaction(this.pool, async (client) => {
       await client.query(
         `INSERT INTO endpoints (id, account_id, spec, version, revision, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [e.id, e.accountId, JSON.stringify(e.spec), e.version, e.revision, e.createdAt, e.updatedAt],
       );
       if (release) await insertRelease(client, release);
     });
+    await uniquely(insert, () => endpointInsertConflict(this, e, release));
   }
 
   async getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined> {
@@ -120,7 +121,7 @@ export class PostgresStore implements Store {
   }
 
   async updateEndpoint(e: EndpointRecord, expectedRevision: number, release?: ReleaseRecord): Promise<boolean> {
-    return transaction(this.pool, async (client) => {
+    const update = () => transaction(this.pool, async (client) => {
       const result = await client.query(
         `UPDATE endpoints SET spec = $1, version = $2, revision = $3, updated_at = $4 WHERE id = $5 AND account_id = $6 AND revision = $7`,
         [JSON.stringify(e.spec), e.version, e.revision, e.updatedAt, e.id, e.accountId, expectedRevision],
@@ -129,14 +130,12 @@ export class PostgresStore implements Store {
       if (release) await insertRelease(client, release);
       return true;
     });
+    // Only the release can clash: the endpoint row is updated in place.
+    return uniquely(update, () => (release ? conflictText.release(release) : conflictText.endpoint(e.id)));
   }
 
   async listReleases(endpointId: string): Promise<ReleaseRecord[]> {
-    const rows = await this.all<Omit<ReleaseRecord, 'diff'> & { diff: string }>(
-      `SELECT ${RELEASE} FROM releases WHERE endpoint_id = $1 ORDER BY version DESC`,
-      [endpointId],
-    );
-    return rows.map((row) => ({ ...row, diff: JSON.parse(row.diff) as ReleaseRecord['diff'] }));
+    return (await this.all<ReleaseRow>('SELECT * FROM releases WHERE endpoint_id = $1 ORDER BY version DESC', [endpointId])).map(releaseFromRow);
   }
 
   /** Deleting an endpoint drops its queue: queued and running jobs go with it. */
@@ -144,8 +143,7 @@ export class PostgresStore implements Store {
     return transaction(this.pool, async (client) => {
       const deleted = (await client.query('DELETE FROM endpoints WHERE id = $1 AND account_id = $2', [id, accountId])).rowCount === 1;
       if (deleted) {
-        await client.query('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = $1)', [id]);
-        await client.query('DELETE FROM jobs WHERE endpoint_id = $1', [id]);
+        await deleteJobsOfEndpoint(client, id);
         await client.query('DELETE FROM releases WHERE endpoint_id = $1', [id]);
       }
       return deleted;
@@ -153,10 +151,11 @@ export class PostgresStore implements Store {
   }
 
   async insertTemplate(t: TemplateRecord): Promise<void> {
-    await this.pool.query(
+    const insert = () => this.pool.query(
       `INSERT INTO templates (id, account_id, name, is_public, spec, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [t.id, t.accountId, t.spec.name, t.spec.public, JSON.stringify(t.spec), t.createdAt, t.updatedAt],
     );
+    await uniquely(insert, () => templateConflict(this, t));
   }
 
   async getTemplate(id: string): Promise<TemplateRecord | undefined> {
@@ -177,13 +176,14 @@ export class PostgresStore implements Store {
   }
 
   async updateTemplate(t: TemplateRecord): Promise<void> {
-    await this.pool.query('UPDATE templates SET name = $1, is_public = $2, spec = $3, updated_at = $4 WHERE id = $5', [
+    const update = () => this.pool.query('UPDATE templates SET name = $1, is_public = $2, spec = $3, updated_at = $4 WHERE id = $5', [
       t.spec.name,
       t.spec.public,
       JSON.stringify(t.spec),
       t.updatedAt,
       t.id,
     ]);
+    await uniquely(update, () => templateConflict(this, t));
   }
 
   async deleteTemplate(accountId: string, id: string): Promise<boolean> {
@@ -199,5 +199,13 @@ async function insertRelease(client: Queryable, r: ReleaseRecord): Promise<void>
   await client.query(
     `INSERT INTO releases (id, endpoint_id, version, source, diff, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [r.id, r.endpointId, r.version, r.source, JSON.stringify(r.diff), r.createdBy, r.createdAt],
+  );
+}
+
+async function insertKeyRow(db: Queryable, k: ApiKeyRecord): Promise<void> {
+  await db.query(
+    `INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids, rate_limit_exempt, expires_at, revoked_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [k.id, k.accountId, k.name, k.secretHash, k.permission, JSON.stringify(k.endpointIds), k.rateLimitExempt, k.expiresAt, k.revokedAt, k.createdAt],
   );
 }

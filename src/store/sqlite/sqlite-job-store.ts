@@ -13,7 +13,12 @@ import type {
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import { dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, type JobRow, type WebhookRow } from '../rows.js';
+import {
+  dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type JobRow, type WebhookRow, type WorkerCredentialRow,
+} from '../rows.js';
+import { conflictText, uniquely } from '../shared/conflicts.js';
+import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
+import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
 
@@ -32,10 +37,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async insert(job: NewJob): Promise<void> {
-    this.s.insert.run(
+    const insert = () => this.s.insert.run(
       job.id, job.endpointId, job.accountId, job.input, job.webhook, job.s3Config, job.executionTimeoutMs,
       job.lowPriority ? 1 : 0, job.retentionMs, job.ttlMs, job.submittedAt, job.expiresAt,
     );
+    await uniquely(insert, () => conflictText.job(job.id));
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
@@ -45,12 +51,13 @@ export class SqliteJobStore implements JobStore {
 
   async take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
     const rows = this.s.take.all(workerId, now, leaseUntil, endpointId, now, limit) as JobRow[];
-    return rows.map(jobFromRow).sort((a, b) => Number(a.lowPriority) - Number(b.lowPriority) || a.submittedAt - b.submittedAt);
+    return inTakeOrder(rows.map(jobFromRow));
   }
 
   async renewLeases(workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
     let held = 0;
-    for (const id of jobIds) held += this.s.renew.run(leaseUntil, id, workerId).changes;
+    // A job named twice is still one lease (as PostgreSQL's id = ANY(...) counts it).
+    for (const id of new Set(jobIds)) held += this.s.renew.run(leaseUntil, id, workerId).changes;
     return held;
   }
 
@@ -99,13 +106,8 @@ export class SqliteJobStore implements JobStore {
   }
 
   async counts(endpointId: string): Promise<JobCounts> {
-    const counts: JobCounts = { inQueue: 0, inProgress: 0, completed: 0, failed: 0, cancelled: 0, timedOut: 0, retried: 0 };
-    const names: Record<JobStatus, keyof JobCounts> = {
-      IN_QUEUE: 'inQueue', IN_PROGRESS: 'inProgress', COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'cancelled', TIMED_OUT: 'timedOut',
-    };
-    for (const row of this.s.counts.all(endpointId) as { status: JobStatus; n: number }[]) counts[names[row.status]] = row.n;
-    counts.retried = (this.s.retried.get(endpointId) as { n: number }).n;
-    return counts;
+    const rows = this.s.counts.all(endpointId) as { status: JobStatus; n: number }[];
+    return countsFromRows(rows, (this.s.retried.get(endpointId) as { n: number }).n);
   }
 
   async queueStats(endpointId: string): Promise<QueueStats> {
@@ -167,6 +169,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async deleteEndpointJobs(endpointId: string): Promise<number> {
+    return this.deleteJobsOfEndpoint(endpointId);
+  }
+
+  /** Synchronous, so the endpoint delete can run it inside its own transaction and roll back on failure. */
+  deleteJobsOfEndpoint(endpointId: string): number {
     return this.db.transaction(() => {
       this.s.deleteEndpointStreams.run(endpointId);
       return this.s.deleteEndpointJobs.run(endpointId).changes;
@@ -186,7 +193,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async claimWebhooks(now: number, claimMs: number, limit: number): Promise<DueWebhook[]> {
-    return (this.s.claimWebhooks.all(now + claimMs, now, limit) as WebhookRow[]).map(dueWebhookFromRow);
+    // Claimed one row at a time, in due order: an UPDATE's RETURNING rows come in table order instead.
+    return this.db.transaction(() => {
+      const due = this.s.dueWebhooks.all(now, limit) as { seq: number }[];
+      return due.map(({ seq }) => dueWebhookFromRow(this.s.claimWebhook.get(now + claimMs, seq) as WebhookRow));
+    })();
   }
 
   async webhookAttempted(jobId: string, nextDueAt: number | null): Promise<void> {
@@ -194,11 +205,13 @@ export class SqliteJobStore implements JobStore {
   }
 
   async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {
-    this.s.insertCredential.run(c.id, c.endpointId, c.secretHash, c.createdAt, c.revokedAt);
+    const insert = () => this.s.insertCredential.run(c.id, c.endpointId, c.secretHash, c.createdAt, c.revokedAt);
+    await uniquely(insert, () => conflictText.workerCredential(c.id));
   }
 
   async getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined> {
-    return this.s.getCredential.get(id) as WorkerCredentialRecord | undefined;
+    const row = this.s.getCredential.get(id) as WorkerCredentialRow | undefined;
+    return row && workerCredentialFromRow(row);
   }
 }
 
@@ -235,7 +248,7 @@ function prepare(db: Database.Database) {
     deleteExpired: db.prepare(`DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= ? LIMIT ?)
       RETURNING ${DISPLACED}`),
     timeOut: db.prepare(`UPDATE jobs SET status = 'TIMED_OUT', completed_at = ?, lease_expires_at = NULL,
-      error = 'the job ran longer than its execution timeout of ' || execution_timeout_ms || ' ms',
+      error = ${TIMED_OUT_ERROR_SQL},
       expires_at = min(expires_at, ? + retention_ms)
       WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND started_at + execution_timeout_ms <= ? LIMIT ?)
       RETURNING ${DISPLACED}`),
@@ -256,13 +269,12 @@ function prepare(db: Database.Database) {
     requestStop: db.prepare('INSERT OR IGNORE INTO job_stops (worker_id, job_id, requested_at) VALUES (?, ?, ?)'),
     drainStops: db.prepare('DELETE FROM job_stops WHERE worker_id = ? RETURNING job_id'),
     forgetStops: db.prepare('DELETE FROM job_stops WHERE requested_at < ?'),
-    claimWebhooks: db.prepare(`UPDATE jobs SET webhook_due_at = ?, webhook_attempts = webhook_attempts + 1
-      WHERE seq IN (SELECT seq FROM jobs WHERE webhook_due_at <= ? ORDER BY webhook_due_at LIMIT ?) RETURNING *`),
+    dueWebhooks: db.prepare('SELECT seq FROM jobs WHERE webhook_due_at <= ? ORDER BY webhook_due_at, seq LIMIT ?'),
+    claimWebhook: db.prepare('UPDATE jobs SET webhook_due_at = ?, webhook_attempts = webhook_attempts + 1 WHERE seq = ? RETURNING *'),
     webhookAttempted: db.prepare(`UPDATE jobs SET webhook_due_at = ?
-      WHERE id = ? AND webhook_due_at IS NOT NULL AND status IN ('COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT')`),
+      WHERE id = ? AND webhook_due_at IS NOT NULL AND status IN (${TERMINAL_STATUS_LIST})`),
     insertCredential: db.prepare(`INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at)
       VALUES (?, ?, ?, ?, ?)`),
-    getCredential: db.prepare(`SELECT id, endpoint_id AS endpointId, secret_hash AS secretHash, created_at AS createdAt,
-      revoked_at AS revokedAt FROM worker_credentials WHERE id = ?`),
+    getCredential: db.prepare('SELECT * FROM worker_credentials WHERE id = ?'),
   };
 }

@@ -6,7 +6,11 @@ import { dirname } from 'node:path';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { migrateSqlite } from './migrate.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
-import { endpointFromRow, keyFromRow, templateFromRow, type EndpointRow, type KeyRow, type TemplateRow } from '../rows.js';
+import {
+  accountFromRow, endpointFromRow, keyFromRow, releaseFromRow, templateFromRow,
+  type AccountRow, type EndpointRow, type KeyRow, type ReleaseRow, type TemplateRow,
+} from '../rows.js';
+import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
 /** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
 export function openSqliteDatabase(file: string): Database.Database {
@@ -37,19 +41,21 @@ export class SqliteStore implements Store {
 
   async ensureAccount(account: AccountRecord): Promise<{ account: AccountRecord; created: boolean }> {
     if (this.statements.insertAccount.run(account.id, account.name, account.createdAt).changes === 1) return { account, created: true };
-    return { account: this.statements.findAccountByName.get(account.name) as AccountRecord, created: false };
+    return { account: accountFromRow(this.statements.findAccountByName.get(account.name) as AccountRow), created: false };
   }
 
   async getAccount(id: string): Promise<AccountRecord | undefined> {
-    return this.statements.getAccount.get(id) as AccountRecord | undefined;
+    const row = this.statements.getAccount.get(id) as AccountRow | undefined;
+    return row && accountFromRow(row);
   }
 
   async findAccountByName(name: string): Promise<AccountRecord | undefined> {
-    return this.statements.findAccountByName.get(name) as AccountRecord | undefined;
+    const row = this.statements.findAccountByName.get(name) as AccountRow | undefined;
+    return row && accountFromRow(row);
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
-    this.insertKeyRow(key);
+    await uniquely(() => this.insertKeyRow(key), () => conflictText.apiKey(key.id));
   }
 
   private insertKeyRow(key: ApiKeyRecord): void {
@@ -87,16 +93,15 @@ export class SqliteStore implements Store {
   }
 
   async revokeApiKey(id: string, at: string): Promise<boolean> {
-    if (!this.statements.getKey.get(id)) return false;
-    this.statements.revokeKey.run(at, id);
-    return true;
+    return this.statements.revokeKey.run(at, id).changes === 1;
   }
 
   async insertEndpoint(e: EndpointRecord, release?: ReleaseRecord): Promise<void> {
-    this.db.transaction(() => {
+    const insert = this.db.transaction(() => {
       this.statements.insertEndpoint.run(e.id, e.accountId, JSON.stringify(e.spec), e.version, e.revision, e.createdAt, e.updatedAt);
       if (release) this.insertRelease(release);
-    })();
+    });
+    await uniquely(() => insert(), () => endpointInsertConflict(this, e, release));
   }
 
   private insertRelease(r: ReleaseRecord): void {
@@ -104,8 +109,7 @@ export class SqliteStore implements Store {
   }
 
   async listReleases(endpointId: string): Promise<ReleaseRecord[]> {
-    const rows = this.statements.listReleases.all(endpointId) as (Omit<ReleaseRecord, 'diff'> & { diff: string })[];
-    return rows.map((row) => ({ ...row, diff: JSON.parse(row.diff) as ReleaseRecord['diff'] }));
+    return (this.statements.listReleases.all(endpointId) as ReleaseRow[]).map(releaseFromRow);
   }
 
   async getEndpoint(accountId: string, id: string): Promise<EndpointRecord | undefined> {
@@ -127,14 +131,16 @@ export class SqliteStore implements Store {
   }
 
   async updateEndpoint(e: EndpointRecord, expectedRevision: number, release?: ReleaseRecord): Promise<boolean> {
-    return this.db.transaction(() => {
+    const update = this.db.transaction(() => {
       const result = this.statements.updateEndpoint.run(
         JSON.stringify(e.spec), e.version, e.revision, e.updatedAt, e.id, e.accountId, expectedRevision,
       );
       if (result.changes !== 1) return false;
       if (release) this.insertRelease(release);
       return true;
-    })();
+    });
+    // Only the release can clash: the endpoint row is updated in place.
+    return uniquely(() => update(), () => (release ? conflictText.release(release) : conflictText.endpoint(e.id)));
   }
 
   /** Deleting an endpoint drops its queue: queued and running jobs go with it. */
@@ -142,7 +148,7 @@ export class SqliteStore implements Store {
     return this.db.transaction(() => {
       const deleted = this.statements.deleteEndpoint.run(id, accountId).changes === 1;
       if (deleted) {
-        void this.jobs.deleteEndpointJobs(id);
+        this.jobs.deleteJobsOfEndpoint(id);
         this.statements.deleteReleases.run(id);
       }
       return deleted;
@@ -150,15 +156,9 @@ export class SqliteStore implements Store {
   }
 
   async insertTemplate(t: TemplateRecord): Promise<void> {
-    this.statements.insertTemplate.run(
-      t.id,
-      t.accountId,
-      t.spec.name,
-      t.spec.public ? 1 : 0,
-      JSON.stringify(t.spec),
-      t.createdAt,
-      t.updatedAt,
-    );
+    const insert = () =>
+      this.statements.insertTemplate.run(t.id, t.accountId, t.spec.name, t.spec.public ? 1 : 0, JSON.stringify(t.spec), t.createdAt, t.updatedAt);
+    await uniquely(insert, () => templateConflict(this, t));
   }
 
   async getTemplate(id: string): Promise<TemplateRecord | undefined> {
@@ -175,7 +175,8 @@ export class SqliteStore implements Store {
   }
 
   async updateTemplate(t: TemplateRecord): Promise<void> {
-    this.statements.updateTemplate.run(t.spec.name, t.spec.public ? 1 : 0, JSON.stringify(t.spec), t.updatedAt, t.id);
+    const update = () => this.statements.updateTemplate.run(t.spec.name, t.spec.public ? 1 : 0, JSON.stringify(t.spec), t.updatedAt, t.id);
+    await uniquely(update, () => templateConflict(this, t));
   }
 
   async deleteTemplate(accountId: string, id: string): Promise<boolean> {
@@ -190,8 +191,8 @@ export class SqliteStore implements Store {
 function prepareStatements(db: Database.Database) {
   return {
     insertAccount: db.prepare('INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING'),
-    getAccount: db.prepare('SELECT id, name, created_at AS createdAt FROM accounts WHERE id = ?'),
-    findAccountByName: db.prepare('SELECT id, name, created_at AS createdAt FROM accounts WHERE name = ?'),
+    getAccount: db.prepare('SELECT * FROM accounts WHERE id = ?'),
+    findAccountByName: db.prepare('SELECT * FROM accounts WHERE name = ?'),
     insertKey: db.prepare(`INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids,
       rate_limit_exempt, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     getKey: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
@@ -209,8 +210,7 @@ function prepareStatements(db: Database.Database) {
     deleteEndpoint: db.prepare('DELETE FROM endpoints WHERE id = ? AND account_id = ?'),
     insertRelease: db.prepare(`INSERT INTO releases (id, endpoint_id, version, source, diff, created_by, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
-    listReleases: db.prepare(`SELECT id, endpoint_id AS endpointId, version, source, diff, created_by AS createdBy,
-      created_at AS createdAt FROM releases WHERE endpoint_id = ? ORDER BY version DESC`),
+    listReleases: db.prepare('SELECT * FROM releases WHERE endpoint_id = ? ORDER BY version DESC'),
     deleteReleases: db.prepare('DELETE FROM releases WHERE endpoint_id = ?'),
     insertTemplate: db.prepare(`INSERT INTO templates (id, account_id, name, is_public, spec, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),

@@ -1,0 +1,50 @@
+// Writes that break a uniqueness rule fail with one error and one text on every adapter, instead
+// of each database's own wording (SQLite's "UNIQUE constraint failed", PostgreSQL's 23505).
+import type { EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
+
+export class StoreConflictError extends Error {
+  override readonly name = 'StoreConflictError';
+}
+
+const UNIQUE_VIOLATIONS = new Set(['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
+
+export function isUniqueViolation(error: unknown): boolean {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && UNIQUE_VIOLATIONS.has(code);
+}
+
+/** Runs `write`; a uniqueness violation becomes a StoreConflictError saying `conflict()`. */
+export async function uniquely<T>(write: () => T | Promise<T>, conflict: () => string | Promise<string>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    throw new StoreConflictError(await conflict(), { cause: error });
+  }
+}
+
+export const conflictText = {
+  apiKey: (id: string) => `api key ${id} already exists`,
+  endpoint: (id: string) => `endpoint ${id} already exists`,
+  release: (r: ReleaseRecord) => `endpoint ${r.endpointId} already has a release ${r.version} (or one with id ${r.id})`,
+  template: (id: string) => `template ${id} already exists`,
+  /** The same words the API answers 409 with. */
+  templateName: (name: string) => `a template named '${name}' already exists in this account`,
+  job: (id: string) => `job ${id} already exists`,
+  workerCredential: (id: string) => `worker credential ${id} already exists`,
+};
+
+/**
+ * An endpoint insert writes the endpoint and maybe its first release, in one transaction that
+ * rolled back: the endpoint is still there only when its id was the clash.
+ */
+export async function endpointInsertConflict(store: Pick<Store, 'findEndpoint'>, e: EndpointRecord, release?: ReleaseRecord): Promise<string> {
+  if ((await store.findEndpoint(e.id)) || !release) return conflictText.endpoint(e.id);
+  return conflictText.release(release);
+}
+
+/** A template write clashes on its name when another template of the account holds it, else on its id. */
+export async function templateConflict(store: Pick<Store, 'templateNameTaken'>, t: TemplateRecord): Promise<string> {
+  if (t.accountId !== null && (await store.templateNameTaken(t.accountId, t.spec.name, t.id))) return conflictText.templateName(t.spec.name);
+  return conflictText.template(t.id);
+}

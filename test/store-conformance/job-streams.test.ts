@@ -1,0 +1,47 @@
+// Streamed output: chunks read in the order written, each once, from any connection.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TEST_STORE } from '../support/test-store.js';
+import { useTestStore } from './suite-store.js';
+import { aJob, aQueue } from './records.js';
+
+const suite = useTestStore();
+
+test(`[${TEST_STORE}] stream chunks are read in order, each once`, async () => {
+  const jobs = suite.store.jobs;
+  const job = aJob(aQueue());
+  await jobs.insert(job);
+  assert.deepEqual(await jobs.readStream(job.id), []);
+  await jobs.appendStream(job.id, ['1', '2']);
+  await jobs.appendStream(job.id, []);
+  await jobs.appendStream(job.id, ['3']);
+  assert.deepEqual(await jobs.readStream(job.id), ['1', '2', '3']);
+  assert.deepEqual(await jobs.readStream(job.id), []);
+  await jobs.appendStream(job.id, ['4']);
+  assert.deepEqual(await jobs.readStream(job.id), ['4']);
+});
+
+test(`[${TEST_STORE}] writing to the stream of a job that does not exist keeps nothing`, async () => {
+  await suite.store.jobs.appendStream('job-missing', ['lost']);
+  assert.deepEqual(await suite.store.jobs.readStream('job-missing'), []);
+});
+
+test(`[${TEST_STORE}] readers on two connections share one read position: no chunk is read twice`, async () => {
+  const other = await suite.another();
+  const job = aJob(aQueue());
+  await suite.store.jobs.insert(job);
+  const written: string[] = [];
+  const read: string[] = [];
+  for (let round = 0; round < 20; round++) {
+    const chunks = [`${round}a`, `${round}b`];
+    written.push(...chunks);
+    const [, mine, theirs] = await Promise.all([
+      other.jobs.appendStream(job.id, chunks),
+      suite.store.jobs.readStream(job.id),
+      other.jobs.readStream(job.id),
+    ]);
+    read.push(...mine, ...theirs);
+  }
+  read.push(...(await suite.store.jobs.readStream(job.id)));
+  assert.deepEqual([...read].sort(), [...written].sort(), 'every chunk read exactly once');
+});

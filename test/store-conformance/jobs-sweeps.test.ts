@@ -1,0 +1,105 @@
+// The sweeps that take jobs away from workers: expiry, execution timeout, lapsed leases, a gone
+// worker. Each reports what it changed, so the workers can be told to stop.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TEST_STORE } from '../support/test-store.js';
+import { useTestStore } from './suite-store.js';
+import { aJob, aQueue, NOW } from './records.js';
+import type { DisplacedJob } from '../../src/store/job-store.js';
+
+const suite = useTestStore();
+
+function byId(jobs: DisplacedJob[]): DisplacedJob[] {
+  return [...jobs].sort((a, b) => a.id.localeCompare(b.id));
+}
+
+test(`[${TEST_STORE}] expired jobs are deleted with their streams, whatever their status, up to the limit`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const running = aJob(queue, { expiresAt: NOW + 10 });
+  const queued = aJob(queue, { expiresAt: NOW + 10 });
+  const alive = aJob(queue, { expiresAt: NOW + 11 });
+  await jobs.insert(running);
+  await jobs.take(queue, 'w1', 1, NOW, NOW + 1000);
+  for (const job of [queued, alive]) await jobs.insert(job);
+  await jobs.appendStream(running.id, ['chunk']);
+
+  const first = await jobs.deleteExpired(NOW + 10, 1);
+  const second = await jobs.deleteExpired(NOW + 10, 100);
+  assert.deepEqual(byId([...first, ...second]), byId([
+    { id: running.id, endpointId: queue, workerId: 'w1', status: 'IN_PROGRESS' },
+    { id: queued.id, endpointId: queue, workerId: null, status: 'IN_QUEUE' },
+  ]));
+  assert.equal(first.length, 1, 'the limit bounds one sweep');
+  assert.equal(await jobs.get(running.id), undefined);
+  assert.deepEqual(await jobs.readStream(running.id), []);
+  assert.ok(await jobs.get(alive.id));
+  assert.deepEqual(await jobs.deleteExpired(NOW + 10, 100), []);
+});
+
+test(`[${TEST_STORE}] a job running past its execution timeout times out with a stated reason`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const slow = aJob(queue, { executionTimeoutMs: 500, retentionMs: 1000 });
+  const fast = aJob(queue, { executionTimeoutMs: 5000 });
+  for (const job of [slow, fast]) await jobs.insert(job);
+  await jobs.take(queue, 'w1', 2, NOW, NOW + 10_000);
+  assert.deepEqual(await jobs.timeOutOverdue(NOW + 499, 100), []);
+  assert.deepEqual(await jobs.timeOutOverdue(NOW + 500, 100), [{ id: slow.id, endpointId: queue, workerId: 'w1', status: 'TIMED_OUT' }]);
+  const timedOut = await jobs.get(slow.id);
+  assert.deepEqual(
+    [timedOut?.status, timedOut?.completedAt, timedOut?.leaseExpiresAt, timedOut?.expiresAt, timedOut?.error],
+    ['TIMED_OUT', NOW + 500, null, NOW + 1500, 'the job ran longer than its execution timeout of 500 ms'],
+  );
+  assert.equal((await jobs.get(fast.id))?.status, 'IN_PROGRESS');
+});
+
+test(`[${TEST_STORE}] a lapsed lease requeues the job, and fails it after the last allowed loss`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const job = aJob(queue);
+  const renewed = aJob(queue);
+  for (const j of [job, renewed]) await jobs.insert(j);
+  await jobs.take(queue, 'w1', 2, NOW, NOW + 100);
+  await jobs.renewLeases('w1', [renewed.id], NOW + 10_000);
+
+  const first = await jobs.releaseLapsedLeases(NOW + 200, 2, 100);
+  assert.deepEqual(first, { requeued: [{ id: job.id, endpointId: queue, workerId: null, status: 'IN_QUEUE' }], failed: [] });
+  const requeued = await jobs.get(job.id);
+  assert.deepEqual([requeued?.status, requeued?.workerId, requeued?.retries, requeued?.leaseLosses], ['IN_QUEUE', null, 1, 1]);
+
+  await jobs.take(queue, 'w2', 1, NOW + 300, NOW + 400);
+  const second = await jobs.releaseLapsedLeases(NOW + 500, 2, 100);
+  assert.deepEqual(second, { requeued: [], failed: [{ id: job.id, endpointId: queue, workerId: 'w2', status: 'FAILED' }] });
+  const failed = await jobs.get(job.id);
+  assert.deepEqual([failed?.status, failed?.completedAt, failed?.leaseLosses], ['FAILED', NOW + 500, 2]);
+  assert.equal(failed?.error, 'the job was lost by its workers too many times (their leases lapsed without a result)');
+  assert.equal((await jobs.get(renewed.id))?.status, 'IN_PROGRESS', 'a renewed lease is kept');
+});
+
+test(`[${TEST_STORE}] a gone worker's jobs all go back to the queue at once, and no one else's`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const batch = [aJob(queue), aJob(queue), aJob(queue)];
+  for (const job of batch) await jobs.insert(job);
+  await jobs.take(queue, 'w-gone', 2, NOW, NOW + 1000);
+  await jobs.take(queue, 'w-alive', 1, NOW, NOW + 1000);
+  const released = await jobs.releaseWorker('w-gone');
+  assert.deepEqual(byId(released), byId(batch.slice(0, 2).map((job) => ({ id: job.id, endpointId: queue, workerId: null, status: 'IN_QUEUE' as const }))));
+  const again = await jobs.get(batch[0]!.id);
+  assert.deepEqual([again?.status, again?.retries, again?.leaseLosses, again?.startedAt], ['IN_QUEUE', 1, 0, null]);
+  assert.equal((await jobs.get(batch[2]!.id))?.workerId, 'w-alive');
+  assert.deepEqual(await jobs.releaseWorker('w-gone'), []);
+});
+
+test(`[${TEST_STORE}] deleting an endpoint's jobs counts them and leaves other endpoints' jobs`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const neighbour = aJob(aQueue());
+  await jobs.insert(neighbour);
+  for (let i = 0; i < 3; i++) await jobs.insert(aJob(queue));
+  await jobs.take(queue, 'w1', 1, NOW, NOW + 1000);
+  assert.equal(await jobs.deleteEndpointJobs(queue), 3);
+  assert.deepEqual(await jobs.counts(queue), { inQueue: 0, inProgress: 0, completed: 0, failed: 0, cancelled: 0, timedOut: 0, retried: 0 });
+  assert.ok(await jobs.get(neighbour.id));
+});
