@@ -165,7 +165,7 @@ test('a WebSocket upgrade passes through and echoes', async () => {
 });
 
 test('/metrics counts load-balanced requests by status and shows those in flight', async () => {
-  const scrape = async () => (await fetch(`${g.url}/metrics`)).text();
+  const scrape = async () => (await fetch(`${g.url}/metrics`, { headers: { authorization: `Bearer ${g.adminKey}` } })).text();
   const value = (text: string, series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? 0);
   const ok = `gantry_lb_requests_total{endpoint="${lbId}",code="200"}`;
   const notFound = `gantry_lb_requests_total{endpoint="${lbId}",code="404"}`;

@@ -7,6 +7,11 @@ import type { Store } from '../store/store.js';
 import type { JobRecord } from '../store/job-store.js';
 import type { WorkerCounts } from '../runtime/worker-registry.js';
 
+/** Whose series a scrape may see: the operator's (every account) or one account's endpoints. */
+export type MetricsScope = 'all' | { endpointIds: ReadonlySet<string> };
+
+const ENDPOINT_LABEL = /[{,]endpoint="([^"]*)"/;
+
 /** Requests a load-balancing endpoint's workers are serving, and those waiting for room. */
 export type LbDemand = (endpointId: string) => { inFlight: number; held: number };
 
@@ -110,6 +115,26 @@ export class GantryMetrics {
         }
       },
     });
+  }
+
+  /**
+   * The exposition text for a scrape: every series for the operator, or for an account only the
+   * series of its own endpoints (process figures describe the whole server, so they are left out).
+   */
+  async exposition(scope: MetricsScope): Promise<string> {
+    const text = await this.registry.metrics();
+    if (scope === 'all') return text;
+    return text
+      .split('\n')
+      .filter((line) => {
+        const name = /^(?:# (?:HELP|TYPE) )?([a-zA-Z_:][a-zA-Z0-9_:]*)/.exec(line)?.[1];
+        if (name === undefined || name.startsWith('gantry_process_')) return false;
+        if (line.startsWith('#')) return true;
+        const endpoint = ENDPOINT_LABEL.exec(line)?.[1];
+        return endpoint !== undefined && scope.endpointIds.has(endpoint);
+      })
+      .join('\n')
+      .concat('\n');
   }
 
   /** Only requests admitted to an existing endpoint are counted, so callers cannot invent label values. */

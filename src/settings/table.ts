@@ -3,7 +3,7 @@
 // settings section are all made from this table. Order matters: it is the order of `--help` and
 // the docs, and a derived default may only read settings listed before it.
 import type { DerivationSources, Setting } from './setting.js';
-import { choice, cidrList, httpUrl, integer, path, postgresUrl, text, urlPattern } from './value-types.js';
+import { choice, cidrList, httpUrl, integer, path, postgresUrl, secretToken, text, urlPattern } from './value-types.js';
 
 /** The address of this process as it sees itself: a wildcard host is reached on loopback. */
 function localUrl({ host, port }: DerivationSources): string {
@@ -252,6 +252,20 @@ export const SETTINGS = {
     type: integer(0, 3_600_000),
     default: '10000',
     description: 'a load-balancing worker unhealthy this long after it was ready is replaced',
+  },
+  metricsToken: {
+    flag: '--metrics-token <token>',
+    env: 'GANTRY_METRICS_TOKEN',
+    type: secretToken,
+    defaultMeans: 'none: /metrics shows each API key its own account only',
+    description: 'bearer token of the operator\'s scraper: with it /metrics shows every account',
+  },
+  metricsOpen: {
+    flag: '--metrics-open <yes|no>',
+    env: 'GANTRY_METRICS_OPEN',
+    type: choice(['no', 'yes']),
+    default: 'no',
+    description: 'serve every account\'s /metrics without credentials (only on a private address)',
   },
   logLevel: {
     flag: '--log-level <level>',

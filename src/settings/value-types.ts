@@ -45,6 +45,15 @@ export function choice<const T extends string>(allowed: readonly T[]): ValueType
 
 export const text: ValueType<string> = { accepts: 'text', parse: (value) => value };
 
+/** A shared secret: long enough that guessing it is hopeless. */
+export const secretToken: ValueType<string> = {
+  accepts: 'text of 24 or more characters',
+  parse(value) {
+    if (value.length < 24) throw new InvalidValue(`must be at least 24 characters, got ${value.length}`);
+    return value;
+  },
+};
+
 /** A file or directory, made absolute against the working directory Gantry started in. */
 export const path: ValueType<string> = { accepts: 'path', parse: (value) => resolve(value) };
 
