@@ -42,7 +42,7 @@ export function createServices(
     store instanceof PostgresStore ? new PostgresCluster(replicaId, store, config, log) : new SingleProcessCluster(replicaId, config.rateLimits);
   const events = new JobEvents(cluster.bus, config.eventFallbackMs);
   // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
-  const workers = new WorkerRegistry(3 * config.workerPingIntervalMs);
+  const workers = new WorkerRegistry(3 * config.workerPingIntervalMs, config.maxWorkersPerEndpoint);
   const webhooks = new WebhookOutbox(store.jobs, new WebhookSender({ allowedCidrs: config.webhookAllowCidrs }), undefined, log);
   const workerCredentials = new WorkerCredentialService(store);
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });

@@ -1,5 +1,9 @@
 // Workers as seen through the worker protocol: when each last called, which jobs it holds,
 // and whether it reported itself unhealthy. Stop requests live in the store, so any replica can hand them out.
+// A worker id is bound to the endpoint it first called for: another endpoint's credential cannot
+// act as it. One credential can make only so many workers known, and a worker counts as ready
+// only once it has pinged or reported a job, as real workers do; a bare long-poll proves nothing.
+import { ApiError, conflict } from '../domain/errors.js';
 
 export interface WorkerCounts {
   idle: number;
@@ -19,6 +23,8 @@ export interface WorkerActivity {
   idleSince: number | null;
   unhealthy: string | undefined;
   recycleRequested: boolean;
+  /** Pinged or reported on a job, so it is counted as ready when idle. */
+  proven: boolean;
 }
 
 interface SeenWorker {
@@ -30,6 +36,8 @@ interface SeenWorker {
   jobs: Set<string>;
   unhealthy: string | undefined;
   recycleRequested: boolean;
+  /** Pinged or reported on a job: behaves like a worker, not just a long-poll with a made-up id. */
+  proven: boolean;
 }
 
 export class WorkerRegistry {
@@ -49,18 +57,56 @@ export class WorkerRegistry {
     return this.parked.has(workerId);
   }
 
-  /** A worker not heard from for this long is no longer counted. */
-  constructor(private readonly staleAfterMs: number) {}
+  /**
+   * A worker not heard from for `staleAfterMs` is no longer counted; an endpoint's credential may
+   * make at most `maxPerEndpoint` workers known at once.
+   */
+  constructor(
+    private readonly staleAfterMs: number,
+    private readonly maxPerEndpoint = Number.POSITIVE_INFINITY,
+  ) {}
 
+  private isStale(worker: SeenWorker, now: number): boolean {
+    return worker.openTakes === 0 && now - worker.lastSeenAt > this.staleAfterMs;
+  }
+
+  /** Binds a worker id to an endpoint: the first endpoint to use it keeps it while it is live. */
   private entry(workerId: string, endpointId: string, now: number): SeenWorker {
     let worker = this.workers.get(workerId);
+    if (worker && worker.endpointId !== endpointId) {
+      if (!this.isStale(worker, now)) throw conflict(`worker ${workerId} belongs to another endpoint`);
+      this.forget(workerId);
+      worker = undefined;
+    }
     if (!worker) {
-      worker = { endpointId, firstSeenAt: now, idleSince: now, lastSeenAt: now, openTakes: 0, jobs: new Set(), unhealthy: undefined, recycleRequested: false };
+      if (this.liveCount(endpointId, now) >= this.maxPerEndpoint) {
+        throw new ApiError(429, `endpoint ${endpointId} already has ${this.maxPerEndpoint} workers known; a worker id must be reused or left to lapse`, undefined, {
+          'Retry-After': String(Math.ceil(this.staleAfterMs / 1000)),
+        });
+      }
+      worker = {
+        endpointId, firstSeenAt: now, idleSince: now, lastSeenAt: now, openTakes: 0, jobs: new Set(),
+        unhealthy: undefined, recycleRequested: false, proven: false,
+      };
       this.workers.set(workerId, worker);
     }
-    worker.endpointId = endpointId;
     worker.lastSeenAt = now;
     return worker;
+  }
+
+  private liveCount(endpointId: string, now: number): number {
+    let count = 0;
+    for (const [id, worker] of this.workers) {
+      if (worker.endpointId !== endpointId) continue;
+      if (this.isStale(worker, now)) this.workers.delete(id);
+      else count++;
+    }
+    return count;
+  }
+
+  /** A result, progress or stream chunk for a job: what a worker does. */
+  reported(workerId: string, endpointId: string, now: number): void {
+    this.entry(workerId, endpointId, now).proven = true;
   }
 
   seen(workerId: string, endpointId: string, now: number): void {
@@ -104,6 +150,7 @@ export class WorkerRegistry {
       idleSince: w.idleSince,
       unhealthy: w.unhealthy,
       recycleRequested: w.recycleRequested,
+      proven: w.proven,
     };
   }
 
@@ -120,6 +167,7 @@ export class WorkerRegistry {
   /** A ping states the jobs the worker is running right now. */
   pinged(workerId: string, endpointId: string, now: number, jobIds: string[], unhealthy: string | undefined): void {
     const worker = this.entry(workerId, endpointId, now);
+    worker.proven = true;
     worker.jobs = new Set(jobIds);
     if (jobIds.length > 0) worker.idleSince = null;
     else worker.idleSince ??= now;
@@ -139,12 +187,13 @@ export class WorkerRegistry {
     const counts: WorkerCounts = { idle: 0, initializing: 0, ready: 0, running: 0, throttled: 0, unhealthy: 0 };
     for (const [id, worker] of this.workers) {
       if (worker.endpointId !== endpointId) continue;
-      if (worker.openTakes === 0 && now - worker.lastSeenAt > this.staleAfterMs) {
+      if (this.isStale(worker, now)) {
         this.workers.delete(id);
         continue;
       }
       if (worker.unhealthy !== undefined) counts.unhealthy++;
       else if (worker.jobs.size > 0) counts.running++;
+      else if (!worker.proven) counts.initializing++;
       else counts.idle++;
     }
     counts.ready = counts.idle + counts.running;

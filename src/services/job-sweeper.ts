@@ -53,13 +53,13 @@ export class JobSweeper {
     }
     await this.store.jobs.forgetStops(now - STOP_REQUEST_TTL_MS);
     for (const job of await this.store.jobs.deleteExpired(now, BATCH)) {
-      if (job.status === 'IN_PROGRESS' && job.workerId) await this.jobs.stopOnWorker(job.workerId, job.id);
+      if (job.status === 'IN_PROGRESS' && job.workerId) await this.jobs.stopOnWorker(job.endpointId, job.workerId, job.id);
       this.events.jobChanged(job.id);
     }
   }
 
   private async afterFinish(displaced: DisplacedJob): Promise<void> {
-    if (displaced.workerId) await this.jobs.stopOnWorker(displaced.workerId, displaced.id);
+    if (displaced.workerId) await this.jobs.stopOnWorker(displaced.endpointId, displaced.workerId, displaced.id);
     const job = await this.store.jobs.get(displaced.id);
     if (job) this.jobs.finished(job);
   }

@@ -156,7 +156,7 @@ export class JobService {
       completedAt: this.now(),
     });
     if (!cancelled) return this.cancel(endpointId, jobId);
-    if (job.status === 'IN_PROGRESS' && cancelled.workerId) await this.stopOnWorker(cancelled.workerId, jobId);
+    if (job.status === 'IN_PROGRESS' && cancelled.workerId) await this.stopOnWorker(endpointId, cancelled.workerId, jobId);
     this.finished(cancelled);
     return cancelled;
   }
@@ -192,9 +192,9 @@ export class JobService {
   }
 
   /** Tells a worker to abort a job: recorded first, so a stop channel on any replica finds it when woken. */
-  async stopOnWorker(workerId: string, jobId: string): Promise<void> {
+  async stopOnWorker(endpointId: string, workerId: string, jobId: string): Promise<void> {
     this.workers.jobReleased(workerId, jobId);
-    await this.store.jobs.requestStop(workerId, jobId, this.now());
+    await this.store.jobs.requestStop(endpointId, workerId, jobId, this.now());
     this.events.stopRequested(workerId);
   }
 

@@ -60,7 +60,7 @@ export class WorkerDirectory {
       if (activity.openTakes === 0 && now - activity.lastSeenAt > this.staleAfterMs) continue;
       rows.push({
         id: workerId,
-        status: activity.unhealthy !== undefined ? 'UNHEALTHY' : activity.busy > 0 ? 'RUNNING' : 'IDLE',
+        status: activity.unhealthy !== undefined ? 'UNHEALTHY' : activity.busy > 0 ? 'RUNNING' : activity.proven ? 'IDLE' : 'INITIALIZING',
         isStale: false,
         version: null,
         gpuCount: 0,

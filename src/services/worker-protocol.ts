@@ -118,6 +118,7 @@ export class WorkerProtocolService {
   async done(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<void> {
     this.workers.seen(workerId, endpointId, this.now());
     const job = await this.store.jobs.get(jobId);
+    if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
     // A finished, expired or unknown job: the post is a repeat or came too late; accept it quietly.
     if (!job || job.endpointId !== endpointId || isTerminal(job.status)) {
       this.workers.jobReleased(workerId, jobId);
@@ -139,16 +140,17 @@ export class WorkerProtocolService {
     if (report.stopPod) this.workers.requestRecycle(workerId);
     if (!finished) return;
     // The job had gone back to the queue and another worker may hold it now: this result wins, that one stops.
-    if (job.workerId && job.workerId !== workerId) await this.jobs.stopOnWorker(job.workerId, jobId);
+    if (job.workerId && job.workerId !== workerId) await this.jobs.stopOnWorker(endpointId, job.workerId, jobId);
     this.jobs.finished(finished);
   }
 
   async streamChunk(endpointId: string, workerId: string, jobId: string, output: unknown): Promise<void> {
     this.workers.seen(workerId, endpointId, this.now());
     const job = await this.store.jobs.get(jobId);
+    if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
     if (!job || job.endpointId !== endpointId || isTerminal(job.status)) return;
     await this.store.jobs.appendStream(jobId, splitChunk(output));
-    if (job.workerId === workerId) await this.store.jobs.renewLeases(workerId, [jobId], this.now() + this.timings.jobLeaseMs);
+    if (job.workerId === workerId) await this.store.jobs.renewLeases(endpointId, workerId, [jobId], this.now() + this.timings.jobLeaseMs);
     this.events.jobChanged(jobId);
   }
 
@@ -157,7 +159,7 @@ export class WorkerProtocolService {
     this.workers.seen(workerId, endpointId, this.now());
     const deadline = this.now() + this.timings.takeWaitMs;
     for (;;) {
-      const stops = await this.store.jobs.drainStops(workerId);
+      const stops = await this.store.jobs.drainStops(endpointId, workerId);
       const left = deadline - this.now();
       if (stops.length > 0 || left <= 0 || signal.aborted) return stops;
       await this.events.stops.wait(workerId, left, signal);
@@ -167,6 +169,6 @@ export class WorkerProtocolService {
   async ping(endpointId: string, workerId: string, jobIds: string[], unhealthy: string | undefined): Promise<void> {
     const now = this.now();
     this.workers.pinged(workerId, endpointId, now, jobIds, unhealthy);
-    if (jobIds.length > 0) await this.store.jobs.renewLeases(workerId, jobIds, now + this.timings.jobLeaseMs);
+    if (jobIds.length > 0) await this.store.jobs.renewLeases(endpointId, workerId, jobIds, now + this.timings.jobLeaseMs);
   }
 }

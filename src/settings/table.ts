@@ -129,7 +129,7 @@ export const SETTINGS = {
     env: 'GANTRY_MAX_WORKERS_PER_ENDPOINT',
     type: integer(1, 100_000),
     default: '100',
-    description: "upper bound of an endpoint's workers.max",
+    description: "upper bound of an endpoint's workers.max, and of the workers its credential can make known at once",
   },
   jobLeaseMs: {
     flag: '--job-lease-ms <ms>',

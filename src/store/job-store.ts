@@ -83,8 +83,8 @@ export interface JobStore {
   get(id: string): Promise<JobRecord | undefined>;
   /** Leases up to `limit` queued jobs of the endpoint to the worker, oldest normal-priority first. */
   take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]>;
-  /** Extends the leases the worker holds on these jobs; returns how many it still holds. */
-  renewLeases(workerId: string, jobIds: string[], leaseUntil: number): Promise<number>;
+  /** Extends the leases the worker holds on these jobs of the endpoint; returns how many it still holds. */
+  renewLeases(endpointId: string, workerId: string, jobIds: string[], leaseUntil: number): Promise<number>;
   /** Records a progress output of a running job. */
   recordProgress(id: string, output: string, leaseUntil: number): Promise<boolean>;
   /** Moves a job to a terminal status if it is in one of `from`; returns the updated job. */
@@ -111,9 +111,9 @@ export interface JobStore {
   deleteEndpointJobs(endpointId: string): Promise<number>;
 
   /** Records that a worker must abort a job; its stop channel hands the request out once. */
-  requestStop(workerId: string, jobId: string, at: number): Promise<void>;
-  /** The jobs the worker must abort, removed as they are handed out. */
-  drainStops(workerId: string): Promise<string[]>;
+  requestStop(endpointId: string, workerId: string, jobId: string, at: number): Promise<void>;
+  /** The jobs of the endpoint the worker must abort, removed as they are handed out. */
+  drainStops(endpointId: string, workerId: string): Promise<string[]>;
   /** Drops stop requests nobody collected (their worker is gone). */
   forgetStops(requestedBefore: number): Promise<void>;
 

@@ -61,7 +61,7 @@ test(`[${TEST_STORE}] a lapsed lease requeues the job, and fails it after the la
   const renewed = aJob(queue);
   for (const j of [job, renewed]) await jobs.insert(j);
   await jobs.take(queue, 'w1', 2, NOW, NOW + 100);
-  await jobs.renewLeases('w1', [renewed.id], NOW + 10_000);
+  await jobs.renewLeases(queue, 'w1', [renewed.id], NOW + 10_000);
 
   const first = await jobs.releaseLapsedLeases(NOW + 200, 2, 100);
   assert.deepEqual(first, { requeued: [{ id: job.id, endpointId: queue, workerId: null, status: 'IN_QUEUE' }], failed: [] });

@@ -76,12 +76,14 @@ test(`[${TEST_STORE}] a worker renews only the leases it still holds`, async () 
   await jobs.take(queue, 'w1', 2, NOW, NOW + 1000);
   await jobs.take(queue, 'w2', 1, NOW, NOW + 1000);
   await jobs.complete(finished.id, ['IN_PROGRESS'], { status: 'COMPLETED', output: null, error: null, completedAt: NOW + 1 });
-  const held = await jobs.renewLeases('w1', [mine.id, theirs.id, finished.id, 'job-missing'], NOW + 5000);
+  const held = await jobs.renewLeases(queue, 'w1', [mine.id, theirs.id, finished.id, 'job-missing'], NOW + 5000);
   assert.equal(held, 1);
   assert.equal((await jobs.get(mine.id))?.leaseExpiresAt, NOW + 5000);
   assert.equal((await jobs.get(theirs.id))?.leaseExpiresAt, NOW + 1000, 'another worker keeps its lease');
-  assert.equal(await jobs.renewLeases('w1', [], NOW + 5000), 0);
-  assert.equal(await jobs.renewLeases('w1', [mine.id, mine.id], NOW + 6000), 1, 'a job named twice is held once');
+  assert.equal(await jobs.renewLeases(queue, 'w1', [], NOW + 5000), 0);
+  assert.equal(await jobs.renewLeases(queue, 'w1', [mine.id, mine.id], NOW + 6000), 1, 'a job named twice is held once');
+  assert.equal(await jobs.renewLeases(aQueue(), 'w1', [mine.id], NOW + 7000), 0, 'another endpoint renews nothing');
+  assert.equal((await jobs.get(mine.id))?.leaseExpiresAt, NOW + 6000);
 });
 
 test(`[${TEST_STORE}] progress is recorded on running jobs only, and extends the lease`, async () => {

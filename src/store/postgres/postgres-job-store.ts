@@ -58,11 +58,11 @@ export class PostgresJobStore implements JobStore {
     return inTakeOrder(rows.map(jobFromRow));
   }
 
-  async renewLeases(workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
+  async renewLeases(endpointId: string, workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
     if (jobIds.length === 0) return 0;
     const result = await this.pool.query(
-      `UPDATE jobs SET lease_expires_at = $1 WHERE id = ANY($2) AND worker_id = $3 AND status = 'IN_PROGRESS'`,
-      [leaseUntil, jobIds, workerId],
+      `UPDATE jobs SET lease_expires_at = $1 WHERE id = ANY($2) AND worker_id = $3 AND endpoint_id = $4 AND status = 'IN_PROGRESS'`,
+      [leaseUntil, jobIds, workerId, endpointId],
     );
     return result.rowCount ?? 0;
   }
@@ -225,12 +225,14 @@ export class PostgresJobStore implements JobStore {
     return transaction(this.pool, (client) => deleteJobsOfEndpoint(client, endpointId));
   }
 
-  async requestStop(workerId: string, jobId: string, at: number): Promise<void> {
-    await this.pool.query('INSERT INTO job_stops (worker_id, job_id, requested_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [workerId, jobId, at]);
+  async requestStop(endpointId: string, workerId: string, jobId: string, at: number): Promise<void> {
+    const sql = 'INSERT INTO job_stops (worker_id, job_id, endpoint_id, requested_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING';
+    await this.pool.query(sql, [workerId, jobId, endpointId, at]);
   }
 
-  async drainStops(workerId: string): Promise<string[]> {
-    return (await this.rows<{ job_id: string }>('DELETE FROM job_stops WHERE worker_id = $1 RETURNING job_id', [workerId])).map((r) => r.job_id);
+  async drainStops(endpointId: string, workerId: string): Promise<string[]> {
+    const sql = 'DELETE FROM job_stops WHERE worker_id = $1 AND (endpoint_id = $2 OR endpoint_id IS NULL) RETURNING job_id';
+    return (await this.rows<{ job_id: string }>(sql, [workerId, endpointId])).map((r) => r.job_id);
   }
 
   async forgetStops(requestedBefore: number): Promise<void> {

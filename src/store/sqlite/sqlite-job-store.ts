@@ -54,10 +54,10 @@ export class SqliteJobStore implements JobStore {
     return inTakeOrder(rows.map(jobFromRow));
   }
 
-  async renewLeases(workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
+  async renewLeases(endpointId: string, workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
     let held = 0;
     // A job named twice is still one lease (as PostgreSQL's id = ANY(...) counts it).
-    for (const id of new Set(jobIds)) held += this.s.renew.run(leaseUntil, id, workerId).changes;
+    for (const id of new Set(jobIds)) held += this.s.renew.run(leaseUntil, id, workerId, endpointId).changes;
     return held;
   }
 
@@ -180,12 +180,12 @@ export class SqliteJobStore implements JobStore {
     })();
   }
 
-  async requestStop(workerId: string, jobId: string, at: number): Promise<void> {
-    this.s.requestStop.run(workerId, jobId, at);
+  async requestStop(endpointId: string, workerId: string, jobId: string, at: number): Promise<void> {
+    this.s.requestStop.run(workerId, jobId, endpointId, at);
   }
 
-  async drainStops(workerId: string): Promise<string[]> {
-    return (this.s.drainStops.all(workerId) as { job_id: string }[]).map((row) => row.job_id);
+  async drainStops(endpointId: string, workerId: string): Promise<string[]> {
+    return (this.s.drainStops.all(workerId, endpointId) as { job_id: string }[]).map((row) => row.job_id);
   }
 
   async forgetStops(requestedBefore: number): Promise<void> {
@@ -225,7 +225,7 @@ function prepare(db: Database.Database) {
       WHERE seq IN (SELECT seq FROM jobs WHERE endpoint_id = ? AND status = 'IN_QUEUE' AND expires_at > ?
                     ORDER BY low_priority, seq LIMIT ?)
       RETURNING *`),
-    renew: db.prepare(`UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND worker_id = ? AND status = 'IN_PROGRESS'`),
+    renew: db.prepare(`UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND worker_id = ? AND endpoint_id = ? AND status = 'IN_PROGRESS'`),
     progress: db.prepare(`UPDATE jobs SET output = ?, lease_expires_at = ? WHERE id = ? AND status = 'IN_PROGRESS'`),
     setExpiry: db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?'),
     purge: db.prepare(`DELETE FROM jobs WHERE endpoint_id = ? AND status = 'IN_QUEUE'`),
@@ -266,8 +266,8 @@ function prepare(db: Database.Database) {
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
     deleteEndpointStreams: db.prepare('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = ?)'),
     deleteEndpointJobs: db.prepare('DELETE FROM jobs WHERE endpoint_id = ?'),
-    requestStop: db.prepare('INSERT OR IGNORE INTO job_stops (worker_id, job_id, requested_at) VALUES (?, ?, ?)'),
-    drainStops: db.prepare('DELETE FROM job_stops WHERE worker_id = ? RETURNING job_id'),
+    requestStop: db.prepare('INSERT OR IGNORE INTO job_stops (worker_id, job_id, endpoint_id, requested_at) VALUES (?, ?, ?, ?)'),
+    drainStops: db.prepare('DELETE FROM job_stops WHERE worker_id = ? AND (endpoint_id = ? OR endpoint_id IS NULL) RETURNING job_id'),
     forgetStops: db.prepare('DELETE FROM job_stops WHERE requested_at < ?'),
     dueWebhooks: db.prepare('SELECT seq FROM jobs WHERE webhook_due_at <= ? ORDER BY webhook_due_at, seq LIMIT ?'),
     claimWebhook: db.prepare('UPDATE jobs SET webhook_due_at = ?, webhook_attempts = webhook_attempts + 1 WHERE seq = ? RETURNING *'),
