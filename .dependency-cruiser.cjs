@@ -1,4 +1,3 @@
-/* global module */
 // The layering of src/, kept by `npm run lint:layers` (dependency-cruiser). Layers are listed
 // bottom up: a module may import its own layer and the ones listed before it, never one after.
 // docs/architecture.md draws the same table; change both together.

@@ -1,6 +1,7 @@
 // Relays a streaming GET from another replica to this request's client, as it arrives.
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ApiError } from '../domain/errors.js';
 
 export async function relay(url: string, authorization: string | undefined, reply: FastifyReply): Promise<FastifyReply> {
@@ -16,5 +17,5 @@ export async function relay(url: string, authorization: string | undefined, repl
   const type = upstream.headers.get('content-type');
   if (type) reply.header('content-type', type);
   reply.header('cache-control', 'no-cache');
-  return reply.send(upstream.body ? Readable.fromWeb(upstream.body as import('node:stream/web').ReadableStream) : '');
+  return reply.send(upstream.body ? Readable.fromWeb(upstream.body as WebReadableStream) : '');
 }

@@ -1,7 +1,7 @@
 // The stop channel: while jobs run, one long-poll on job-stop; the ids it answers are the jobs the
 // server wants stopped (cancelled, timed out, expired).
 import type { Transport } from './transport.js';
-import { Notifier, pause } from './timing.js';
+import { type Notifier, pause } from './timing.js';
 
 /** The server holds the poll well under this; past it the request is given up and made again. */
 const POLL_TIMEOUT_MS = 90_000;
