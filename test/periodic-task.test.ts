@@ -1,5 +1,5 @@
 // The helper every background loop runs on: schedule, coalescing, no overlap, errors, stop.
-import { test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PeriodicTask } from '../src/domain/periodic-task.js';
@@ -31,10 +31,15 @@ function gatedRuns() {
 
 const settle = () => sleep(0);
 
+/** Errors no test expected: every test ends with none. */
+const unexpectedErrors: unknown[] = [];
+const unexpected = (err: unknown) => void unexpectedErrors.push(err);
+afterEach(() => assert.deepEqual(unexpectedErrors.splice(0), []));
+
 test('runs every interval once started, and not before', async () => {
   const time = new ManualTime();
   let runs = 0;
-  const task = new PeriodicTask({ everyMs: 1000, run: async () => void runs++, onError: assert.fail, scheduler: time });
+  const task = new PeriodicTask({ everyMs: 1000, run: async () => void runs++, onError: unexpected, scheduler: time });
   time.advance(5000);
   assert.equal(runs, 0, 'nothing runs before start()');
   task.start();
@@ -52,7 +57,7 @@ test('runs every interval once started, and not before', async () => {
 test('start({ runNow }) runs at once', async () => {
   const time = new ManualTime();
   let runs = 0;
-  const task = new PeriodicTask({ everyMs: 1000, run: async () => void runs++, onError: assert.fail, scheduler: time });
+  const task = new PeriodicTask({ everyMs: 1000, run: async () => void runs++, onError: unexpected, scheduler: time });
   task.start({ runNow: true });
   await settle();
   assert.equal(runs, 1);
@@ -62,7 +67,7 @@ test('start({ runNow }) runs at once', async () => {
 test('runSoon requests coalesce into one run', async () => {
   const time = new ManualTime();
   let runs = 0;
-  const task = new PeriodicTask({ everyMs: 60_000, run: async () => void runs++, onError: assert.fail, scheduler: time });
+  const task = new PeriodicTask({ everyMs: 60_000, run: async () => void runs++, onError: unexpected, scheduler: time });
   task.start();
   task.runSoon();
   task.runSoon();
@@ -75,7 +80,7 @@ test('runSoon requests coalesce into one run', async () => {
 
 test('runs never overlap; requests made during a run make exactly one more run right after it', async () => {
   const gate = gatedRuns();
-  const task = new PeriodicTask({ everyMs: 60_000, run: gate.run, onError: assert.fail, scheduler: new ManualTime() });
+  const task = new PeriodicTask({ everyMs: 60_000, run: gate.run, onError: unexpected, scheduler: new ManualTime() });
   const first = task.runNow();
   await settle();
   const second = task.runNow();
@@ -93,7 +98,7 @@ test('runs never overlap; requests made during a run make exactly one more run r
 test('a scheduled run falling due during a run is skipped, not queued', async () => {
   const time = new ManualTime();
   const gate = gatedRuns();
-  const task = new PeriodicTask({ everyMs: 100, run: gate.run, onError: assert.fail, scheduler: time });
+  const task = new PeriodicTask({ everyMs: 100, run: gate.run, onError: unexpected, scheduler: time });
   task.start({ runNow: true });
   await settle();
   time.advance(100);
@@ -147,7 +152,7 @@ test('an error callback that throws does not end the loop or escape', async () =
 test('stop() waits for the run in flight and no run starts afterwards', async () => {
   const time = new ManualTime();
   const gate = gatedRuns();
-  const task = new PeriodicTask({ everyMs: 100, run: gate.run, onError: assert.fail, scheduler: time });
+  const task = new PeriodicTask({ everyMs: 100, run: gate.run, onError: unexpected, scheduler: time });
   task.start({ runNow: true });
   await settle();
   void task.runNow(); // asked for during the run: would follow it, but stop() comes first
@@ -168,7 +173,7 @@ test('stop() waits for the run in flight and no run starts afterwards', async ()
 test('it can start again after stop()', async () => {
   const time = new ManualTime();
   let runs = 0;
-  const task = new PeriodicTask({ everyMs: 100, run: async () => void runs++, onError: assert.fail, scheduler: time });
+  const task = new PeriodicTask({ everyMs: 100, run: async () => void runs++, onError: unexpected, scheduler: time });
   task.start();
   await task.stop();
   task.start();
@@ -180,7 +185,7 @@ test('it can start again after stop()', async () => {
 
 test('with real timers: runs on its interval until stopped', async () => {
   let runs = 0;
-  const task = new PeriodicTask({ everyMs: 10, run: async () => void runs++, onError: assert.fail });
+  const task = new PeriodicTask({ everyMs: 10, run: async () => void runs++, onError: unexpected });
   task.start();
   await sleep(100);
   await task.stop();
