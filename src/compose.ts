@@ -19,6 +19,8 @@ import { GantryMetrics } from './services/metrics.js';
 import { WorkerDirectory } from './services/worker-directory.js';
 import { WorkerRuntime } from './runtime/worker-runtime.js';
 import { ProcessProvider } from './runtime/process-provider.js';
+import { QueueWorkers } from './runtime/kinds/queue-workers.js';
+import { HttpWorkers } from './runtime/kinds/http-workers.js';
 import { randomId } from './domain/ids.js';
 import { SingleProcessCluster, type Cluster } from './cluster/cluster.js';
 import { PostgresCluster } from './cluster/postgres-cluster.js';
@@ -48,7 +50,17 @@ export function createServices(
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
   const runtime =
     config.workerProvider === 'process'
-      ? new WorkerRuntime(store, new ProcessProvider({ workDir: config.workerWorkDir }), capacity, workers, workerCredentials, events, config, log, balancer)
+      ? new WorkerRuntime({
+          store,
+          provider: new ProcessProvider({ workDir: config.workerWorkDir }),
+          capacity,
+          kinds: {
+            QUEUE: new QueueWorkers({ store, registry: workers, credentials: workerCredentials, signals: events, config }),
+            LOAD_BALANCER: new HttpWorkers(balancer, config),
+          },
+          config,
+          log,
+        })
       : undefined;
   const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers);
   const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId), (endpointId) => balancer.demand(endpointId));

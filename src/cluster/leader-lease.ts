@@ -2,6 +2,7 @@
 // with an expiry on the database's clock; the leader renews it every third of its length, and
 // another replica takes it over once it lapses (the leader died or lost the database).
 import type pg from 'pg';
+import { PeriodicTask } from '../domain/periodic-task.js';
 
 const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 const LEASE = 'leader';
@@ -16,16 +17,22 @@ export class LeaderLease implements Leadership {
   private leader = false;
   /** Local time by which leadership must have been renewed, or it is given up. */
   private validUntil = 0;
-  private timer: NodeJS.Timeout | undefined;
   private readonly listeners: ((leader: boolean) => void)[] = [];
-  private attempt: Promise<void> | undefined;
+  /** Renews every third of the lease, so two renewals may fail before it lapses. */
+  private readonly renewal: PeriodicTask;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly replicaId: string,
     private readonly leaseMs: number,
     private readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void },
-  ) {}
+  ) {
+    this.renewal = new PeriodicTask({
+      run: () => this.renew(),
+      everyMs: Math.max(50, Math.floor(leaseMs / 3)),
+      onError: (err) => log.warn({ err }, 'could not renew the leader lease'),
+    });
+  }
 
   isLeader(): boolean {
     return this.leader;
@@ -36,10 +43,8 @@ export class LeaderLease implements Leadership {
   }
 
   async start(): Promise<void> {
-    await this.renew();
-    this.timer = setInterval(() => {
-      this.attempt ??= this.renew().finally(() => (this.attempt = undefined));
-    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    await this.renewal.runNow();
+    this.renewal.start();
   }
 
   private async renew(): Promise<void> {
@@ -71,8 +76,7 @@ export class LeaderLease implements Leadership {
 
   /** Steps down and frees the lease at once, so another replica need not wait for it to lapse. */
   async close(): Promise<void> {
-    clearInterval(this.timer);
-    await this.attempt;
+    await this.renewal.stop();
     const wasLeader = this.leader;
     this.set(false);
     if (wasLeader) await this.pool.query('DELETE FROM leases WHERE name = $1 AND holder = $2', [LEASE, this.replicaId]).catch(() => undefined);

@@ -8,6 +8,7 @@ import { PostgresEventBus } from './postgres-event-bus.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
 import { ReplicaWorkers } from './replica-workers.js';
 import type { HttpAddress, LocalWorkerRow } from '../domain/workers.js';
+import { PeriodicTask } from '../domain/periodic-task.js';
 
 const HEARTBEAT_MS = 1000;
 
@@ -21,8 +22,7 @@ export class PostgresCluster implements Cluster {
   readonly leadership: LeaderLease;
   readonly rateLimiter: PostgresRateLimiter;
   readonly peers: ReplicaWorkers;
-  private heartbeat: NodeJS.Timeout | undefined;
-  private beating: Promise<void> | undefined;
+  private heartbeat: PeriodicTask | undefined;
 
   constructor(
     readonly replicaId: string,
@@ -46,19 +46,16 @@ export class PostgresCluster implements Cluster {
   async start(localWorkers: () => LocalWorkerRow[]): Promise<void> {
     await this.bus.start();
     await this.leadership.start();
-    const beat = () => {
-      this.beating ??= this.peers
-        .beat(localWorkers())
-        .catch((err: unknown) => this.log.warn({ err }, 'could not share this replica’s workers'))
-        .finally(() => (this.beating = undefined));
-    };
-    beat();
-    this.heartbeat = setInterval(beat, HEARTBEAT_MS);
+    this.heartbeat = new PeriodicTask({
+      run: () => this.peers.beat(localWorkers()),
+      everyMs: HEARTBEAT_MS,
+      onError: (err) => this.log.warn({ err }, 'could not share this replica’s workers'),
+    });
+    this.heartbeat.start({ runNow: true });
   }
 
   async close(): Promise<void> {
-    clearInterval(this.heartbeat);
-    await this.beating;
+    await this.heartbeat?.stop();
     await this.leadership.close();
     await this.peers.close();
     await this.bus.close();

@@ -1,16 +1,16 @@
 // What the worker runtime tells the balancer about load-balancing workers (started, stopped,
 // frozen, thawed) and what it reads back (their health, load and the requests waiting).
 import { Backends, type Backend } from './http-backends.js';
-import { HealthMonitor } from './http-health-monitor.js';
+import { HealthMonitor, type HealthCheck } from './http-health-monitor.js';
 import type { HttpAddress } from '../domain/workers.js';
 
 export class BalancerPool {
   readonly backends: Backends;
   private readonly monitor: HealthMonitor;
 
-  constructor(options: { healthIntervalMs: number }, now: () => number = Date.now) {
+  constructor(options: { healthIntervalMs: number; healthCheck?: HealthCheck }, now: () => number = Date.now) {
     this.backends = new Backends(now);
-    this.monitor = new HealthMonitor(this.backends, { intervalMs: options.healthIntervalMs });
+    this.monitor = new HealthMonitor(this.backends, { intervalMs: options.healthIntervalMs, ...(options.healthCheck ? { check: options.healthCheck } : {}) });
   }
 
   add(endpointId: string, workerId: string, address: HttpAddress, healthPath: string): void {

@@ -8,13 +8,18 @@ import type { Backend, BackendHealth, Backends } from './http-backends.js';
 /** How often a worker that has never been ready is checked. */
 const STARTING_INTERVAL_MS = 50;
 
-export interface HealthMonitorOptions {
-  intervalMs: number;
-}
-
-interface Verdict {
+export interface Verdict {
   health: BackendHealth;
   reason: string | undefined;
+}
+
+/** One health check of a worker, answered within timeoutMs. */
+export type HealthCheck = (backend: Backend, timeoutMs: number) => Promise<Verdict>;
+
+export interface HealthMonitorOptions {
+  intervalMs: number;
+  /** The HTTP check by default; tests answer for their workers. */
+  check?: HealthCheck;
 }
 
 export class HealthMonitor {
@@ -50,7 +55,7 @@ export class HealthMonitor {
 
   private async checkAndReschedule(backend: Backend): Promise<void> {
     if (!backend.parked) {
-      const verdict = await check(backend, Math.max(500, this.options.intervalMs));
+      const verdict = await (this.options.check ?? httpHealthCheck)(backend, Math.max(500, this.options.intervalMs));
       // The worker may have been removed while the check ran.
       if (this.backends.get(backend.workerId) !== backend) return;
       const neverReady = backend.lastReadyAt === null;
@@ -63,7 +68,7 @@ export class HealthMonitor {
   }
 }
 
-function check(backend: Backend, timeoutMs: number): Promise<Verdict> {
+export const httpHealthCheck: HealthCheck = (backend, timeoutMs) => {
   const { host, healthPort } = backend.address;
   return new Promise((resolve) => {
     const req = request({ host, port: healthPort, path: backend.healthPath, method: 'GET', agent: false, timeout: timeoutMs }, (res) => {
@@ -77,4 +82,4 @@ function check(backend: Backend, timeoutMs: number): Promise<Verdict> {
     req.on('error', (err) => resolve({ health: 'UNHEALTHY', reason: `the health check failed: ${err.message}` }));
     req.end();
   });
-}
+};

@@ -1,11 +1,9 @@
-// A worker Gantry started, and its state as the API shows it: THROTTLED (waiting for capacity),
-// INITIALIZING (started, not yet taking jobs), IDLE, RUNNING, or UNHEALTHY (reported so, missed
-// its pings, or never came up).
-import type { WorkerActivity } from './worker-registry.js';
+// A worker Gantry started, as the control loop keeps it. Its state as the API shows it
+// (THROTTLED, INITIALIZING, IDLE, RUNNING, UNHEALTHY) comes from its kind (kinds/).
 import type { Allocation } from '../catalog/capacity-pool.js';
 import type { EndpointType } from '../domain/endpoint-spec.js';
-import type { WorkerState } from '../domain/workers.js';
-
+import { randomId } from '../domain/ids.js';
+import type { EndpointRecord } from '../store/store.js';
 
 export interface ManagedWorker {
   workerId: string;
@@ -24,39 +22,19 @@ export interface ManagedWorker {
   pid: number | null;
 }
 
-export interface StateTimings {
-  workerPingIntervalMs: number;
-  workerInitTimeoutMs: number;
-}
-
-export function deriveState(worker: ManagedWorker, activity: WorkerActivity | undefined, now: number, timings: StateTimings): WorkerState {
-  if (worker.phase === 'THROTTLED') return 'THROTTLED';
-  const startedAt = worker.processStartedAt ?? worker.createdAt;
-  if (!activity || activity.lastSeenAt < startedAt) {
-    return now - startedAt > timings.workerInitTimeoutMs ? 'UNHEALTHY' : 'INITIALIZING';
-  }
-  if (activity.unhealthy !== undefined) return 'UNHEALTHY';
-  // Three missed pings while not waiting on a take: the process is stuck or gone.
-  if (activity.openTakes === 0 && now - activity.lastSeenAt > 3 * timings.workerPingIntervalMs) return 'UNHEALTHY';
-  return activity.busy > 0 ? 'RUNNING' : 'IDLE';
-}
-
-/** What the balancer knows of a load-balancing worker. */
-export interface HttpWorkerHealth {
-  health: 'INITIALIZING' | 'READY' | 'UNHEALTHY';
-  lastReadyAt: number | null;
-  inFlight: number;
-}
-
-/** A load-balancing worker's state from its health checks and the requests it holds. */
-export function deriveHttpState(worker: ManagedWorker, backend: HttpWorkerHealth | undefined, now: number, timings: StateTimings): WorkerState {
-  if (worker.phase === 'THROTTLED') return 'THROTTLED';
-  if (!backend || backend.health === 'INITIALIZING') {
-    // Back to initializing after it was ready (a reload, say) is the worker's own business.
-    if (backend?.lastReadyAt != null) return 'INITIALIZING';
-    const startedAt = worker.processStartedAt ?? worker.createdAt;
-    return now - startedAt > timings.workerInitTimeoutMs ? 'UNHEALTHY' : 'INITIALIZING';
-  }
-  if (backend.health === 'UNHEALTHY') return 'UNHEALTHY';
-  return backend.inFlight > 0 ? 'RUNNING' : 'IDLE';
+/** A worker about to be placed: THROTTLED until capacity is found and it starts. */
+export function newManagedWorker(endpoint: EndpointRecord, now: number): ManagedWorker {
+  return {
+    workerId: `${endpoint.id.slice(0, 6)}-${randomId(8)}`,
+    endpointId: endpoint.id,
+    routing: endpoint.spec.type,
+    version: endpoint.version,
+    image: endpoint.spec.image,
+    phase: 'THROTTLED',
+    createdAt: now,
+    processStartedAt: null,
+    frozenAt: null,
+    allocation: null,
+    pid: null,
+  };
 }

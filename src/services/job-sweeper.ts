@@ -4,6 +4,7 @@ import type { Store } from '../store/store.js';
 import type { DisplacedJob } from '../store/job-store.js';
 import type { Clock, JobService } from './jobs.js';
 import type { JobEvents } from './waitlist.js';
+import { PeriodicTask } from '../domain/periodic-task.js';
 
 const BATCH = 500;
 /** A stop request no stop channel collected within this time belongs to a worker that is gone. */
@@ -15,30 +16,29 @@ export interface SweepSettings {
 }
 
 export class JobSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly store: Store,
     private readonly jobs: JobService,
     private readonly events: JobEvents,
     private readonly settings: SweepSettings,
-    private readonly log: { error(obj: object, msg: string): void },
+    log: { error(obj: object, msg: string): void },
     private readonly now: Clock = Date.now,
-  ) {}
+  ) {
+    this.loop = new PeriodicTask({
+      run: () => this.sweep(),
+      everyMs: settings.sweepIntervalMs,
+      onError: (err) => log.error({ err }, 'job sweep failed'),
+    });
+  }
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.sweep().catch((err: unknown) => this.log.error({ err }, 'job sweep failed')).finally(() => (this.running = undefined));
-    }, this.settings.sweepIntervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.loop.stop();
   }
 
   /** One pass; exposed so tests can drive time explicitly. */

@@ -6,6 +6,7 @@
 import type { DueWebhook, JobStore } from '../store/job-store.js';
 import { statusJson } from './job-view.js';
 import type { WebhookSender } from './webhooks.js';
+import { PeriodicTask } from '../domain/periodic-task.js';
 
 export interface OutboxOptions {
   retryDelayMs: number;
@@ -21,9 +22,8 @@ export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = { retryDelayMs: 10_000, att
 const MAX_IN_FLIGHT = 64;
 
 export class WebhookOutbox {
-  private timer: NodeJS.Timeout | undefined;
-  private draining: Promise<void> | undefined;
-  private drainAgain = false;
+  /** Looks for due deliveries every pollMs, and when woken. */
+  private readonly poll: PeriodicTask;
   /** The last claim was full: more may be due as soon as a delivery ends. */
   private backlog = false;
   private readonly inFlight = new Set<Promise<void>>();
@@ -35,42 +35,34 @@ export class WebhookOutbox {
     private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
     private readonly log: { warn(obj: object, msg: string): void } = { warn: () => undefined },
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.poll = new PeriodicTask({
+      run: () => this.drain(),
+      everyMs: options.pollMs,
+      onError: (err) => this.log.warn({ err }, 'could not read due webhooks'),
+    });
+  }
 
   checkTarget(url: string): string | undefined {
     return this.sender.checkTarget(url);
   }
 
   start(): void {
-    if (this.closed || this.timer) return;
-    this.timer = setInterval(() => this.wake(), this.options.pollMs);
-    this.wake();
+    if (this.closed) return;
+    this.poll.start({ runNow: true });
   }
 
   /** Looks for due deliveries now (coalesced with a look already under way). */
   wake(): void {
     if (this.closed) return;
-    if (this.draining) {
-      this.drainAgain = true;
-      return;
-    }
-    this.draining = this.drain()
-      .catch((err: unknown) => this.log.warn({ err }, 'could not read due webhooks'))
-      .finally(() => {
-        this.draining = undefined;
-        if (this.drainAgain) {
-          this.drainAgain = false;
-          this.wake();
-        }
-      });
+    void this.poll.runNow();
   }
 
   /** Stops claiming and cuts attempts short; what was left comes due again for the next process. */
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.timer);
     this.sender.close();
-    await this.draining;
+    await this.poll.stop();
     await Promise.all(this.inFlight);
   }
 

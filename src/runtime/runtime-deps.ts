@@ -1,0 +1,29 @@
+// What the worker runtime is built from: the store it reads endpoints from, the provider that
+// runs workers, the capacity it places them on, and the kinds of worker it runs.
+import type { GantryConfig } from '../config.js';
+import type { Store } from '../store/store.js';
+import type { CapacityPool } from '../catalog/capacity-pool.js';
+import type { Scheduler } from '../domain/periodic-task.js';
+import type { Provider } from './provider.js';
+import type { WorkerKinds } from './kinds/worker-kind.js';
+
+export interface RuntimeLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export type RuntimeSettings = Pick<GantryConfig, 'scaleIntervalMs' | 'crashBackoffMs' | 'workerStopGraceMs'>;
+
+export interface WorkerRuntimeDeps {
+  store: Store;
+  provider: Provider;
+  capacity: CapacityPool;
+  /** What differs between queue and HTTP workers. */
+  kinds: WorkerKinds;
+  config: RuntimeSettings;
+  log: RuntimeLog;
+  clock?: () => number;
+  /** The loop's timers; tests pass a manual one. */
+  scheduler?: Scheduler;
+}

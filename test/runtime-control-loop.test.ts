@@ -1,0 +1,223 @@
+// The worker runtime's control loop on a fake provider and manual time: scaling from zero, idle
+// stop, crash back-off, rolling updates, FlashBoot and HTTP workers, each pass run by the test.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { FAKE_WORKER_HOST } from './support/fake-provider.js';
+import { startRuntimeRig, until, type RuntimeRig } from './support/runtime-rig.js';
+
+// Scheduled passes never fire on their own here (the interval is longer than any test's time).
+const FLAGS = { scaleIntervalMs: '60000', crashBackoffMs: '1000', workerPingIntervalMs: '10000' };
+
+async function rig(t: TestContext): Promise<RuntimeRig> {
+  const r = await startRuntimeRig(FLAGS);
+  t.after(() => r.close());
+  r.runtime.start();
+  await r.runtime.tick();
+  return r;
+}
+
+/** The passes a test asked for with runSoon, then one more it waits for. */
+async function wakeAndPass(r: RuntimeRig): Promise<number> {
+  const woken = r.time.runSoonCallbacks();
+  await r.runtime.tick();
+  return woken;
+}
+
+async function finishJob(r: RuntimeRig, jobId: string, workerId: string, endpointId: string): Promise<void> {
+  await r.store.jobs.complete(jobId, ['IN_PROGRESS'], { status: 'COMPLETED', output: '"done"', error: null, completedAt: r.time.now() });
+  r.ping(workerId, endpointId, []);
+}
+
+const workerIds = (r: RuntimeRig, endpointId: string) => r.runtime.workersOf(endpointId).map((w) => w.workerId);
+
+test('a queued job scales an endpoint up from zero at once, with a worker-protocol credential', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint();
+  await r.runtime.tick();
+  assert.equal(r.provider.started.length, 0, 'no job, no worker');
+
+  await r.queueJob(e.id);
+  r.signals.queued(e.id);
+  assert.equal(await wakeAndPass(r), 1, 'a job with no worker at all wakes the loop without waiting for its tick');
+  assert.equal(r.provider.started.length, 1);
+  const spec = r.provider.started[0]!;
+  assert.equal(spec.endpointId, e.id);
+  assert.equal(spec.version, 1);
+  assert.match(spec.env.RUNPOD_AI_API_KEY ?? '', /^cred-/);
+  assert.match(spec.env.RUNPOD_WEBHOOK_GET_JOB ?? '', new RegExp(`/v2/${e.id}/job-take/`));
+  assert.equal(spec.env.RUNPOD_POD_ID, spec.workerId);
+  assert.equal(spec.http, undefined, 'a queue worker serves no HTTP');
+  const [worker] = r.runtime.workersOf(e.id);
+  assert.equal(r.runtime.stateOf(worker!), 'INITIALIZING');
+
+  r.signals.queued(e.id);
+  assert.equal(r.time.pendingSoon, 0, 'with a worker up, the next tick decides');
+});
+
+test('an idle worker stops once it has been idle for idleTimeout, not before', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({ workers: { min: 0, max: 3, idleTimeout: 5 } });
+  await r.queueJob(e.id);
+  await r.runtime.tick();
+  const [workerId] = workerIds(r, e.id);
+  const [jobId] = await r.take(workerId!, e.id);
+  await finishJob(r, jobId!, workerId!, e.id);
+  assert.equal(r.runtime.stateOf(r.runtime.workersOf(e.id)[0]!), 'IDLE');
+  assert.equal(r.capacity.freeVcpus('local'), 6);
+
+  r.time.advance(4_999);
+  r.ping(workerId!, e.id);
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [], 'idle for less than idleTimeout');
+
+  r.time.advance(1);
+  r.ping(workerId!, e.id);
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [workerId]);
+  assert.deepEqual(workerIds(r, e.id), []);
+  assert.equal(r.capacity.freeVcpus('local'), 8, 'its vCPUs are free again');
+});
+
+test('crashing workers are replaced after a back-off that doubles with each crash in a row; their jobs go back to the queue', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });
+  await r.runtime.tick();
+  const [first] = workerIds(r, e.id);
+  await r.queueJob(e.id);
+  const [jobId] = await r.take(first!, e.id);
+
+  const crashedAt = r.time.now();
+  r.provider.crash(first!, 3, ['CUDA error: out of memory']);
+  await until(async () => (await r.store.jobs.get(jobId!))?.status === 'IN_QUEUE', 'the crashed worker’s job to be queued again');
+  assert.ok(r.signals.announced.includes(e.id), 'workers waiting for jobs are told');
+  const report = r.runtime.crashReport(e.id)!;
+  assert.equal(report.consecutive, 1);
+  assert.equal(report.lastReason, 'the worker exited with code 3');
+  assert.deepEqual(report.lastLogLines, ['CUDA error: out of memory']);
+  assert.equal(report.nextStartAt, new Date(crashedAt + 1000).toISOString());
+
+  await wakeAndPass(r);
+  r.time.advance(999);
+  await r.runtime.tick();
+  assert.equal(r.provider.started.length, 1, 'no replacement during the first back-off (1 s)');
+  r.time.advance(1);
+  await r.runtime.tick();
+  assert.equal(r.provider.started.length, 2, 'replaced once 1 s have passed');
+
+  const [second] = workerIds(r, e.id);
+  r.provider.crash(second!, 1);
+  await until(() => !r.runtime.isManaged(second!), 'the second crash to be seen');
+  await wakeAndPass(r);
+  r.time.advance(1999);
+  await r.runtime.tick();
+  assert.equal(r.provider.started.length, 2, 'no replacement during the second back-off (2 s)');
+  r.time.advance(1);
+  await r.runtime.tick();
+  assert.equal(r.provider.started.length, 3, 'replaced once 2 s have passed');
+  assert.equal(r.runtime.crashReport(e.id)?.consecutive, 2);
+
+  const [third] = workerIds(r, e.id);
+  r.ping(third!, e.id);
+  await r.runtime.tick();
+  assert.equal(r.runtime.crashReport(e.id), undefined, 'a worker that got as far as calling in ends the streak');
+});
+
+test('a worker the provider cannot start is reported and retried after the back-off', async (t) => {
+  const r = await rig(t);
+  r.provider.refuseNextStart('image acme/worker:1 not found');
+  const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });
+  await r.runtime.tick();
+  assert.deepEqual(workerIds(r, e.id), []);
+  assert.equal(r.runtime.crashReport(e.id)?.lastReason, 'the worker could not start: image acme/worker:1 not found');
+  assert.equal(r.capacity.freeVcpus('local'), 8, 'the place it was given is free again');
+  r.time.advance(1000);
+  await r.runtime.tick();
+  assert.equal(r.provider.started.length, 1);
+});
+
+test('a new endpoint version replaces a stale worker after its current job, not during it', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });
+  await r.runtime.tick();
+  const [old] = workerIds(r, e.id);
+  await r.queueJob(e.id);
+  const [jobId] = await r.take(old!, e.id);
+  r.ping(old!, e.id, [jobId!]);
+
+  await r.changeEndpoint(e, { env: { MODEL: 'v2' } });
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [], 'a stale worker finishes its job first');
+  assert.deepEqual(workerIds(r, e.id), [old]);
+
+  await finishJob(r, jobId!, old!, e.id);
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [old]);
+  const replacement = r.provider.started.at(-1)!;
+  assert.notEqual(replacement.workerId, old);
+  assert.equal(replacement.version, 2);
+  assert.equal(replacement.env.MODEL, 'v2', 'the replacement runs the new configuration');
+  assert.equal((await r.store.jobs.get(jobId!))?.status, 'COMPLETED');
+});
+
+test('FlashBoot: an idle worker is frozen instead of stopped, and thawed when a job arrives', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({ flashboot: 'FLASHBOOT', workers: { min: 0, max: 3, idleTimeout: 5 } });
+  await r.queueJob(e.id);
+  await r.runtime.tick();
+  const [workerId] = workerIds(r, e.id);
+  const [jobId] = await r.take(workerId!, e.id);
+  await finishJob(r, jobId!, workerId!, e.id);
+
+  r.time.advance(5_000);
+  r.ping(workerId!, e.id);
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.frozen, [workerId]);
+  assert.deepEqual(r.provider.stopped, []);
+  assert.deepEqual(workerIds(r, e.id), [], 'a frozen worker is not listed');
+  assert.ok(r.registry.isParked(workerId!), 'its open long-poll is handed no job');
+
+  await r.queueJob(e.id);
+  r.signals.queued(e.id);
+  await wakeAndPass(r);
+  assert.deepEqual(r.provider.thawed, [workerId]);
+  assert.equal(r.provider.started.length, 1, 'no cold start');
+  assert.deepEqual(workerIds(r, e.id), [workerId]);
+  assert.equal(r.registry.isParked(workerId!), false);
+  assert.ok(r.signals.announced.includes(e.id), 'the thawed worker hears of the waiting job');
+});
+
+test('an HTTP endpoint scales on held requests, which its workers serve at the address the provider chose', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({
+    type: 'LOAD_BALANCER', scaling: { type: 'REQUEST_COUNT', requestCount: 1 }, workers: { min: 0, max: 3, idleTimeout: 5 }, env: { PORT: '8000' },
+  });
+  await r.runtime.tick();
+  assert.equal(r.provider.started.length, 0);
+
+  const abort = new AbortController();
+  t.after(() => abort.abort());
+  const first = r.balancer.backends.acquire(e.id, 1, 10_000, abort.signal);
+  const second = r.balancer.backends.acquire(e.id, 1, 10_000, abort.signal);
+  assert.equal(await wakeAndPass(r), 1, 'held requests wake the loop');
+  assert.equal(r.provider.started.length, 2, 'one worker per held request (requestCount 1)');
+  for (const spec of r.provider.started) {
+    assert.deepEqual(spec.http, { port: 8000, healthPort: 8000 });
+    assert.equal(spec.env.PORT, '8000');
+    assert.equal(spec.env.RUNPOD_AI_API_KEY, undefined, 'an HTTP worker needs no worker-protocol credential');
+    const backend = r.balancer.get(spec.workerId)!;
+    assert.equal(backend.address.host, FAKE_WORKER_HOST, 'reached where the provider placed it');
+    assert.equal(r.runtime.stateOf(r.runtime.workersOf(e.id).find((w) => w.workerId === spec.workerId)!), 'INITIALIZING');
+  }
+
+  const ids = r.provider.started.map((s) => s.workerId);
+  for (const id of ids) r.setHealth(id, 'READY');
+  const served = await Promise.all([first, second]);
+  assert.deepEqual(served.map((b) => b?.address.host), [FAKE_WORKER_HOST, FAKE_WORKER_HOST]);
+  assert.deepEqual(new Set(served.map((b) => b?.workerId)), new Set(ids), 'one request on each worker');
+  for (const backend of served) r.balancer.backends.release(backend!);
+
+  r.time.advance(5_000);
+  await r.runtime.tick();
+  assert.deepEqual(new Set(r.provider.stopped), new Set(ids), 'idle HTTP workers stop after idleTimeout');
+  assert.deepEqual(ids.map((id) => r.balancer.get(id)), [undefined, undefined]);
+});
