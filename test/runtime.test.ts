@@ -149,5 +149,19 @@ test('a worker\'s logs can be read', async () => {
   assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
   const text = await res.text();
   assert.match(text, /data: \{"source":"system","line":"started: /);
+
+  // Through another endpoint's path, another account's or the same account's, the worker is unknown.
+  const otherKey = await g.newKey({ accountName: 'logs-probe' });
+  const theirs = await g.call('POST', '/v2/serverless', {
+    name: 'their-endpoint', type: 'QUEUE', image: 'local/echo', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, cpu: [{ id: 'cpu3c', vcpuCount: 2 }], ...ECHO_WORKER,
+  }, otherKey);
+  assert.equal(theirs.statusCode, 201, theirs.body);
+  const mine = await createEndpoint({ name: 'my-other-endpoint' });
+  for (const [endpointId, key] of [[theirs.json().id, otherKey], [mine.id, g.adminKey]] as const) {
+    const probe = await fetch(`${g.url}/v2/serverless/${endpointId}/workers/${worker.workerId}/logs?follow=false`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(probe.status, 404);
+    assert.match(String(probe.headers.get('content-type')), /^application\/problem\+json/);
+  }
   await g.call('DELETE', `/v2/serverless/${e.id}`);
+  await g.call('DELETE', `/v2/serverless/${mine.id}`);
 });

@@ -20,8 +20,12 @@ export type { RuntimeLog, RuntimeSettings, WorkerRuntimeDeps } from './runtime-d
 /** The longest a crashing endpoint waits before its next worker starts. */
 const MAX_CRASH_BACKOFF_MS = 60_000;
 
+const MAX_REMEMBERED_WORKERS = 10_000;
+
 export class WorkerRuntime {
   private readonly workers = new Map<string, ManagedWorker>();
+  /** The endpoint of every worker started here, kept past its end while its logs may be: logs are the endpoint's alone. */
+  private readonly endpointOfWorker = new Map<string, string>();
   private readonly crashes: CrashTracker;
   private readonly frozen = new FrozenPool();
   private readonly loop: PeriodicTask;
@@ -100,16 +104,31 @@ export class WorkerRuntime {
     return this.crashes.report(endpointId);
   }
 
-  logs(workerId: string, tail: number) {
-    return this.deps.provider.logs(workerId, tail);
+  /** Whether this runtime started the worker for that endpoint (it may have ended since; its logs remain). */
+  startedFor(endpointId: string, workerId: string): boolean {
+    return this.endpointOfWorker.get(workerId) === endpointId;
   }
 
-  followLogs(workerId: string, listener: Parameters<Provider['followLogs']>[1]) {
-    return this.deps.provider.followLogs(workerId, listener);
+  /** The worker's last lines; none unless the worker belongs to the endpoint. */
+  logs(endpointId: string, workerId: string, tail: number) {
+    return this.startedFor(endpointId, workerId) ? this.deps.provider.logs(workerId, tail) : [];
+  }
+
+  followLogs(endpointId: string, workerId: string, listener: Parameters<Provider['followLogs']>[1]): () => void {
+    return this.startedFor(endpointId, workerId) ? this.deps.provider.followLogs(workerId, listener) : () => undefined;
   }
 
   isManaged(workerId: string): boolean {
     return this.workers.has(workerId);
+  }
+
+  private rememberEndpointOf(worker: ManagedWorker): void {
+    this.endpointOfWorker.set(worker.workerId, worker.endpointId);
+    // Bounded: the oldest workers' logs are long gone from the provider by then.
+    if (this.endpointOfWorker.size > MAX_REMEMBERED_WORKERS) {
+      const oldest = this.endpointOfWorker.keys().next().value;
+      if (oldest !== undefined) this.endpointOfWorker.delete(oldest);
+    }
   }
 
   private kindOf(worker: ManagedWorker): WorkerKind {
@@ -168,6 +187,7 @@ export class WorkerRuntime {
     if (!this.crashes.mayStart(endpoint.id, now)) return false;
     const worker = newManagedWorker(endpoint, now);
     this.workers.set(worker.workerId, worker);
+    this.rememberEndpointOf(worker);
     await this.launch(worker, endpoint);
     return true;
   }

@@ -74,7 +74,8 @@ export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime, clus
     }, async (request, reply) => {
       const endpoint = await endpoints.get(request.apiKey!.accountId, request.params.id);
       const { workerId } = request.params;
-      const known = runtime?.workersOf(endpoint.id).some((w) => w.workerId === workerId) || (runtime?.logs(workerId, 1).length ?? 0) > 0;
+      // A worker id of another endpoint, even of the same account, is unknown here.
+      const known = runtime?.startedFor(endpoint.id, workerId) ?? false;
       const peer = known ? undefined : cluster.peers?.find(endpoint.id, workerId);
       // Another replica runs the worker and holds its logs: relay its stream.
       if (peer?.managed) return relay(`${peer.replicaUrl}${request.url}`, request.headers.authorization, reply);
@@ -90,12 +91,12 @@ export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime, clus
       // Headers set earlier (rate limits) go out with the stream.
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
       raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-      for (const line of runtime.logs(workerId, request.query.tail ?? 100)) if (wanted(line.source)) raw.write(event(line));
+      for (const line of runtime.logs(endpoint.id, workerId, request.query.tail ?? 100)) if (wanted(line.source)) raw.write(event(line));
       if (request.query.follow === false) {
         raw.end();
         return;
       }
-      const stop = runtime.followLogs(workerId, (line) => {
+      const stop = runtime.followLogs(endpoint.id, workerId, (line) => {
         if (wanted(line.source)) raw.write(event(line));
       });
       const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
