@@ -284,12 +284,6 @@ export class WorkerRuntime {
     const allocation = this.capacity.allocate(worker.workerId, endpoint.spec);
     if (!allocation) return;
     worker.allocation = allocation;
-    if (endpoint.spec.entrypoint.length + endpoint.spec.cmd.length === 0) {
-      this.capacity.release(worker.workerId);
-      this.workers.delete(worker.workerId);
-      this.crashes.record(endpoint.id, 'the endpoint has no command: set args (or entrypoint/cmd) to what the worker runs', [], this.now());
-      return;
-    }
     try {
       const credential = worker.routing === 'QUEUE' ? await this.credentials.create(endpoint.id) : undefined;
       const handle = await this.provider.start(launchSpec(endpoint, worker.workerId, credential, allocation, this.config));
