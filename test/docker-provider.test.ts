@@ -155,3 +155,26 @@ test('an image that cannot be pulled gives a crash-loop reason naming the image 
   assert.equal((await containersOfEndpoint(id)).length, 0);
   await remove(id);
 });
+
+test('bridge networking: a load-balancing worker is reached through its PORT published on loopback', { skip }, async () => {
+  const bridged = await startLive({ workerProvider: 'docker', dockerNetwork: 'bridge', scaleIntervalMs: '100', lbHealthIntervalMs: '100', workerStopGraceMs: '1000' });
+  try {
+    const res = await bridged.call('POST', '/v2/serverless', {
+      name: 'docker-bridge', type: 'LOAD_BALANCER', image: WORKER_IMAGE, cmd: ['/app/examples/http-worker.js'],
+      cpu: [{ id: 'cpu3c', vcpuCount: 2 }], workers: { min: 0, max: 2, idleTimeout: 1 }, env: { PORT: '8000', HOST: '0.0.0.0' },
+      scaling: { type: 'REQUEST_COUNT', requestCount: 4 },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const id = res.json().id as string;
+    const answer = await lbFetch({ url: bridged.url, path: `/v2/lb/${id}/whoami`, headers: { authorization: `Bearer ${bridged.adminKey}` } });
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.json.port, 8000, 'the worker listens on the endpoint PORT inside its own network');
+    const [container] = (await containersOf(bridged.dataDir)).filter((c) => c.Labels['gantry.endpoint'] === id);
+    assert.equal(container?.HostConfig.NetworkMode, 'bridge');
+    assert.ok(container?.Ports.some((p) => p.PrivatePort === 8000 && p.IP === '127.0.0.1'), 'published on loopback only');
+  } finally {
+    const dataDir = bridged.dataDir;
+    await bridged.close();
+    await removeContainersOf(dataDir);
+  }
+});
