@@ -21,6 +21,9 @@ import { WorkerRuntime } from './runtime/worker-runtime.js';
 import { ProcessProvider } from './runtime/process-provider.js';
 import { QueueWorkers } from './runtime/kinds/queue-workers.js';
 import { HttpWorkers } from './runtime/kinds/http-workers.js';
+import { DockerProvider } from './runtime/docker/docker-provider.js';
+import { dockerInstanceId } from './runtime/docker/instance-id.js';
+import type { Provider } from './runtime/provider.js';
 import { randomId } from './domain/ids.js';
 import { SingleProcessCluster, type Cluster } from './cluster/cluster.js';
 import { PostgresCluster } from './cluster/postgres-cluster.js';
@@ -48,20 +51,20 @@ export function createServices(
   const webhooks = new WebhookOutbox(store.jobs, new WebhookSender({ allowedCidrs: config.webhookAllowCidrs }), undefined, log);
   const workerCredentials = new WorkerCredentialService(store);
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
-  const runtime =
-    config.workerProvider === 'process'
-      ? new WorkerRuntime({
-          store,
-          provider: new ProcessProvider({ workDir: config.workerWorkDir }),
-          capacity,
-          kinds: {
-            QUEUE: new QueueWorkers({ store, registry: workers, credentials: workerCredentials, signals: events, config }),
-            LOAD_BALANCER: new HttpWorkers(balancer, config),
-          },
-          config,
-          log,
-        })
-      : undefined;
+  const provider = workerProvider(config, replicaId, log);
+  const runtime = provider
+    ? new WorkerRuntime({
+        store,
+        provider,
+        capacity,
+        kinds: {
+          QUEUE: new QueueWorkers({ store, registry: workers, credentials: workerCredentials, signals: events, config }),
+          LOAD_BALANCER: new HttpWorkers(balancer, config),
+        },
+        config,
+        log,
+      })
+    : undefined;
   const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers);
   const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId), (endpointId) => balancer.demand(endpointId));
   const jobs = new JobService(store, events, workers, webhooks, config, metrics, (endpointId) => workerDirectory.counts(endpointId));
@@ -104,6 +107,8 @@ export function createServices(
             void runtime?.stop();
           }
         });
+        // Containers a killed run of this instance left behind go before anything else starts.
+        if (provider instanceof DockerProvider) await provider.removeOrphans();
         await cluster.start(() => workerDirectory.localRows());
         // Every replica delivers webhooks; claims in the store keep them from sending one twice.
         webhooks.start();
@@ -120,4 +125,22 @@ export function createServices(
       await store.close();
     },
   };
+}
+
+/** What runs this process's workers, by --worker-provider; none when they are started by hand. */
+function workerProvider(config: GantryConfig, replicaId: string, log: Logger): Provider | undefined {
+  switch (config.workerProvider) {
+    case 'process':
+      return new ProcessProvider({ workDir: config.workerWorkDir });
+    case 'docker':
+      return new DockerProvider({
+        network: config.dockerNetwork,
+        instanceId: dockerInstanceId(config.dataDir),
+        replicaId,
+        workerApiUrl: { from: config.replicaUrl, to: config.dockerNetwork === 'bridge' ? config.dockerWorkerApiUrl : config.replicaUrl },
+        log: log.child({ component: 'docker' }),
+      });
+    case 'none':
+      return undefined;
+  }
 }

@@ -33,7 +33,8 @@ export class ProcessProvider implements Provider {
 
   async start(spec: WorkerSpec): Promise<WorkerHandle> {
     const argv = [...spec.entrypoint, ...spec.cmd];
-    if (argv.length === 0) throw new Error('the worker has no command (entrypoint and cmd are empty)');
+    // Containers may run their image's own command; a process has nothing else to run.
+    if (argv.length === 0) throw new Error('the endpoint has no command: set args (or entrypoint/cmd) to what the worker runs');
     const env: Record<string, string> = {};
     for (const name of HOST_VARIABLES) if (process.env[name] !== undefined) env[name] = process.env[name]!;
     Object.assign(env, spec.env, {

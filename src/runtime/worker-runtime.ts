@@ -211,10 +211,6 @@ export class WorkerRuntime {
     const allocation = capacity.allocate(worker.workerId, endpoint.spec);
     if (!allocation) return;
     worker.allocation = allocation;
-    if (endpoint.spec.entrypoint.length + endpoint.spec.cmd.length === 0) {
-      this.abandon(worker, 'the endpoint has no command: set args (or entrypoint/cmd) to what the worker runs');
-      return;
-    }
     const ids = { workerId: worker.workerId, endpointId: endpoint.id };
     try {
       const kind = this.kindOf(worker);

@@ -192,9 +192,25 @@ export const SETTINGS = {
   workerProvider: {
     flag: '--worker-provider <name>',
     env: 'GANTRY_WORKER_PROVIDER',
-    type: choice(['process', 'none']),
+    type: choice(['process', 'docker', 'none']),
     default: 'process',
-    description: "process: Gantry runs endpoints' workers as local processes; none: workers are started by hand",
+    description:
+      "process: Gantry runs endpoints' workers as local processes; docker: as containers of their image on the Docker engine DOCKER_HOST names (docs/providers.md); none: workers are started by hand",
+  },
+  dockerNetwork: {
+    flag: '--docker-network <mode>',
+    env: 'GANTRY_DOCKER_NETWORK',
+    type: choice(['host', 'bridge']),
+    default: 'host',
+    description:
+      "docker: host shares the host's network (workers reach Gantry at --replica-url, load-balancing workers listen on their PORT); bridge gives each container its own, with ports published on 127.0.0.1",
+  },
+  dockerWorkerApiUrl: {
+    flag: '--docker-worker-api-url <url>',
+    env: 'GANTRY_DOCKER_WORKER_API_URL',
+    type: httpUrl,
+    default: { from: ({ port }) => `http://host.docker.internal:${port}`, says: 'http://host.docker.internal:<port>' },
+    description: 'docker, bridge network: the address containers call Gantry at (Gantry must listen where it leads, e.g. --host 0.0.0.0)',
   },
   workerWorkDir: {
     flag: '--worker-work-dir <dir>',

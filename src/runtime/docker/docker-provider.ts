@@ -1,0 +1,201 @@
+// Workers as containers on a Docker engine (DOCKER_HOST, or /var/run/docker.sock). Each worker
+// is one container made from the endpoint's image: pulled when missing, run with the image's
+// own command unless the endpoint overrides it, its output in the worker's log, paused and
+// unpaused by FlashBoot, stopped with the image's stop signal then killed after the grace, and
+// removed once it has exited. Containers carry this instance's label, so the ones a killed
+// Gantry left behind are removed when it comes back.
+import Docker from 'dockerode';
+import type { Logger } from '../../domain/logger.js';
+import { silentLogger } from '../../domain/logger.js';
+import type { LogLine, Provider, WorkerExit, WorkerHandle, WorkerSpec } from '../provider.js';
+import { LogBuffer } from '../log-buffer.js';
+import { localHttpPorts } from '../free-ports.js';
+import { containerName, planContainer, type DockerNetwork } from './container-config.js';
+import { ImagePuller, type RegistryLogin } from './image-puller.js';
+import { engineMessage } from './engine-message.js';
+import { attachOutput } from './container-output.js';
+import { removeOrphans } from './orphans.js';
+
+/** Logs of workers that are gone are kept a while, so a crash can be explained. */
+const KEEP_GONE_LOGS_MS = 15 * 60_000;
+
+export interface DockerProviderOptions {
+  /** The engine; by default the one DOCKER_HOST names, or the local socket. */
+  docker?: Docker;
+  network: DockerNetwork;
+  /** Labels this instance's containers (see instance-id.ts). */
+  instanceId: string;
+  /** Labels each container with the replica that started it, for operators. */
+  replicaId: string;
+  /**
+   * Bridge mode: containers cannot reach Gantry's loopback address, so worker-protocol URLs
+   * beginning with `from` (the address the runtime hands out) are rewritten to begin with `to`.
+   */
+  workerApiUrl?: { from: string; to: string };
+  /** The registry login an endpoint's image is pulled with, if it names one. */
+  registryLogin?: (endpointId: string) => Promise<RegistryLogin | undefined>;
+  logLines?: number;
+  log?: Logger;
+}
+
+interface Running {
+  container: Docker.Container;
+  stopping: boolean;
+  paused: boolean;
+  /** Resolves once the container has exited and been removed. */
+  gone: Promise<void>;
+}
+
+export class DockerProvider implements Provider {
+  readonly name = 'docker';
+  private readonly docker: Docker;
+  private readonly puller: ImagePuller;
+  private readonly log: Logger;
+  private readonly running = new Map<string, Running>();
+  private readonly logBuffers = new Map<string, LogBuffer>();
+  private readonly exitListeners = new Set<(exit: WorkerExit) => void>();
+  private orphansRemoved: Promise<void> | undefined;
+  private hostCpus: Promise<number> | undefined;
+
+  constructor(private readonly options: DockerProviderOptions) {
+    this.docker = options.docker ?? new Docker();
+    this.puller = new ImagePuller(this.docker);
+    this.log = options.log ?? silentLogger;
+  }
+
+  /**
+   * Removes the containers a previous run of this instance left behind. Runs once; every start
+   * waits for it, so a container being created is never taken for an orphan.
+   */
+  removeOrphans(): Promise<void> {
+    this.orphansRemoved ??= removeOrphans(this.docker, this.options.instanceId, (workerId) => this.running.has(workerId)).then(
+      (removed) => {
+        if (removed.length > 0) this.log.warn({ containers: removed }, 'removed containers a previous run left behind');
+      },
+      (err: unknown) => {
+        // Not fatal: the engine may come up later; the next start tries again.
+        this.orphansRemoved = undefined;
+        this.log.warn({ err }, 'could not look for containers a previous run left behind');
+      },
+    );
+    return this.orphansRemoved;
+  }
+
+  async start(spec: WorkerSpec): Promise<WorkerHandle> {
+    await this.removeOrphans();
+    const logs = new LogBuffer(this.options.logLines ?? 1000);
+    this.logBuffers.set(spec.workerId, logs);
+    const login = await this.options.registryLogin?.(spec.endpointId);
+    await this.puller.ensure(spec.image, login, (line) => logs.system(line));
+    const published = this.options.network === 'bridge' && spec.http ? await localHttpPorts(spec.http) : undefined;
+    const plan = planContainer({
+      spec: { ...spec, env: this.rewriteWorkerUrls(spec.env) },
+      network: this.options.network,
+      instanceId: this.options.instanceId,
+      replicaId: this.options.replicaId,
+      hostCpus: await this.engineCpus(),
+      ...(published ? { publishedPorts: published } : {}),
+    });
+    for (const note of plan.notes) logs.system(note);
+    let container: Docker.Container;
+    try {
+      container = await this.docker.createContainer(plan.options);
+    } catch (error) {
+      throw new Error(`cannot create a container of '${spec.image}': ${engineMessage(error)}`);
+    }
+    try {
+      await attachOutput(this.docker, container, logs);
+      const exited = container.wait({ condition: 'next-exit' });
+      await container.start();
+      const info = await container.inspect();
+      const entry: Running = { container, stopping: false, paused: false, gone: Promise.resolve() };
+      entry.gone = this.whenExited(spec.workerId, entry, logs, exited);
+      this.running.set(spec.workerId, entry);
+      logs.system(`started container ${containerName(spec.workerId)} of ${spec.image}: ${commandOf(info)}`);
+      const http = spec.http ? { host: '127.0.0.1', ...(published ?? spec.http) } : undefined;
+      return { workerId: spec.workerId, pid: info.State.Pid, startedAt: Date.now(), ...(http ? { http } : {}) };
+    } catch (error) {
+      await container.remove({ force: true }).catch(() => undefined);
+      throw new Error(`cannot start a container of '${spec.image}': ${engineMessage(error)}`);
+    }
+  }
+
+  async stop(workerId: string, graceMs: number): Promise<void> {
+    const entry = this.running.get(workerId);
+    if (!entry) return;
+    entry.stopping = true;
+    this.logBuffers.get(workerId)?.system('stopping');
+    if (entry.paused) await entry.container.unpause().catch(() => undefined);
+    // The engine sends the image's stop signal (SIGTERM unless it says otherwise), then SIGKILL.
+    await entry.container.stop({ t: Math.ceil(graceMs / 1000) }).catch(() => undefined);
+    await entry.gone;
+  }
+
+  async freeze(workerId: string): Promise<void> {
+    const entry = this.running.get(workerId);
+    if (!entry || entry.paused) return;
+    await entry.container.pause();
+    entry.paused = true;
+    this.logBuffers.get(workerId)?.system('paused');
+  }
+
+  async thaw(workerId: string): Promise<void> {
+    const entry = this.running.get(workerId);
+    if (!entry || !entry.paused) return;
+    await entry.container.unpause();
+    entry.paused = false;
+    this.logBuffers.get(workerId)?.system('unpaused');
+  }
+
+  onExit(listener: (exit: WorkerExit) => void): () => void {
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  logs(workerId: string, tail: number): LogLine[] {
+    return this.logBuffers.get(workerId)?.tail(tail) ?? [];
+  }
+
+  followLogs(workerId: string, listener: (line: LogLine) => void): () => void {
+    return this.logBuffers.get(workerId)?.follow(listener) ?? (() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.running.keys()].map((id) => this.stop(id, 2000)));
+  }
+
+  /** Reports the exit (unless stop() asked for it, which the listener is told) and removes the container. */
+  private async whenExited(workerId: string, entry: Running, logs: LogBuffer, exited: Promise<{ StatusCode?: number }>): Promise<void> {
+    let code: number | null = null;
+    try {
+      code = (await exited).StatusCode ?? null;
+    } catch (error) {
+      logs.system(`lost track of the container: ${engineMessage(error)}`);
+    }
+    logs.flush();
+    logs.system(`exited: code ${code}`);
+    await entry.container.remove({ force: true }).catch(() => undefined);
+    this.running.delete(workerId);
+    const exit: WorkerExit = { workerId, code, signal: null, expected: entry.stopping, at: Date.now() };
+    for (const listener of this.exitListeners) listener(exit);
+    setTimeout(() => this.logBuffers.delete(workerId), KEEP_GONE_LOGS_MS).unref();
+  }
+
+  private rewriteWorkerUrls(env: Record<string, string>): Record<string, string> {
+    const rewrite = this.options.workerApiUrl;
+    if (!rewrite || rewrite.from === rewrite.to) return env;
+    return Object.fromEntries(
+      Object.entries(env).map(([name, value]) => [name, value.startsWith(rewrite.from) ? rewrite.to + value.slice(rewrite.from.length) : value]),
+    );
+  }
+
+  private engineCpus(): Promise<number> {
+    this.hostCpus ??= this.docker.info().then((info: { NCPU?: number }) => info.NCPU ?? Number.POSITIVE_INFINITY);
+    return this.hostCpus;
+  }
+}
+
+/** The command the container runs, as the log shows it. */
+function commandOf(info: Docker.ContainerInspectInfo): string {
+  return [info.Path, ...info.Args].join(' ');
+}
