@@ -17,6 +17,7 @@ import { endpointWorkerRoutes } from './http/routes/workers.js';
 import type { Services } from './services/services.js';
 import { LoadBalancer } from './balancer/load-balancer.js';
 import { createFrontServer } from './balancer/front-server.js';
+import { silentLogger } from './domain/logger.js';
 
 export type App = FastifyInstance;
 
@@ -33,11 +34,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     ...services,
     backends: services.balancer.backends,
     leaderAddress: () => services.cluster.leaderAddress(),
-    log: options.logger ?? { warn: () => undefined },
+    log: options.logger?.child({ component: 'balancer' }) ?? silentLogger,
   });
   const app = Fastify({
     serverFactory: (handler, serverOptions) => createFrontServer(balancer, handler, serverOptions),
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    ...(options.logger ? { loggerInstance: options.logger.child({ component: 'http' }) } : { logger: false }),
     bodyLimit: MANAGEMENT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: {} },

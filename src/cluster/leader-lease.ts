@@ -2,6 +2,7 @@
 // with an expiry on the database's clock; the leader renews it every third of its length, and
 // another replica takes it over once it lapses (the leader died or lost the database).
 import type pg from 'pg';
+import type { Logger } from '../domain/logger.js';
 
 const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 const LEASE = 'leader';
@@ -24,7 +25,7 @@ export class LeaderLease implements Leadership {
     private readonly pool: pg.Pool,
     private readonly replicaId: string,
     private readonly leaseMs: number,
-    private readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void },
+    private readonly log: Logger,
   ) {}
 
   isLeader(): boolean {

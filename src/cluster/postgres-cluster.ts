@@ -8,13 +8,9 @@ import { PostgresEventBus } from './postgres-event-bus.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
 import { ReplicaWorkers } from './replica-workers.js';
 import type { HttpAddress, LocalWorkerRow } from '../domain/workers.js';
+import type { Logger } from '../domain/logger.js';
 
 const HEARTBEAT_MS = 1000;
-
-interface ClusterLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
 
 export class PostgresCluster implements Cluster {
   readonly bus: PostgresEventBus;
@@ -28,7 +24,7 @@ export class PostgresCluster implements Cluster {
     readonly replicaId: string,
     store: PostgresStore,
     config: GantryConfig,
-    private readonly log: ClusterLog,
+    private readonly log: Logger,
   ) {
     this.bus = new PostgresEventBus(store.pool, store.options, replicaId, log);
     this.leadership = new LeaderLease(store.pool, replicaId, config.leaderLeaseMs, log);

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { connectionOptions, type PoolOptions } from '../store/postgres/database.js';
 import { decodeEvent, encodeEvent, type ClusterEvent, type EventBus } from './events.js';
+import type { Logger } from '../domain/logger.js';
 
 const CHANNEL = 'gantry_events';
 /** NOTIFY payloads must stay under 8000 bytes. */
@@ -23,7 +24,7 @@ export class PostgresEventBus implements EventBus {
     private readonly pool: pg.Pool,
     private readonly options: PoolOptions,
     private readonly replicaId: string,
-    private readonly log: { warn(obj: object, msg: string): void },
+    private readonly log: Logger,
   ) {}
 
   async start(): Promise<void> {

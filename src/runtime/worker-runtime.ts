@@ -18,12 +18,7 @@ import type { BalancerPool } from './balancer-pool.js';
 import { httpWorkerSettings } from '../domain/http-worker.js';
 import { FrozenPool } from './frozen-pool.js';
 import type { WorkerState } from '../domain/workers.js';
-
-export interface RuntimeLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+import type { Logger } from '../domain/logger.js';
 
 export class WorkerRuntime {
   private readonly workers = new Map<string, ManagedWorker>();
@@ -46,7 +41,7 @@ export class WorkerRuntime {
     private readonly credentials: WorkerCredentialIssuer,
     private readonly events: QueueSignals,
     private readonly config: GantryConfig,
-    private readonly log: RuntimeLog,
+    private readonly log: Logger,
     private readonly balancer: BalancerPool,
     private readonly now: () => number = Date.now,
   ) {
