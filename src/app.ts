@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installProblemHandlers } from './http/errors.js';
 import { validatorCompiler } from './http/validation.js';
 import { installAuth } from './http/auth.js';
+import { RequestLogController } from './http/request-log.js';
 import { registerOpenApi } from './http/openapi.js';
 import { serverlessRoutes } from './http/routes/serverless.js';
 import { templateRoutes } from './http/routes/templates.js';
@@ -40,6 +41,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     serverFactory: (handler, serverOptions) => createFrontServer(balancer, handler, serverOptions),
     ...(options.logger ? { loggerInstance: options.logger.child({ component: 'http' }) } : { logger: false }),
     bodyLimit: MANAGEMENT_BODY_LIMIT,
+    logController: new RequestLogController(services.config.requestLogLevel),
     routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();

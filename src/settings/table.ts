@@ -260,6 +260,13 @@ export const SETTINGS = {
     default: 'info',
     description: 'how much the server logs',
   },
+  requestLogLevel: {
+    flag: '--request-log-level <level>',
+    env: 'GANTRY_REQUEST_LOG_LEVEL',
+    type: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
+    default: 'debug',
+    description: 'level of the one line logged per answered request; below --log-level they are not written',
+  },
 } as const satisfies Record<string, Setting<unknown>>;
 
 export type Settings = typeof SETTINGS;
