@@ -4,6 +4,7 @@ import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store,
 import { endpointFromRow, keyFromRow, templateFromRow, type EndpointRow, type KeyRow, type TemplateRow } from '../rows.js';
 import { createPool, transaction, type PoolOptions, type Queryable } from './database.js';
 import { migratePostgres } from './migrate.js';
+import { silentLogger, type Logger } from '../../domain/logger.js';
 import { PostgresJobStore } from './postgres-job-store.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
@@ -20,8 +21,8 @@ export class PostgresStore implements Store {
   }
 
   /** Connects and brings the schema up to date (safe when several replicas start together). */
-  static async open(options: PoolOptions): Promise<PostgresStore> {
-    const pool = createPool(options);
+  static async open(options: PoolOptions, log: Logger = silentLogger): Promise<PostgresStore> {
+    const pool = createPool(options, log);
     try {
       await migratePostgres(pool);
     } catch (error) {
