@@ -3,6 +3,7 @@
 // another replica takes it over once it lapses (the leader died or lost the database).
 import type pg from 'pg';
 import type { Logger } from '../domain/logger.js';
+import { storeErrorFields } from '../store/unavailable.js';
 
 const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 const LEASE = 'leader';
@@ -58,7 +59,7 @@ export class LeaderLease implements Leadership {
       if (held) this.validUntil = startedAt + this.leaseMs;
       this.set(held);
     } catch (err) {
-      this.log.warn({ err }, 'could not renew the leader lease');
+      this.log.warn(storeErrorFields(err), 'could not renew the leader lease');
       if (Date.now() >= this.validUntil - this.leaseMs / 3) this.set(false);
     }
   }

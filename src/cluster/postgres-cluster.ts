@@ -9,6 +9,7 @@ import { PostgresRateLimiter } from './postgres-rate-limiter.js';
 import { ReplicaWorkers } from './replica-workers.js';
 import type { HttpAddress, LocalWorkerRow } from '../domain/workers.js';
 import type { Logger } from '../domain/logger.js';
+import { storeErrorFields } from '../store/unavailable.js';
 
 const HEARTBEAT_MS = 1000;
 
@@ -45,7 +46,7 @@ export class PostgresCluster implements Cluster {
     const beat = () => {
       this.beating ??= this.peers
         .beat(localWorkers())
-        .catch((err: unknown) => this.log.warn({ err }, 'could not share this replica’s workers'))
+        .catch((err: unknown) => this.log.warn(storeErrorFields(err), 'could not share this replica’s workers'))
         .finally(() => (this.beating = undefined));
     };
     beat();

@@ -52,6 +52,14 @@ export function whyStoreUnavailable(error: unknown, depth = 0): Unavailability |
   return undefined;
 }
 
+/**
+ * Log fields for a store failure: the condition's code and reason when the database is not there
+ * (no stack, as it is no fault of Gantry's), else the error itself.
+ */
+export function storeErrorFields(error: unknown): { code: string; reason: string } | { err: unknown } {
+  return whyStoreUnavailable(error) ?? { err: error };
+}
+
 export function storeUnavailable(error: unknown): boolean {
   return whyStoreUnavailable(error) !== undefined;
 }
