@@ -43,7 +43,7 @@ export function createPool(options: PoolOptions, log: Logger = silentLogger): pg
 }
 
 /** Logs the first error of a connection (a dropped one reports several) and keeps it from crashing the process. */
-export function watchConnection(client: pg.ClientBase, log: Logger): void {
+function watchConnection(client: pg.ClientBase, log: Logger): void {
   let reported = false;
   client.on('error', (err: Error) => {
     if (reported) return;
