@@ -265,7 +265,7 @@ export const SETTINGS = {
     env: 'GANTRY_REQUEST_LOG_LEVEL',
     type: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
     default: 'debug',
-    description: 'level of the one line logged per answered request; below --log-level they are not written',
+    description: 'level of the per-request log lines (incoming, completed); a failed request still logs at error',
   },
 } as const satisfies Record<string, Setting<unknown>>;
 
