@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installProblemHandlers } from './http/errors.js';
 import { validatorCompiler } from './http/validation.js';
 import { installAuth } from './http/auth.js';
+import { RequestLogController } from './http/request-log.js';
 import { registerOpenApi } from './http/openapi.js';
 import { serverlessRoutes } from './http/routes/serverless.js';
 import { templateRoutes } from './http/routes/templates.js';
@@ -17,6 +18,7 @@ import { endpointWorkerRoutes } from './http/routes/workers.js';
 import type { Services } from './services/services.js';
 import { LoadBalancer } from './balancer/load-balancer.js';
 import { createFrontServer } from './balancer/front-server.js';
+import { silentLogger } from './domain/logger.js';
 
 export type App = FastifyInstance;
 
@@ -33,12 +35,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     ...services,
     backends: services.balancer.backends,
     leaderAddress: () => services.cluster.leaderAddress(),
-    log: options.logger ?? { warn: () => undefined },
+    log: options.logger?.child({ component: 'balancer' }) ?? silentLogger,
   });
   const app = Fastify({
     serverFactory: (handler, serverOptions) => createFrontServer(balancer, handler, serverOptions),
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    ...(options.logger ? { loggerInstance: options.logger.child({ component: 'http' }) } : { logger: false }),
     bodyLimit: MANAGEMENT_BODY_LIMIT,
+    logController: new RequestLogController(services.config.requestLogLevel),
     routerOptions: { ignoreTrailingSlash: true },
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -44,11 +44,11 @@ export function createServices(
   const templates = new TemplateService(store, catalog);
   const replicaId = `replica-${randomId(10)}`;
   const cluster: Cluster =
-    store instanceof PostgresStore ? new PostgresCluster(replicaId, store, config, log) : new SingleProcessCluster(replicaId, config.rateLimits);
+    store instanceof PostgresStore ? new PostgresCluster(replicaId, store, config, log.child({ component: 'cluster' })) : new SingleProcessCluster(replicaId, config.rateLimits);
   const events = new JobEvents(cluster.bus, config.eventFallbackMs);
   // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
   const workers = new WorkerRegistry(3 * config.workerPingIntervalMs, config.maxWorkersPerEndpoint);
-  const webhooks = new WebhookOutbox(store.jobs, new WebhookSender({ allowedCidrs: config.webhookAllowCidrs }), undefined, log);
+  const webhooks = new WebhookOutbox(store.jobs, new WebhookSender({ allowedCidrs: config.webhookAllowCidrs }), undefined, log.child({ component: 'webhooks' }));
   const workerCredentials = new WorkerCredentialService(store);
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
   const provider = workerProvider(config, replicaId, log);
@@ -62,13 +62,13 @@ export function createServices(
           LOAD_BALANCER: new HttpWorkers(balancer, config),
         },
         config,
-        log,
+        log: log.child({ component: 'runtime' }),
       })
     : undefined;
   const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers);
   const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId), (endpointId) => balancer.demand(endpointId));
   const jobs = new JobService(store, events, workers, webhooks, config, metrics, (endpointId) => workerDirectory.counts(endpointId));
-  const sweeper = new JobSweeper(store, jobs, events, config, log);
+  const sweeper = new JobSweeper(store, jobs, events, config, log.child({ component: 'sweeper' }));
   const endpoints = new EndpointService(store, catalog, templates, config);
   // Endpoint changes reach the leader's autoscaler whichever replica made them.
   endpoints.onChanged((endpointId) => events.endpointChanged(endpointId));

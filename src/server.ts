@@ -32,7 +32,7 @@ export async function startServer(requested: GantryConfig): Promise<RunningServe
 
 async function start(config: GantryConfig, reservation: PortReservation | undefined): Promise<RunningServer> {
   const log = pino({ level: config.logLevel });
-  const services = createServices(config, await openStore(config), log);
+  const services = createServices(config, await openStore(config, log.child({ component: 'store' })), log);
   let app: App;
   try {
     app = await buildApp(services, { logger: log });

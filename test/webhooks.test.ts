@@ -12,6 +12,7 @@ import { WebhookOutbox, type OutboxOptions } from '../src/services/webhook-outbo
 import type { NewJob } from '../src/store/job-store.js';
 import { eventually, sleep, startLive, type Live } from './support/live.js';
 import { openTestStore, TEST_STORE, type TestStore } from './support/test-store.js';
+import { silentLogger, type Logger } from '../src/domain/logger.js';
 
 interface Hit { at: number; body: string; headers: IncomingMessage['headers'] }
 
@@ -41,7 +42,7 @@ async function receiver(statuses: (number | 'hang')[]) {
 }
 
 const warnings: string[] = [];
-const log = { warn: (_obj: object, msg: string) => warnings.push(msg) };
+const log: Logger = { ...silentLogger, warn: (_obj: object, msg: string) => void warnings.push(msg) };
 const FAST: OutboxOptions = { retryDelayMs: 60, attempts: 3, pollMs: 20, claimMs: 2000 };
 
 describe(`delivery [${TEST_STORE}]`, () => {

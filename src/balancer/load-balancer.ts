@@ -21,6 +21,7 @@ import { forward } from './forward.js';
 import { forwardUpgrade } from './upgrade.js';
 import { sendRawProblem, writeSocketProblem } from './raw-problem.js';
 import type { HttpAddress } from '../domain/workers.js';
+import type { Logger } from '../domain/logger.js';
 
 export interface LoadBalancerDeps {
   config: GantryConfig;
@@ -32,7 +33,7 @@ export interface LoadBalancerDeps {
   metrics: Pick<GantryMetrics, 'lbRequestFinished'>;
   /** With several replicas, the one that runs the workers when it is not this one. */
   leaderAddress: () => HttpAddress | undefined;
-  log: { warn(obj: object, msg: string): void };
+  log: Logger;
 }
 
 /** A relayed request is bounded by the leader, which applies the endpoint's timeout and hold. */

@@ -3,6 +3,8 @@
 // another replica takes it over once it lapses (the leader died or lost the database).
 import type pg from 'pg';
 import { PeriodicTask } from '../domain/periodic-task.js';
+import type { Logger } from '../domain/logger.js';
+import { storeErrorFields } from '../store/unavailable.js';
 
 const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 const LEASE = 'leader';
@@ -25,12 +27,12 @@ export class LeaderLease implements Leadership {
     private readonly pool: pg.Pool,
     private readonly replicaId: string,
     private readonly leaseMs: number,
-    private readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void },
+    private readonly log: Logger,
   ) {
     this.renewal = new PeriodicTask({
       run: () => this.renew(),
       everyMs: Math.max(50, Math.floor(leaseMs / 3)),
-      onError: (err) => log.warn({ err }, 'could not renew the leader lease'),
+      onError: (err) => log.warn(storeErrorFields(err), 'could not renew the leader lease'),
     });
   }
 
@@ -62,7 +64,7 @@ export class LeaderLease implements Leadership {
       if (held) this.validUntil = startedAt + this.leaseMs;
       this.set(held);
     } catch (err) {
-      this.log.warn({ err }, 'could not renew the leader lease');
+      this.log.warn(storeErrorFields(err), 'could not renew the leader lease');
       if (Date.now() >= this.validUntil - this.leaseMs / 3) this.set(false);
     }
   }

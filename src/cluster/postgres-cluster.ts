@@ -9,13 +9,10 @@ import { PostgresRateLimiter } from './postgres-rate-limiter.js';
 import { ReplicaWorkers } from './replica-workers.js';
 import type { HttpAddress, LocalWorkerRow } from '../domain/workers.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
+import type { Logger } from '../domain/logger.js';
+import { storeErrorFields } from '../store/unavailable.js';
 
 const HEARTBEAT_MS = 1000;
-
-interface ClusterLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
 
 export class PostgresCluster implements Cluster {
   readonly bus: PostgresEventBus;
@@ -28,7 +25,7 @@ export class PostgresCluster implements Cluster {
     readonly replicaId: string,
     store: PostgresStore,
     config: GantryConfig,
-    private readonly log: ClusterLog,
+    private readonly log: Logger,
   ) {
     this.bus = new PostgresEventBus(store.pool, store.options, replicaId, log);
     this.leadership = new LeaderLease(store.pool, replicaId, config.leaderLeaseMs, log);
@@ -49,7 +46,7 @@ export class PostgresCluster implements Cluster {
     this.heartbeat = new PeriodicTask({
       run: () => this.peers.beat(localWorkers()),
       everyMs: HEARTBEAT_MS,
-      onError: (err) => this.log.warn({ err }, 'could not share this replica’s workers'),
+      onError: (err) => this.log.warn(storeErrorFields(err), 'could not share this replica’s workers'),
     });
     this.heartbeat.start({ runNow: true });
   }

@@ -5,6 +5,8 @@
 import pg from 'pg';
 import { connectionOptions, type PoolOptions } from '../store/postgres/database.js';
 import { decodeEvent, encodeEvent, type ClusterEvent, type EventBus } from './events.js';
+import type { Logger } from '../domain/logger.js';
+import { storeErrorFields } from '../store/unavailable.js';
 
 const CHANNEL = 'gantry_events';
 /** NOTIFY payloads must stay under 8000 bytes. */
@@ -23,7 +25,7 @@ export class PostgresEventBus implements EventBus {
     private readonly pool: pg.Pool,
     private readonly options: PoolOptions,
     private readonly replicaId: string,
-    private readonly log: { warn(obj: object, msg: string): void },
+    private readonly log: Logger,
   ) {}
 
   async start(): Promise<void> {
@@ -35,15 +37,21 @@ export class PostgresEventBus implements EventBus {
     client.on('notification', (message) => this.received(message.payload ?? ''));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, undefined));
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      // Cut between connecting and listening: the half-set-up connection is not kept open.
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     if (this.closed) await client.end();
     else this.listener = client;
   }
 
   private lost(client: pg.Client, err: unknown): void {
     if (this.closed || this.listener !== client) return;
-    this.log.warn({ err }, 'event listener connection lost; reconnecting');
+    this.log.warn(storeErrorFields(err), 'event listener connection lost; reconnecting');
     this.listener = undefined;
     void client.end().catch(() => undefined);
     this.scheduleReconnect();
@@ -54,7 +62,7 @@ export class PostgresEventBus implements EventBus {
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       this.listen().catch((err: unknown) => {
-        this.log.warn({ err }, 'event listener could not reconnect; retrying');
+        this.log.warn(storeErrorFields(err), 'event listener could not reconnect; retrying');
         this.scheduleReconnect();
       });
     }, RECONNECT_DELAY_MS);
@@ -99,7 +107,7 @@ export class PostgresEventBus implements EventBus {
     if (current !== this.replicaId) payloads.push(current);
     for (const payload of payloads) {
       this.pool.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).catch((err: unknown) => {
-        this.log.warn({ err }, 'could not notify the other replicas; they will catch up on their next re-check');
+        this.log.warn(storeErrorFields(err), 'could not notify the other replicas; they will catch up on their next re-check');
       });
     }
   }

@@ -2,7 +2,7 @@
 // Fastify's own errors (bad JSON, wrong content type, oversized body), unknown routes and methods.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { ApiError, PROBLEM_CONTENT_TYPE, unexpectedProblem } from './problem.js';
+import { ApiError, PROBLEM_CONTENT_TYPE, logUnexpected, unexpectedProblem } from './problem.js';
 import { describeValidationErrors } from './validation.js';
 
 declare module 'fastify' {
@@ -56,7 +56,7 @@ export function installProblemHandlers(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = toApiError(error, request);
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (problem.status >= 500) logUnexpected(request.log, error, 'request failed');
     return sendProblem(reply, problem);
   });
 

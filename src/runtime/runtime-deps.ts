@@ -4,14 +4,9 @@ import type { GantryConfig } from '../config.js';
 import type { Store } from '../store/store.js';
 import type { CapacityPool } from '../catalog/capacity-pool.js';
 import type { Scheduler } from '../domain/periodic-task.js';
+import type { Logger } from '../domain/logger.js';
 import type { Provider } from './provider.js';
 import type { WorkerKinds } from './kinds/worker-kind.js';
-
-export interface RuntimeLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 export type RuntimeSettings = Pick<GantryConfig, 'scaleIntervalMs' | 'crashBackoffMs' | 'workerStopGraceMs'>;
 
@@ -22,7 +17,7 @@ export interface WorkerRuntimeDeps {
   /** What differs between queue and HTTP workers. */
   kinds: WorkerKinds;
   config: RuntimeSettings;
-  log: RuntimeLog;
+  log: Logger;
   clock?: () => number;
   /** The loop's timers; tests pass a manual one. */
   scheduler?: Scheduler;

@@ -15,7 +15,7 @@ import { FrozenPool } from './frozen-pool.js';
 import type { WorkerKind } from './kinds/worker-kind.js';
 import type { WorkerRuntimeDeps } from './runtime-deps.js';
 
-export type { RuntimeLog, RuntimeSettings, WorkerRuntimeDeps } from './runtime-deps.js';
+export type { RuntimeSettings, WorkerRuntimeDeps } from './runtime-deps.js';
 
 /** The longest a crashing endpoint waits before its next worker starts. */
 const MAX_CRASH_BACKOFF_MS = 60_000;

@@ -5,6 +5,7 @@ import type { DisplacedJob } from '../store/job-store.js';
 import type { Clock, JobService } from './jobs.js';
 import type { JobEvents } from './waitlist.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
+import type { Logger } from '../domain/logger.js';
 
 const BATCH = 500;
 /** A stop request no stop channel collected within this time belongs to a worker that is gone. */
@@ -23,7 +24,7 @@ export class JobSweeper {
     private readonly jobs: JobService,
     private readonly events: JobEvents,
     private readonly settings: SweepSettings,
-    log: { error(obj: object, msg: string): void },
+    log: Logger,
     private readonly now: Clock = Date.now,
   ) {
     this.loop = new PeriodicTask({

@@ -7,6 +7,7 @@ import type { DueWebhook, JobStore } from '../store/job-store.js';
 import { statusJson } from './job-view.js';
 import type { WebhookSender } from './webhooks.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
+import { silentLogger, type Logger } from '../domain/logger.js';
 
 export interface OutboxOptions {
   retryDelayMs: number;
@@ -33,7 +34,7 @@ export class WebhookOutbox {
     private readonly jobs: Pick<JobStore, 'claimWebhooks' | 'webhookAttempted'>,
     private readonly sender: WebhookSender,
     private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
-    private readonly log: { warn(obj: object, msg: string): void } = { warn: () => undefined },
+    private readonly log: Logger = silentLogger,
     private readonly now: () => number = Date.now,
   ) {
     this.poll = new PeriodicTask({

@@ -290,6 +290,13 @@ export const SETTINGS = {
     default: 'info',
     description: 'how much the server logs',
   },
+  requestLogLevel: {
+    flag: '--request-log-level <level>',
+    env: 'GANTRY_REQUEST_LOG_LEVEL',
+    type: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
+    default: 'debug',
+    description: 'level of the per-request log lines (incoming, completed); a failed request still logs at error',
+  },
 } as const satisfies Record<string, Setting<unknown>>;
 
 export type Settings = typeof SETTINGS;

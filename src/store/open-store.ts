@@ -5,6 +5,7 @@ import { redact, type GantryConfig } from '../config.js';
 import type { Store } from './store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import { PostgresStore } from './postgres/postgres-store.js';
+import { silentLogger, type Logger } from '../domain/logger.js';
 
 export function databaseFile(config: GantryConfig): string {
   return join(config.dataDir, 'gantry.db');
@@ -16,7 +17,7 @@ export function storeLocation(config: GantryConfig): string {
 }
 
 /** Opens the store and brings its schema up to date. */
-export async function openStore(config: GantryConfig): Promise<Store> {
-  if (config.databaseUrl) return PostgresStore.open({ url: config.databaseUrl, max: config.databasePoolSize });
+export async function openStore(config: GantryConfig, log: Logger = silentLogger): Promise<Store> {
+  if (config.databaseUrl) return PostgresStore.open({ url: config.databaseUrl, max: config.databasePoolSize }, log);
   return new SqliteStore(databaseFile(config));
 }

@@ -20,8 +20,8 @@ import type { EndpointRecord } from '../../src/store/store.js';
 import { FakeProvider } from './fake-provider.js';
 import { ManualTime } from './manual-time.js';
 import { openTestStore } from './test-store.js';
+import { silentLogger } from '../../src/domain/logger.js';
 
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** The queue's wake-ups, recorded; a test announces new jobs with `queued`. */
 class RecordingSignals implements QueueSignals {
@@ -64,7 +64,7 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
       LOAD_BALANCER: new HttpWorkers(balancer, config),
     },
     config,
-    log: silent,
+    log: silentLogger,
     clock: time.now,
     scheduler: time,
   });

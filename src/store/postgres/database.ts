@@ -1,5 +1,7 @@
 // The PostgreSQL connection pool, its type parsing and transactions.
 import pg from 'pg';
+import { silentLogger, type Logger } from '../../domain/logger.js';
+import { whyStoreUnavailable } from '../unavailable.js';
 
 const INT8_OID = 20;
 
@@ -28,12 +30,28 @@ export function connectionOptions(options: PoolOptions): pg.ClientConfig {
 /** How long a query waits for a connection, new or from the pool, before it fails. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export function createPool(options: PoolOptions): pg.Pool {
+export function createPool(options: PoolOptions, log: Logger = silentLogger): pg.Pool {
   // A database that does not answer fails requests (503) after a while instead of holding them forever.
   const pool = new pg.Pool({ ...connectionOptions(options), max: options.max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  // An idle client that loses its connection is dropped by the pool; the error must not crash the process.
-  pool.on('error', () => undefined);
+  // pg-pool listens for errors only while a client is idle: one that breaks while checked out
+  // (in a transaction, or between a query and its release) would emit an unhandled 'error' and
+  // end the process. Every client therefore gets a listener for its whole life.
+  pool.on('connect', (client) => watchConnection(client, log));
+  // The pool then drops the broken idle client; watchConnection has already logged why.
+  pool.on('error', (err) => log.debug({ err: err.message }, 'idle database connection removed from the pool'));
   return pool;
+}
+
+/** Logs the first error of a connection (a dropped one reports several) and keeps it from crashing the process. */
+function watchConnection(client: pg.ClientBase, log: Logger): void {
+  let reported = false;
+  client.on('error', (err: Error) => {
+    if (reported) return;
+    reported = true;
+    const unavailable = whyStoreUnavailable(err);
+    if (unavailable) log.warn({ code: unavailable.code, reason: unavailable.reason }, 'database connection lost');
+    else log.error({ err }, 'database connection failed');
+  });
 }
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
@@ -41,15 +59,20 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 /** Runs `work` in one transaction on one connection, rolling back when it throws. */
 export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let result: T;
   try {
     await client.query('BEGIN');
-    const result = await work(client);
+    result = await work(client);
     await client.query('COMMIT');
-    return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A connection that cannot even roll back is in no state to be reused: it is destroyed.
+    const unusable = await client.query('ROLLBACK').then(
+      () => undefined,
+      (rollbackError: unknown) => (rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))),
+    );
+    client.release(unusable);
     throw error;
-  } finally {
-    client.release();
   }
+  client.release();
+  return result;
 }

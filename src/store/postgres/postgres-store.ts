@@ -8,6 +8,7 @@ import {
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 import { createPool, transaction, type PoolOptions, type Queryable } from './database.js';
 import { migratePostgres } from './migrate.js';
+import { silentLogger, type Logger } from '../../domain/logger.js';
 import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
@@ -22,8 +23,8 @@ export class PostgresStore implements Store {
   }
 
   /** Connects and brings the schema up to date (safe when several replicas start together). */
-  static async open(options: PoolOptions): Promise<PostgresStore> {
-    const pool = createPool(options);
+  static async open(options: PoolOptions, log: Logger = silentLogger): Promise<PostgresStore> {
+    const pool = createPool(options, log);
     try {
       await migratePostgres(pool);
     } catch (error) {

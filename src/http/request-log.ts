@@ -1,0 +1,24 @@
+// Fastify's per-request lines (incoming, completed) at a level of the operator's choosing. On a
+// busy server two lines per request at info drown the warnings and lifecycle lines, so they
+// default to debug; a request that fails still logs at error.
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { GantryConfig } from '../config.js';
+
+export class RequestLogController extends LogController {
+  constructor(private readonly level: GantryConfig['requestLogLevel']) {
+    super();
+  }
+
+  override incomingRequest(request: FastifyRequest): void {
+    request.log[this.level]({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, _request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log[this.level]({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+
+  override routeNotFound(request: FastifyRequest): void {
+    request.log[this.level]({ req: request }, 'route not found');
+  }
+}
