@@ -277,7 +277,7 @@ export const SETTINGS = {
     description: 'bearer token of the operator\'s scraper: with it /metrics shows every account',
   },
   metricsOpen: {
-    flag: '--metrics-open <yes|no>',
+    flag: '--metrics-open <yes/no>',
     env: 'GANTRY_METRICS_OPEN',
     type: choice(['no', 'yes']),
     default: 'no',
