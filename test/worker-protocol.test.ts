@@ -195,6 +195,27 @@ describe('stream', () => {
     assert.equal(res.json.stream.map((c: { output: string }) => c.output).join(''), text);
     await done(id, '{}', 'w1', true);
   });
+
+  test('any JSON value over 1 MB is split into parts a client joins back, escapes counted', async () => {
+    const id = await run();
+    await take();
+    // Quotes double in JSON: 600,000 of them are 1.2 MB once written as a string.
+    const quotes = '"'.repeat(600_000);
+    const value = { rows: Array.from({ length: 3 }, (_, i) => ({ i, quotes })) };
+    await g.worker('POST', `/job-stream/w1/${id}`, JSON.stringify({ output: quotes }));
+    await g.worker('POST', `/job-stream/w1/${id}`, JSON.stringify({ output: value }));
+    const res = await g.queue('GET', `/stream/${id}`);
+    for (const chunk of res.json.stream) assert.ok(Buffer.byteLength(JSON.stringify(chunk.output)) <= 1024 * 1024);
+    const strings = res.json.stream.filter((c: { output: unknown }) => typeof c.output === 'string');
+    assert.ok(strings.length >= 2);
+    assert.equal(strings.map((c: { output: string }) => c.output).join(''), quotes);
+    const parts = res.json.stream.filter((c: { output: unknown }) => typeof c.output === 'object').map((c: any) => c.output.gantryPart);
+    assert.ok(parts.length >= 4);
+    assert.ok(parts.every((p: any) => p.of === parts[0].of && p.count === parts.length));
+    const joined = [...parts].sort((a: any, b: any) => a.index - b.index).map((p: any) => p.json).join('');
+    assert.deepEqual(JSON.parse(joined), value);
+    await done(id, '{}', 'w1', true);
+  });
 });
 
 describe('leases', () => {

@@ -7,6 +7,7 @@ import { isTerminal, JOB_LIMITS } from '../domain/job-state.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { Clock, JobService } from './jobs.js';
+import { splitStreamChunk } from '../domain/stream-chunks.js';
 
 export interface WorkerTimings {
   jobLeaseMs: number;
@@ -50,27 +51,6 @@ export function readDoneBody(raw: string, byteLength: number, maxOutputBytes: nu
 }
 
 /** Splits a streamed string over the chunk limit into pieces, on character boundaries. */
-export function splitChunk(output: unknown): string[] {
-  const text = JSON.stringify(output ?? null);
-  if (Buffer.byteLength(text) <= JOB_LIMITS.streamChunkBytes || typeof output !== 'string') return [text];
-  const pieces: string[] = [];
-  let current = '';
-  let bytes = 0;
-  for (const char of output) {
-    const size = Buffer.byteLength(char);
-    // Leave room for the quotes and escapes JSON adds.
-    if (bytes + size > JOB_LIMITS.streamChunkBytes - 1024) {
-      pieces.push(JSON.stringify(current));
-      current = '';
-      bytes = 0;
-    }
-    current += char;
-    bytes += size;
-  }
-  if (current !== '') pieces.push(JSON.stringify(current));
-  return pieces;
-}
-
 export class WorkerProtocolService {
   constructor(
     private readonly store: Store,
@@ -149,7 +129,7 @@ export class WorkerProtocolService {
     const job = await this.store.jobs.get(jobId);
     if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
     if (!job || job.endpointId !== endpointId || isTerminal(job.status)) return;
-    await this.store.jobs.appendStream(jobId, splitChunk(output));
+    await this.store.jobs.appendStream(jobId, splitStreamChunk(output, JOB_LIMITS.streamChunkBytes));
     if (job.workerId === workerId) await this.store.jobs.renewLeases(endpointId, workerId, [jobId], this.now() + this.timings.jobLeaseMs);
     this.events.jobChanged(jobId);
   }
