@@ -150,6 +150,17 @@ test('a worker\'s logs can be read', async () => {
   const text = await res.text();
   assert.match(text, /data: \{"source":"system","line":"started: /);
 
+  // A reconnecting client sends the last event id it saw and gets only what came after it.
+  const ids = [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1]!);
+  assert.ok(ids.length >= 1);
+  const logsUrl = `${g.url}/v2/serverless/${e.id}/workers/${worker.workerId}/logs?follow=false`;
+  const resumed = await (await fetch(logsUrl, { headers: { authorization: `Bearer ${g.adminKey}`, 'last-event-id': ids.at(-1)! } })).text();
+  assert.deepEqual([...resumed.matchAll(/^id: (.+)$/gm)].map((m) => m[1]!).filter((id) => ids.includes(id)), [], 'nothing already seen is sent again');
+  const fromStart = await (await fetch(`${logsUrl}&since=${encodeURIComponent(ids[0]!)}`, { headers: { authorization: `Bearer ${g.adminKey}` } })).text();
+  assert.ok(fromStart.includes(`id: ${ids[0]}`), 'since includes the line at that time');
+  const badSince = await fetch(`${logsUrl}&since=yesterday`, { headers: { authorization: `Bearer ${g.adminKey}` } });
+  assert.equal(badSince.status, 400);
+
   // Through another endpoint's path, another account's or the same account's, the worker is unknown.
   const otherKey = await g.newKey({ accountName: 'logs-probe' });
   const theirs = await g.call('POST', '/v2/serverless', {

@@ -8,6 +8,10 @@ import { problemResponses } from '../schemas/common.js';
 import { EndpointIdParams } from '../schemas/serverless.js';
 import { ListReleasesResponse, ListWorkersResponse, LogQuery } from '../schemas/workers.js';
 import { relay } from '../relay.js';
+import { logCursor, selectLines } from '../log-cursor.js';
+
+/** Enough for every line a provider keeps of a worker; the cursor picks from them. */
+const LOG_LINES_KEPT = 100_000;
 
 const tags = ['Serverless'];
 
@@ -78,8 +82,10 @@ export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime, clus
       const known = runtime?.startedFor(endpoint.id, workerId) ?? false;
       const peer = known ? undefined : cluster.peers?.find(endpoint.id, workerId);
       // Another replica runs the worker and holds its logs: relay its stream.
-      if (peer?.managed) return relay(`${peer.replicaUrl}${request.url}`, request.headers.authorization, reply);
+      if (peer?.managed) return relay(`${peer.replicaUrl}${request.url}`, request.headers, reply);
       if (!runtime || !known) throw notFound(`worker ${workerId} of endpoint ${endpoint.id} not found`);
+      const lastEventId = request.headers['last-event-id'];
+      const cursor = logCursor(typeof lastEventId === 'string' ? lastEventId : undefined, request.query.since, request.query.tail);
       const wanted = (source: string) => {
         const kind = source === 'system' ? 'system' : 'container';
         return request.query.source === undefined || request.query.source === kind;
@@ -91,7 +97,7 @@ export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime, clus
       // Headers set earlier (rate limits) go out with the stream.
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
       raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-      for (const line of runtime.logs(endpoint.id, workerId, request.query.tail ?? 100)) if (wanted(line.source)) raw.write(event(line));
+      for (const line of selectLines(runtime.logs(endpoint.id, workerId, LOG_LINES_KEPT), cursor)) if (wanted(line.source)) raw.write(event(line));
       if (request.query.follow === false) {
         raw.end();
         return;

@@ -67,5 +67,6 @@ export const ListReleasesResponse = Type.Object({
 export const LogQuery = Type.Object({
   source: Type.Optional(StringEnum(['container', 'system'])),
   tail: Type.Optional(Type.Integer({ minimum: 0, maximum: 5000 })),
+  since: Type.Optional(Type.String({ description: 'RFC 3339 time to resume from; `tail` is then ignored, and Last-Event-ID wins over it' })),
   follow: Type.Optional(Type.Boolean({ description: 'keep the stream open for new lines (default true)' })),
 });
