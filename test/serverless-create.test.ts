@@ -44,6 +44,14 @@ async function created(body: unknown) {
 }
 
 describe('create: defaults and response shape', () => {
+  test('timeout takes any positive number of milliseconds, sub-second ones too', async () => {
+    assert.equal((await created({ ...gpuBody(), timeout: 250 })).timeout, 250);
+    for (const timeout of [0, -1, 1.5]) {
+      const res = await h.call('POST', '/v2/serverless', { ...gpuBody(), timeout });
+      assert.equal(res.statusCode, 400, `timeout ${timeout}`);
+    }
+  });
+
   test('a minimal GPU endpoint gets every documented default', async () => {
     const e = await created(gpuBody());
     assert.match(e.id, /^[a-z0-9]{14}$/);

@@ -68,7 +68,7 @@ const placementProperties = {
   dataCenterIds: Type.Array(Type.String({ minLength: 1 })),
   networkVolumes: Type.Array(Type.String({ minLength: 1 })),
   flashboot: FlashBoot,
-  timeout: Type.Integer({ minimum: 1000, maximum: 86_400_000, description: 'Per-job execution timeout, ms' }),
+  timeout: Type.Integer({ minimum: 1, maximum: 86_400_000, description: 'Per-job execution timeout, ms (any positive count: the contract sets no minimum)' }),
   workers: WorkersRequest,
   scaling: Scaling,
 };
