@@ -48,7 +48,7 @@ describe('create: defaults and response shape', () => {
     assert.equal((await created({ ...gpuBody(), timeout: 250 })).timeout, 250);
     for (const timeout of [0, -1, 1.5]) {
       const res = await h.call('POST', '/v2/serverless', { ...gpuBody(), timeout });
-      assert.equal(res.statusCode, 400, `timeout ${timeout}`);
+      assert.equal(res.statusCode, 422, `timeout ${timeout}`);
     }
   });
 
