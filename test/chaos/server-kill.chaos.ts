@@ -75,7 +75,7 @@ test('SIGKILL of the server under steady load loses no acknowledged job', { time
     failed: account.failed,
     lost: account.lost,
     duplicated: log.duplicated,
-    refused_submissions: ledger.answers.total - ledger.accepted.size,
+    ...ledger.answers.toFigures('run_answers_'),
     restart_listen_ms: listeningMs,
     recovery_ms: recoveryMs,
     downtime_ms: firstAccepted - killedAt,
