@@ -32,14 +32,18 @@ export async function settleJobs(
   const last = new Map<string, string>();
   let pending = [...jobIds];
   for (let round = 0; pending.length > 0 && round < 1000; round++) {
+    let answered = 0;
     await inParallel(pending, 8, async (id) => {
       for (const target of targets()) {
         const answer = await callJson(target, apiKey, 'GET', `/v2/${endpointId}/status/${id}`, undefined, 5000);
         if (answer.status === 0) continue;
+        answered++;
         last.set(id, answer.status === 200 ? String(answer.json?.status) : `HTTP ${answer.status}`);
         return;
       }
     });
+    // No server answered at all: they are gone, and waiting longer will not bring the jobs back.
+    if (answered === 0) break;
     pending = pending.filter((id) => !TERMINAL.has(last.get(id) ?? ''));
     if (pending.length === 0 || Date.now() - started > timeoutMs) break;
     await sleep(250);
