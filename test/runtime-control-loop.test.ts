@@ -201,7 +201,7 @@ test('an HTTP endpoint scales on held requests, which its workers serve at the a
   assert.equal(await wakeAndPass(r), 1, 'held requests wake the loop');
   assert.equal(r.provider.started.length, 2, 'one worker per held request (requestCount 1)');
   for (const spec of r.provider.started) {
-    assert.deepEqual(spec.http, { port: 8000, healthPort: 8000 });
+    assert.deepEqual(spec.http, { port: 8000, healthPort: 80 }, 'PORT_HEALTH defaults to 80, not to PORT');
     assert.equal(spec.env.PORT, '8000');
     assert.equal(spec.env.RUNPOD_AI_API_KEY, undefined, 'an HTTP worker needs no worker-protocol credential');
     const backend = r.balancer.get(spec.workerId)!;

@@ -13,9 +13,9 @@ export interface HttpWorkerSettings {
 
 export function httpWorkerSettings(spec: Pick<EndpointSpec, 'env'>): HttpWorkerSettings {
   const port = Number(spec.env.PORT ?? DEFAULT_HTTP_PORT);
-  // Without PORT_HEALTH the health check goes to the main port: with the defaults both are 80,
-  // and a worker that moves only PORT keeps answering its health check.
-  const healthPort = Number(spec.env.PORT_HEALTH ?? port);
+  // PORT_HEALTH defaults to 80 as the contract says, not to PORT: a worker that moves only PORT
+  // is still checked on 80, exactly as on the hosted service.
+  const healthPort = Number(spec.env.PORT_HEALTH ?? DEFAULT_HTTP_PORT);
   const path = spec.env.HEALTH_CHECK_PATH ?? DEFAULT_HEALTH_CHECK_PATH;
   return { port, healthPort, healthPath: path.startsWith('/') ? path : `/${path}` };
 }
