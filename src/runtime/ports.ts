@@ -12,3 +12,14 @@ export interface QueueSignals {
   jobsQueued(endpointId: string, count?: number): void;
   jobChanged(jobId: string): void;
 }
+
+/** A registry username and password, as an image pull presents them. */
+export interface RegistryLogin {
+  username: string;
+  password: string;
+}
+
+/** The login an endpoint's image is pulled with; undefined when its `registry` names none. */
+export interface RegistryLogins {
+  loginFor(endpointId: string): Promise<RegistryLogin | undefined>;
+}

@@ -5,11 +5,9 @@
 import type Docker from 'dockerode';
 import { followsLatest, registryOf } from './image-reference.js';
 import { engineMessage } from './engine-message.js';
+import type { RegistryLogin } from '../ports.js';
 
-export interface RegistryLogin {
-  username: string;
-  password: string;
-}
+export type { RegistryLogin };
 
 interface PullEvent {
   status?: string;
