@@ -58,7 +58,8 @@ test('a wrong password: the crash-loop reason in /workers names the image, the r
 test('the right credential: the image is pulled with it and the endpoint completes a job', { skip }, async () => {
   await registry.forgetImage();
   // A long idle timeout keeps the worker, and its log, until the test has read it.
-  const id = await privateEndpoint(await credential('right', LOGIN.password), 0, 60);
+  const credentialId = await credential('right', LOGIN.password);
+  const id = await privateEndpoint(credentialId, 0, 60);
   const res = await fetch(`${g.url}/v2/${id}/runsync?wait=60000`, {
     method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input: { echo: 'private' } }),
   });
@@ -67,6 +68,7 @@ test('the right credential: the image is pulled with it and the endpoint complet
   const [worker] = g.services.runtime!.workersOf(id);
   assert.ok(worker, 'the worker is still running');
   const lines = g.services.runtime!.logs(id, worker.workerId, 200).map((l) => l.line);
-  assert.ok(lines.includes(`pulling ${registry.image} from ${registry.address} as ${LOGIN.username}`), lines.join('\n'));
+  assert.ok(lines.includes(`pulling ${registry.image} from ${registry.address} with registry credential ${credentialId} ('right')`), lines.join('\n'));
+  assert.ok(!lines.some((line) => line.includes(LOGIN.username) || line.includes(LOGIN.password)), 'write-only: not in the worker log either');
   await g.call('DELETE', `/v2/serverless/${id}`);
 });

@@ -171,9 +171,11 @@ describe('references from endpoints and templates', () => {
   });
 
   test("the runtime gets the endpoint's login opened, and nothing for an endpoint without a registry", async () => {
-    const { id } = await createCredential();
+    const { id, name } = await createCredential();
     const endpoint = (await h.call('POST', '/v2/serverless', endpointBody({ registry: id }))).json();
-    assert.deepEqual(await h.services.registryAuths.loginFor(endpoint.id), { username: USERNAME, password: PASSWORD });
+    assert.deepEqual(await h.services.registryAuths.loginFor(endpoint.id), {
+      username: USERNAME, password: PASSWORD, label: `registry credential ${id} ('${name}')`,
+    });
     const plain = (await h.call('POST', '/v2/serverless', endpointBody({}))).json();
     assert.equal(await h.services.registryAuths.loginFor(plain.id), undefined);
   });

@@ -17,6 +17,8 @@ export interface QueueSignals {
 export interface RegistryLogin {
   username: string;
   password: string;
+  /** How logs name the login (they never show the username or password), e.g. "registry credential abc ('hub')". */
+  label?: string;
 }
 
 /** The login an endpoint's image is pulled with; undefined when its `registry` names none. */

@@ -89,7 +89,8 @@ export class RegistryAuthService implements RegistryLogins {
     const record = await this.store.registryAuths.get(endpoint.accountId, registry);
     if (!record) throw new Error(`the endpoint's registry credential ${registry} does not exist (any more)`);
     try {
-      return JSON.parse(this.secrets.open(record.sealedCredential, sealContext(record.id))) as RegistryLogin;
+      const { username, password } = JSON.parse(this.secrets.open(record.sealedCredential, sealContext(record.id))) as RegistryLogin;
+      return { username, password, label: `registry credential ${record.id} ('${record.name}')` };
     } catch (error) {
       throw new Error(`cannot open registry credential ${registry}: ${(error as Error).message}`);
     }

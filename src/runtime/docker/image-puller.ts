@@ -59,7 +59,8 @@ export class ImagePuller {
   private async pull(image: string, login: RegistryLogin | undefined, log: (line: string) => void): Promise<void> {
     const registry = registryOf(image);
     const failed = (answer: string) => new Error(`cannot pull image '${image}' from ${registry}: ${answer.trim()}`);
-    log(`pulling ${image} from ${registry}${login ? ` as ${login.username}` : ''}`);
+    // The username is write-only like the password: the log, which the API serves, names the login instead.
+    log(`pulling ${image} from ${registry}${login ? ` with ${login.label ?? 'a registry login'}` : ''}`);
     const options = login ? { authconfig: { username: login.username, password: login.password, serveraddress: registry } } : {};
     let stream: NodeJS.ReadableStream;
     try {
