@@ -4,12 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretBox } from '../src/services/secrets/secret-box.js';
 import { KEY_FILE_NAME, Secrets } from '../src/services/secrets/secrets.js';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { checkSecretKey } from '../src/doctor/secret-checks.js';
 
 const box = new SecretBox(randomBytes(32));
 
@@ -76,4 +77,21 @@ test('--secret-key must be 32 bytes of base64, and a bad one is not echoed', () 
     return true;
   });
   assert.throws(() => loadConfig({ secretKey: Buffer.alloc(16).toString('base64') }, {}), /got 16 bytes/);
+});
+
+test('gantry doctor warns about replicas without a key and a key file others can read', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gantry-secrets-'));
+  try {
+    const postgres = { database: 'postgres://gantry@db/gantry', dataDir };
+    assert.equal(checkSecretKey(loadConfig(postgres, {})).status, 'warn');
+    assert.match(checkSecretKey(loadConfig(postgres, {})).detail, /give every replica the same --secret-key/);
+    assert.equal(checkSecretKey(loadConfig({ ...postgres, secretKey: randomBytes(32).toString('base64') }, {})).status, 'ok');
+    assert.equal(checkSecretKey(loadConfig({ dataDir }, {})).status, 'ok', 'a key file will be made');
+    new Secrets({ secretKey: undefined, dataDir, shared: false }).seal('pw', 'ctx');
+    assert.equal(checkSecretKey(loadConfig({ dataDir }, {})).status, 'ok');
+    chmodSync(join(dataDir, KEY_FILE_NAME), 0o644);
+    assert.match(checkSecretKey(loadConfig({ dataDir }, {})).detail, /readable by others \(mode 0644\): chmod 600 it/);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
