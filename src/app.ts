@@ -10,6 +10,8 @@ import { RequestLogController } from './http/request-log.js';
 import { registerOpenApi } from './http/openapi.js';
 import { serverlessRoutes } from './http/routes/serverless.js';
 import { templateRoutes } from './http/routes/templates.js';
+import { registryRoutes } from './http/routes/registries.js';
+import { registryDelegationRoutes } from './http/routes/registry-delegations.js';
 import { catalogRoutes } from './http/routes/catalog.js';
 import { queueRoutes } from './http/routes/queue.js';
 import { workerRoutes } from './http/routes/worker.js';
@@ -54,6 +56,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   await app.register(serverlessRoutes(services));
   await app.register(templateRoutes(services));
+  await app.register(registryRoutes(services));
+  await app.register(registryDelegationRoutes());
   await app.register(catalogRoutes(services));
   await app.register(queueRoutes(services));
   await app.register(workerRoutes(services));

@@ -7,6 +7,9 @@ import { loadCatalog } from './catalog/catalog.js';
 import { loadCapacity } from './catalog/capacity.js';
 import { EndpointService } from './services/endpoints.js';
 import { TemplateService } from './services/templates.js';
+import { RegistryAuthService } from './services/registry-auths.js';
+import { Secrets } from './services/secrets/secrets.js';
+import type { RegistryLogins } from './runtime/ports.js';
 import { JobEvents } from './services/waitlist.js';
 import { WorkerRegistry } from './runtime/worker-registry.js';
 import { JobService } from './services/jobs.js';
@@ -41,7 +44,10 @@ export function createServices(
 ): Services {
   const catalog = loadCatalog(config.catalogFile);
   const capacity = loadCapacity(config.capacityFile, catalog);
-  const templates = new TemplateService(store, catalog);
+  // Replicas sharing PostgreSQL must share the key too; one made in a data directory would differ on each.
+  const secrets = new Secrets({ secretKey: config.secretKey, dataDir: config.dataDir, shared: store instanceof PostgresStore });
+  const registryAuths = new RegistryAuthService(store, secrets);
+  const templates = new TemplateService(store, catalog, registryAuths);
   const replicaId = `replica-${randomId(10)}`;
   const cluster: Cluster =
     store instanceof PostgresStore ? new PostgresCluster(replicaId, store, config, log.child({ component: 'cluster' })) : new SingleProcessCluster(replicaId, config.rateLimits);
@@ -51,7 +57,7 @@ export function createServices(
   const webhooks = new WebhookOutbox(store.jobs, new WebhookSender({ allowedCidrs: config.webhookAllowCidrs }), undefined, log.child({ component: 'webhooks' }));
   const workerCredentials = new WorkerCredentialService(store);
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
-  const provider = workerProvider(config, replicaId, log);
+  const provider = workerProvider(config, replicaId, registryAuths, log);
   const runtime = provider
     ? new WorkerRuntime({
         store,
@@ -69,7 +75,7 @@ export function createServices(
   const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId), (endpointId) => balancer.demand(endpointId));
   const jobs = new JobService(store, events, workers, webhooks, config, metrics, (endpointId) => workerDirectory.counts(endpointId));
   const sweeper = new JobSweeper(store, jobs, events, config, log.child({ component: 'sweeper' }));
-  const endpoints = new EndpointService(store, catalog, templates, config);
+  const endpoints = new EndpointService(store, catalog, templates, registryAuths, config);
   // Endpoint changes reach the leader's autoscaler whichever replica made them.
   endpoints.onChanged((endpointId) => events.endpointChanged(endpointId));
   if (runtime) events.onEndpointChanged(() => runtime.runSoon());
@@ -82,6 +88,8 @@ export function createServices(
     catalog,
     capacity,
     templates,
+    registryAuths,
+    secrets,
     endpoints,
     events,
     workers,
@@ -97,6 +105,7 @@ export function createServices(
     balancer,
     start() {
       started ??= (async () => {
+        if (secrets.unavailable) log.error({ reason: secrets.unavailable }, 'registry credentials cannot be stored or used until --secret-key is set');
         // Only the leader sweeps and scales; a replica that gains or loses leadership starts or stops them.
         cluster.leadership.onChange((leader) => {
           if (leader) {
@@ -128,7 +137,7 @@ export function createServices(
 }
 
 /** What runs this process's workers, by --worker-provider; none when they are started by hand. */
-function workerProvider(config: GantryConfig, replicaId: string, log: Logger): Provider | undefined {
+function workerProvider(config: GantryConfig, replicaId: string, logins: RegistryLogins, log: Logger): Provider | undefined {
   switch (config.workerProvider) {
     case 'process':
       return new ProcessProvider({ workDir: config.workerWorkDir });
@@ -138,6 +147,7 @@ function workerProvider(config: GantryConfig, replicaId: string, log: Logger): P
         instanceId: dockerInstanceId(config.dataDir),
         replicaId,
         workerApiUrl: { from: config.replicaUrl, to: config.dockerNetwork === 'bridge' ? config.dockerWorkerApiUrl : config.replicaUrl },
+        registryLogin: (endpointId) => logins.loginFor(endpointId),
         log: log.child({ component: 'docker' }),
       });
     case 'none':

@@ -5,6 +5,7 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIXTURE_CATALOG, problem, startHarness, type Harness } from './support/harness.js';
+import { addRegistry } from './support/registries.js';
 import { loadCatalog } from '../src/catalog/catalog.js';
 import { loadCapacity } from '../src/catalog/capacity.js';
 
@@ -147,7 +148,7 @@ describe('public templates', () => {
     assert.deepEqual(official.map((t: { id: string }) => t.id), ['pubsrvless', 'pubpodtmpl']);
     assert.equal(official[0].serverless, true);
     const other = await h.newKey({ accountName: 'sharer' });
-    await h.call('POST', '/v2/templates', { name: 'shared', image: 'x/y', public: true, registry: 'reg_secret' }, other);
+    await h.call('POST', '/v2/templates', { name: 'shared', image: 'x/y', public: true, registry: await addRegistry(h, other) }, other);
     await h.call('POST', '/v2/templates', { name: 'private', image: 'x/z' }, other);
     const community = (await get('/v2/catalog/templates?source=community')).body.templates;
     assert.deepEqual(community.map((t: { name: string }) => t.name), ['shared']);

@@ -2,11 +2,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FIXTURE_CATALOG, problem, startHarness, type Harness } from './support/harness.js';
+import { addRegistry } from './support/registries.js';
 
 let h: Harness;
 let ownTemplate: { id: string };
+let registry: string;
 before(async () => {
   h = await startHarness({ catalogFile: FIXTURE_CATALOG });
+  registry = await addRegistry(h);
   const res = await h.call('POST', '/v2/templates', {
     name: 'own worker',
     image: 'acme/own:3',
@@ -14,7 +17,7 @@ before(async () => {
     disk: 30,
     ports: ['9000/http'],
     env: { MODEL: 'own', SHARED: 'template' },
-    registry: 'reg_123',
+    registry,
     serverless: true,
     allowedCudaVersions: ['12.8'],
     startSsh: true,
@@ -39,7 +42,7 @@ test('rule 1: the template resolves into image, args, disk, ports, env and regis
   const e = res.json();
   assert.deepEqual(
     [e.image, e.args, e.cmd, e.disk, e.ports, e.env, e.registry],
-    ['acme/own:3', 'python -u own.py', ['python', '-u', 'own.py'], 30, ['9000/http'], { MODEL: 'own', SHARED: 'template' }, 'reg_123'],
+    ['acme/own:3', 'python -u own.py', ['python', '-u', 'own.py'], 30, ['9000/http'], { MODEL: 'own', SHARED: 'template' }, registry],
   );
   assert.equal('templateId' in e, false);
 });

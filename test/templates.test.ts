@@ -7,6 +7,7 @@ import { DEFAULT_CATALOG_FILE } from '../src/catalog/catalog.js';
 import type { CatalogData, PublicTemplateEntry } from '../src/domain/catalog.js';
 import { ApiError } from '../src/domain/errors.js';
 import { startHarness, problem, type Harness } from './support/harness.js';
+import { addRegistry } from './support/registries.js';
 
 // The test writes its own catalog (the shipped one plus these entries) so it does not depend on shipped data.
 const CATALOG_SERVERLESS: PublicTemplateEntry = {
@@ -40,6 +41,9 @@ let otherKey: string;
 let readKey: string;
 let otherAccountId: string;
 let defaultAccountId: string;
+/** Registry credentials of the default account and of the other one. */
+let ownCred: string;
+let theirCred: string;
 let counter = 0;
 const uniqueName = (base: string) => `${base}-${++counter}`;
 
@@ -66,6 +70,8 @@ before(async () => {
   otherAccountId = await accountOf(otherKey);
   defaultAccountId = await accountOf(h.adminKey);
   assert.notEqual(otherAccountId, defaultAccountId);
+  ownCred = await addRegistry(h);
+  theirCred = await addRegistry(h, otherKey);
 });
 
 after(async () => {
@@ -106,7 +112,7 @@ describe('POST /v2/templates', () => {
       disk: 40,
       ports: ['8000/http', '22/tcp'],
       env: { A: '1' },
-      registry: 'cred-1',
+      registry: ownCred,
       allowedCudaVersions: ['12.8', '12.4'],
       category: 'CPU',
       mounts: { persistent: { size: 20, path: '/workspace' } },
@@ -128,7 +134,7 @@ describe('POST /v2/templates', () => {
         mounts: { persistent: { size: 20, path: '/workspace' } },
         ports: ['8000/http', '22/tcp'],
         env: { A: '1' },
-        registry: 'cred-1',
+        registry: ownCred,
         serverless: true,
         public: true,
         category: 'CPU',
@@ -253,15 +259,15 @@ describe('GET /v2/templates', () => {
 
 describe('GET /v2/templates/{id}', () => {
   test('own template, with its registry', async () => {
-    const own = await create({ registry: 'cred-own' });
+    const own = await create({ registry: ownCred });
     const res = await h.call('GET', `/v2/templates/${own.id}`);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), own);
-    assert.equal(res.json().registry, 'cred-own');
+    assert.equal(res.json().registry, ownCred);
   });
 
   test("another account's public template, with the registry hidden", async () => {
-    const theirs = await create({ public: true, registry: 'cred-secret' }, otherKey);
+    const theirs = await create({ public: true, registry: theirCred }, otherKey);
     const res = await h.call('GET', `/v2/templates/${theirs.id}`);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), { ...theirs, registry: null });
@@ -310,7 +316,7 @@ describe('PATCH /v2/templates/{id}', () => {
       ports: ['8000/http'],
       allowedCudaVersions: ['12.4'],
       mounts: { persistent: { size: 20, path: '/workspace' } },
-      registry: 'cred',
+      registry: ownCred,
     });
     const res = await h.call('PATCH', `/v2/templates/${original.id}`, { disk: 30, public: true });
     assert.equal(res.statusCode, 200);
@@ -451,7 +457,7 @@ describe('TemplateService.resolveForEndpoint', () => {
       disk: 30,
       ports: ['8000/http'],
       env: { A: '1' },
-      registry: 'cred-own',
+      registry: ownCred,
       allowedCudaVersions: ['12.8'],
       startSsh: false,
     });
@@ -464,14 +470,14 @@ describe('TemplateService.resolveForEndpoint', () => {
         disk: 30,
         ports: ['8000/http'],
         env: { A: '1' },
-        registry: 'cred-own',
+        registry: ownCred,
       },
       allowedCudaVersions: ['12.8'],
     });
   });
 
   test("another account's public template and catalog templates resolve without a registry", async () => {
-    const theirs = await create({ serverless: true, public: true, registry: 'cred-theirs', image: 'acme/theirs:2' }, otherKey);
+    const theirs = await create({ serverless: true, public: true, registry: theirCred, image: 'acme/theirs:2' }, otherKey);
     const resolved = await h.services.templates.resolveForEndpoint(defaultAccountId, theirs.id);
     assert.equal(resolved.settings.image, 'acme/theirs:2');
     assert.equal(resolved.settings.registry, null);

@@ -4,6 +4,7 @@
 import { Command } from 'commander';
 import { checkPostgres, checkSqlite, type CheckResult } from '../doctor/checks.js';
 import { checkDocker } from '../doctor/docker-checks.js';
+import { checkSecretKey } from '../doctor/secret-checks.js';
 import { SETTINGS } from '../settings/table.js';
 import { helpLine } from '../settings/setting.js';
 import { configFrom, withDataDir, type StoreFlags } from './options.js';
@@ -14,9 +15,11 @@ export function doctorCommand(): Command {
   return withDataDir(new Command('doctor'))
     .description("check the deployment's database (connectivity, schema version, notifications, replicas) and, with the docker provider, its Docker engine")
     .option(SETTINGS.workerProvider.flag, helpLine(SETTINGS.workerProvider))
-    .action(async (flags: StoreFlags & { workerProvider?: string }) => {
-      const config = configFrom({ dataDir: flags.dataDir, database: flags.database, workerProvider: flags.workerProvider });
+    .option(SETTINGS.secretKey.flag, helpLine(SETTINGS.secretKey))
+    .action(async (flags: StoreFlags & { workerProvider?: string; secretKey?: string }) => {
+      const config = configFrom({ dataDir: flags.dataDir, database: flags.database, workerProvider: flags.workerProvider, secretKey: flags.secretKey });
       const results = config.databaseUrl ? await checkPostgres(config) : await checkSqlite(config);
+      results.push(checkSecretKey(config));
       if (config.workerProvider === 'docker') results.push(...(await checkDocker(config)));
       for (const r of results) process.stdout.write(`${MARK[r.status]}  ${r.name.padEnd(14)} ${r.detail}\n`);
       if (results.some((r) => r.status === 'fail')) process.exitCode = 1;

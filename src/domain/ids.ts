@@ -15,4 +15,5 @@ export function randomId(length: number): string {
 
 export const newEndpointId = () => randomId(14);
 export const newTemplateId = () => randomId(10);
+export const newRegistryAuthId = () => randomId(10);
 export const newAccountId = () => `acct_${randomId(12)}`;

@@ -12,3 +12,16 @@ export interface QueueSignals {
   jobsQueued(endpointId: string, count?: number): void;
   jobChanged(jobId: string): void;
 }
+
+/** A registry username and password, as an image pull presents them. */
+export interface RegistryLogin {
+  username: string;
+  password: string;
+  /** How logs name the login (they never show the username or password), e.g. "registry credential abc ('hub')". */
+  label?: string;
+}
+
+/** The login an endpoint's image is pulled with; undefined when its `registry` names none. */
+export interface RegistryLogins {
+  loginFor(endpointId: string): Promise<RegistryLogin | undefined>;
+}

@@ -3,6 +3,7 @@ import type { Store, EndpointRecord, ReleaseRecord } from '../store/store.js';
 import type { EndpointSpec } from '../domain/endpoint-spec.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { TemplateService } from './templates.js';
+import type { RegistryAuthService } from './registry-auths.js';
 import type { GantryConfig } from '../config.js';
 import {
   applyEndpointPatch,
@@ -25,6 +26,7 @@ export class EndpointService {
     private readonly store: Store,
     private readonly catalog: Catalog,
     private readonly templates: TemplateService,
+    private readonly registries: Pick<RegistryAuthService, 'ensureUsable'>,
     private readonly config: GantryConfig,
   ) {}
 
@@ -44,6 +46,7 @@ export class EndpointService {
   async create(accountId: string, body: CreateEndpointInput, now = new Date()): Promise<EndpointRecord> {
     const template = await this.templateFor(accountId, body.templateId);
     const spec = buildEndpointSpec(body, template, this.catalog, this.config);
+    await this.registries.ensureUsable(accountId, spec.registry);
     const record: EndpointRecord = {
       id: newEndpointId(),
       accountId,
@@ -78,6 +81,7 @@ export class EndpointService {
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await this.get(accountId, id);
       const spec = applyEndpointPatch(current.spec, body, template, this.catalog, this.config);
+      if (spec.registry !== current.spec.registry) await this.registries.ensureUsable(accountId, spec.registry);
       const versionChanged = changedWorkerFields(current.spec, spec).length > 0;
       const next: EndpointRecord = {
         ...current,

@@ -8,6 +8,8 @@ import type { Catalog } from '../domain/catalog.js';
 import type { Capacity } from '../catalog/capacity.js';
 import type { EndpointService } from './endpoints.js';
 import type { TemplateService } from './templates.js';
+import type { RegistryAuthService } from './registry-auths.js';
+import type { Secrets } from './secrets/secrets.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { JobService } from './jobs.js';
@@ -29,6 +31,10 @@ export interface Services {
   catalog: Catalog;
   capacity: Capacity;
   templates: TemplateService;
+  /** Container registry credentials; the runtime pulls with them. */
+  registryAuths: RegistryAuthService;
+  /** Seals and opens stored secrets with the deployment's key. */
+  secrets: Secrets;
   endpoints: EndpointService;
   events: JobEvents;
   workers: WorkerRegistry;

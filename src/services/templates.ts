@@ -12,6 +12,7 @@ import {
 } from '../domain/template-rules.js';
 import { ApiError, notFound } from '../domain/errors.js';
 import { newTemplateId } from '../domain/ids.js';
+import type { RegistryAuthService } from './registry-auths.js';
 
 export interface ResolvedTemplate {
   settings: ContainerSettings;
@@ -31,10 +32,12 @@ export class TemplateService {
   constructor(
     private readonly store: Store,
     private readonly catalog: Catalog,
+    private readonly registries: Pick<RegistryAuthService, 'ensureUsable'>,
   ) {}
 
   async create(accountId: string, body: CreateTemplateInput, now = new Date()): Promise<VisibleTemplate> {
     const spec = buildTemplateSpec(body);
+    await this.registries.ensureUsable(accountId, spec.registry);
     await this.ensureNameFree(accountId, spec.name);
     const record: TemplateRecord = {
       id: newTemplateId(),
@@ -60,6 +63,7 @@ export class TemplateService {
   async update(accountId: string, id: string, body: UpdateTemplateInput, now = new Date()): Promise<VisibleTemplate> {
     const current = await this.getOwned(accountId, id);
     const spec = applyTemplatePatch(current.spec, body);
+    if (spec.registry !== current.spec.registry) await this.registries.ensureUsable(accountId, spec.registry);
     if (spec.name !== current.spec.name) await this.ensureNameFree(accountId, spec.name, id);
     const next: TemplateRecord = { ...current, spec, updatedAt: now.toISOString() };
     await this.writeUniquely(accountId, spec.name, id, () => this.store.updateTemplate(next));

@@ -3,7 +3,7 @@
 // settings section are all made from this table. Order matters: it is the order of `--help` and
 // the docs, and a derived default may only read settings listed before it.
 import type { DerivationSources, Setting } from './setting.js';
-import { choice, cidrList, httpUrl, integer, path, postgresUrl, secretToken, text, urlPattern } from './value-types.js';
+import { base64Key, choice, cidrList, httpUrl, integer, path, postgresUrl, secretToken, text, urlPattern } from './value-types.js';
 
 /** The address of this process as it sees itself: a wildcard host is reached on loopback. */
 function localUrl({ host, port }: DerivationSources): string {
@@ -39,6 +39,13 @@ export const SETTINGS = {
     type: postgresUrl,
     defaultMeans: 'the embedded SQLite store',
     description: 'PostgreSQL store shared by several replicas',
+  },
+  secretKey: {
+    flag: '--secret-key <base64>',
+    env: 'GANTRY_SECRET_KEY',
+    type: base64Key,
+    defaultMeans: 'SQLite: a key file made in the data directory on first use; PostgreSQL: none, and stored secrets are refused',
+    description: 'key that encrypts stored secrets (registry credentials); every PostgreSQL replica needs the same one',
   },
   databasePoolSize: {
     flag: '--database-pool-size <n>',

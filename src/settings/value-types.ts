@@ -54,6 +54,17 @@ export const secretToken: ValueType<string> = {
   },
 };
 
+/** An encryption key: exactly 32 bytes, base64 (`openssl rand -base64 32`). Never echoed back. */
+export const base64Key: ValueType<string> = {
+  accepts: '32 bytes, base64',
+  parse(value) {
+    const text = value.trim();
+    const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64').length : 0;
+    if (bytes !== 32) throw new InvalidValue(`must be 32 bytes in base64 (openssl rand -base64 32), got ${bytes === 0 ? 'no base64' : `${bytes} bytes`}`);
+    return text;
+  },
+};
+
 /** A file or directory, made absolute against the working directory Gantry started in. */
 export const path: ValueType<string> = { accepts: 'path', parse: (value) => resolve(value) };
 

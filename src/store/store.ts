@@ -2,6 +2,7 @@
 // Adapters (SQLite today, PostgreSQL next) implement it; callers never see SQL.
 import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
 import type { JobStore } from './job-store.js';
+import type { RegistryAuthStore } from './registry-auth-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
 
@@ -67,6 +68,8 @@ export interface TemplateRecord {
 export interface Store {
   /** Jobs, their streams and worker credentials. */
   readonly jobs: JobStore;
+  /** Container registry credentials, kept sealed. */
+  readonly registryAuths: RegistryAuthStore;
   close(): Promise<void>;
 
   /**

@@ -3,6 +3,7 @@
 import type { EndpointSpec, TemplateSpec } from '../../src/domain/endpoint-spec.js';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, TemplateRecord } from '../../src/store/store.js';
 import type { NewJob } from '../../src/store/job-store.js';
+import type { RegistryAuthRecord } from '../../src/store/registry-auth-store.js';
 
 let counter = 0;
 const EPOCH = Date.parse('2030-01-01T00:00:00.000Z');
@@ -50,6 +51,12 @@ export function aTemplateSpec(name: string, isPublic = false): TemplateSpec {
 export function aTemplate(accountId: string | null, extra: { name?: string; public?: boolean } = {}): TemplateRecord {
   const { id, at } = next('tpl');
   return { id, accountId, spec: aTemplateSpec(extra.name ?? `template ${id}`, extra.public), createdAt: at, updatedAt: at };
+}
+
+/** The sealed credential is any opaque text to the store. */
+export function aRegistryAuth(accountId: string, extra: { name?: string } = {}): RegistryAuthRecord {
+  const { id, at } = next('reg');
+  return { id, accountId, name: extra.name ?? `registry ${id}`, sealedCredential: `gsb1.test.${id}`, createdAt: at };
 }
 
 export function aKey(accountId: string, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord {

@@ -14,10 +14,16 @@ export const TEST_STORE = process.env.GANTRY_TEST_STORE === 'postgres' ? 'postgr
 /** Why a PostgreSQL-only test cannot run here, or undefined when it can. */
 export const NO_POSTGRES = POSTGRES_URL ? undefined : 'GANTRY_TEST_POSTGRES_URL is not set: PostgreSQL tests skipped';
 
+/** The --secret-key of test deployments on PostgreSQL (on SQLite they make a key file). */
+export const TEST_SECRET_KEY = Buffer.alloc(32, 'gantry-test').toString('base64');
+
 export interface TestStore {
   store: Store;
-  /** Flags that make a Gantry process use this same store (PostgreSQL: URL and schema). */
-  flags: { database?: string };
+  /**
+   * Flags that make a Gantry process use this same store (PostgreSQL: URL and schema, and the
+   * secret key replicas sharing it need to store secrets).
+   */
+  flags: { database?: string; secretKey?: string };
   /** A second, independent connection to the same data, as another process would open. */
   reopen(): Promise<Store>;
   drop(): Promise<void>;
@@ -52,5 +58,5 @@ export async function openTestStore(dataDir: string): Promise<TestStore> {
   }
   const schema = await createPostgresSchema();
   const store = await PostgresStore.open({ url: schema.url, max: 4 });
-  return { store, flags: { database: schema.url }, reopen: () => PostgresStore.open({ url: schema.url, max: 4 }), drop: schema.drop };
+  return { store, flags: { database: schema.url, secretKey: TEST_SECRET_KEY }, reopen: () => PostgresStore.open({ url: schema.url, max: 4 }), drop: schema.drop };
 }

@@ -5,11 +5,9 @@
 import type Docker from 'dockerode';
 import { followsLatest, registryOf } from './image-reference.js';
 import { engineMessage } from './engine-message.js';
+import type { RegistryLogin } from '../ports.js';
 
-export interface RegistryLogin {
-  username: string;
-  password: string;
-}
+export type { RegistryLogin };
 
 interface PullEvent {
   status?: string;
@@ -61,7 +59,8 @@ export class ImagePuller {
   private async pull(image: string, login: RegistryLogin | undefined, log: (line: string) => void): Promise<void> {
     const registry = registryOf(image);
     const failed = (answer: string) => new Error(`cannot pull image '${image}' from ${registry}: ${answer.trim()}`);
-    log(`pulling ${image} from ${registry}${login ? ` as ${login.username}` : ''}`);
+    // The username is write-only like the password: the log, which the API serves, names the login instead.
+    log(`pulling ${image} from ${registry}${login ? ` with ${login.label ?? 'a registry login'}` : ''}`);
     const options = login ? { authconfig: { username: login.username, password: login.password, serveraddress: registry } } : {};
     let stream: NodeJS.ReadableStream;
     try {

@@ -10,6 +10,7 @@ import { createPool, transaction, type PoolOptions, type Queryable } from './dat
 import { migratePostgres } from './migrate.js';
 import { silentLogger, type Logger } from '../../domain/logger.js';
 import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js';
+import { PostgresRegistryAuthStore } from './postgres-registry-auths.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
@@ -17,9 +18,11 @@ const FIRST_KEY_LOCK = 7_316_202_611;
 
 export class PostgresStore implements Store {
   readonly jobs: PostgresJobStore;
+  readonly registryAuths: PostgresRegistryAuthStore;
 
   private constructor(readonly pool: pg.Pool, readonly options: PoolOptions) {
     this.jobs = new PostgresJobStore(pool);
+    this.registryAuths = new PostgresRegistryAuthStore(pool);
   }
 
   /** Connects and brings the schema up to date (safe when several replicas start together). */

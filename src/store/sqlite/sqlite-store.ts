@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { migrateSqlite } from './migrate.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
+import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
 import {
   accountFromRow, endpointFromRow, keyFromRow, releaseFromRow, templateFromRow,
   type AccountRow, type EndpointRow, type KeyRow, type ReleaseRow, type TemplateRow,
@@ -28,11 +29,13 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepareStatements>;
   readonly jobs: SqliteJobStore;
+  readonly registryAuths: SqliteRegistryAuthStore;
 
   constructor(fileOrDb: string | Database.Database) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
     this.statements = prepareStatements(this.db);
     this.jobs = new SqliteJobStore(this.db);
+    this.registryAuths = new SqliteRegistryAuthStore(this.db);
   }
 
   async close(): Promise<void> {
