@@ -8,6 +8,7 @@
 //   {progress: n}             reports n progress updates {step, of} before anything else
 //   {outputBytes: n}          returns a string of n bytes
 //   {exitProcess: code}       exits the process mid-job (crash tests)
+//   {refresh: true}           returns {echo} with refresh_worker: the worker is recycled after it
 // Run it with `node --import tsx examples/echo-worker.ts` (or built, dist/examples/echo-worker.js)
 // in the environment `gantry worker-env` prints, or locally with `--test_input '{"input": {...}}'`.
 // WORKER_CONCURRENCY sets how many jobs it runs at once (default 1).
@@ -23,6 +24,7 @@ interface EchoInput {
   progress?: number;
   outputBytes?: number;
   exitProcess?: number;
+  refresh?: boolean;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -52,6 +54,7 @@ async function respond(job: WorkerJob, input: EchoInput): Promise<unknown> {
   if (input.fail !== undefined) throw new Error(input.fail);
   if (input.errorObject !== undefined) return { error: input.errorObject };
   if (input.outputBytes !== undefined) return 'x'.repeat(input.outputBytes);
+  if (input.refresh) return { echo: input.echo ?? null, refresh_worker: true };
   return 'echo' in input ? input.echo : input;
 }
 

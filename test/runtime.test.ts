@@ -176,3 +176,27 @@ test('a worker\'s logs can be read', async () => {
   await g.call('DELETE', `/v2/serverless/${e.id}`);
   await g.call('DELETE', `/v2/serverless/${mine.id}`);
 });
+
+test('a worker that asks to be recycled is replaced without its job coming back or a grace period lost', async () => {
+  const e = await createEndpoint({ workers: { min: 0, max: 1, idleTimeout: 30 } });
+  const runsync = async (input: unknown) => {
+    const res = await fetch(`${g.url}/v2/${e.id}/runsync?wait=30000`, {
+      method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input }),
+    });
+    return (await res.json()) as { id: string; status: string; output: unknown; retries?: number };
+  };
+  const first = await runsync({ echo: 'once', refresh: true });
+  assert.deepEqual([first.status, first.output], ['COMPLETED', { echo: 'once' }]);
+  const [recycled] = g.services.runtime!.workersOf(e.id);
+  const second = await runsync({ echo: 'next' });
+  assert.deepEqual([second.status, second.output, second.retries], ['COMPLETED', 'next', undefined], 'the next job ran once, on a fresh worker');
+  const [fresh] = g.services.runtime!.workersOf(e.id).filter((w) => w.phase !== 'STOPPING');
+  assert.notEqual(fresh?.workerId, recycled?.workerId);
+  // The recycled worker's open long-poll was answered at once, so it left by itself before its grace ran out.
+  const log = await eventually(async () => {
+    const lines = g.services.runtime!.logs(e.id, recycled!.workerId, 50).map((l) => l.line);
+    return lines.some((l) => l.startsWith('exited')) && lines;
+  }, 15_000);
+  assert.ok(log.some((l) => /exited: code 0/.test(l)), `a clean exit, not a kill: ${log.slice(-3).join(' | ')}`);
+  await g.call('DELETE', `/v2/serverless/${e.id}`);
+});

@@ -44,6 +44,10 @@ export class WorkerRegistry {
   private readonly workers = new Map<string, SeenWorker>();
   /** Frozen workers: their open long-polls must not be handed jobs they cannot run. */
   private readonly parked = new Set<string>();
+  /** Workers on their way out, and the open long-polls of each, to answer when one retires. */
+  private readonly retiring = new Set<string>();
+  private readonly openTakesOf = new Map<string, Set<AbortController>>();
+  private readonly recycleListeners = new Set<(workerId: string) => void>();
 
   park(workerId: string): void {
     this.parked.add(workerId);
@@ -55,6 +59,19 @@ export class WorkerRegistry {
 
   isParked(workerId: string): boolean {
     return this.parked.has(workerId);
+  }
+
+  /**
+   * The worker is being stopped (scaled down, recycled, replaced): its open long-polls are
+   * answered now with no job, so it can exit, and it takes nothing more.
+   */
+  retire(workerId: string): void {
+    this.retiring.add(workerId);
+    for (const take of this.openTakesOf.get(workerId) ?? []) take.abort();
+  }
+
+  isRetiring(workerId: string): boolean {
+    return this.retiring.has(workerId);
   }
 
   /**
@@ -113,16 +130,26 @@ export class WorkerRegistry {
     this.entry(workerId, endpointId, now);
   }
 
-  takeStarted(workerId: string, endpointId: string, now: number): void {
+  /** A long-poll opens; its signal aborts when the worker retires. Call `close` when it ends. */
+  openTake(workerId: string, endpointId: string, now: number): { retired: AbortSignal; close(now: number): void } {
     this.entry(workerId, endpointId, now).openTakes++;
-  }
-
-  takeEnded(workerId: string, now: number): void {
-    const worker = this.workers.get(workerId);
-    if (worker) {
-      worker.openTakes = Math.max(0, worker.openTakes - 1);
-      worker.lastSeenAt = now;
-    }
+    const take = new AbortController();
+    if (this.retiring.has(workerId)) take.abort();
+    let open = this.openTakesOf.get(workerId);
+    if (!open) this.openTakesOf.set(workerId, (open = new Set()));
+    open.add(take);
+    return {
+      retired: take.signal,
+      close: (closedAt) => {
+        open.delete(take);
+        if (open.size === 0) this.openTakesOf.delete(workerId);
+        const worker = this.workers.get(workerId);
+        if (worker) {
+          worker.openTakes = Math.max(0, worker.openTakes - 1);
+          worker.lastSeenAt = closedAt;
+        }
+      },
+    };
   }
 
   jobsTaken(workerId: string, jobIds: string[]): void {
@@ -162,6 +189,7 @@ export class WorkerRegistry {
   forget(workerId: string): void {
     this.workers.delete(workerId);
     this.parked.delete(workerId);
+    this.retiring.delete(workerId);
   }
 
   /** A ping states the jobs the worker is running right now. */
@@ -174,9 +202,18 @@ export class WorkerRegistry {
     worker.unhealthy = unhealthy;
   }
 
+  /** The worker asked to be recycled (refresh_worker): it takes no further job, and whoever runs it hears now. */
   requestRecycle(workerId: string): void {
     const worker = this.workers.get(workerId);
-    if (worker) worker.recycleRequested = true;
+    if (!worker) return;
+    worker.recycleRequested = true;
+    this.retire(workerId);
+    for (const listener of this.recycleListeners) listener(workerId);
+  }
+
+  onRecycleRequested(listener: (workerId: string) => void): () => void {
+    this.recycleListeners.add(listener);
+    return () => this.recycleListeners.delete(listener);
   }
 
   recycleRequested(workerId: string): boolean {

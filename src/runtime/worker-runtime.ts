@@ -24,6 +24,8 @@ const MAX_REMEMBERED_WORKERS = 10_000;
 
 export class WorkerRuntime {
   private readonly workers = new Map<string, ManagedWorker>();
+  /** Workers being stopped in the background; stop() waits for them. */
+  private readonly stopping = new Set<Promise<void>>();
   /** The endpoint of every worker started here, kept past its end while its logs may be: logs are the endpoint's alone. */
   private readonly endpointOfWorker = new Map<string, string>();
   private readonly crashes: CrashTracker;
@@ -59,6 +61,7 @@ export class WorkerRuntime {
     for (const unsubscribe of this.unsubscribe) unsubscribe();
     this.unsubscribe = [];
     await this.loop.stop();
+    await Promise.all(this.stopping);
     await this.deps.provider.close();
     for (const worker of this.workers.values()) {
       this.deps.capacity.release(worker.workerId);
@@ -263,19 +266,28 @@ export class WorkerRuntime {
   }
 
   /** Stops a worker for good; work it still held goes back to be served by another. */
+  /**
+   * Stops a worker without holding up the pass: it gets no new work and its waiting long-poll is
+   * answered at once, so it can exit; a replacement may start right away (a stopping worker no
+   * longer counts), while its capacity is freed only once it is gone.
+   */
   private async retire(worker: ManagedWorker, reason: string): Promise<void> {
     const { provider, config, log } = this.deps;
     worker.phase = 'STOPPING';
-    // No new work for a worker on its way out.
-    this.kindOf(worker).park(worker.workerId);
+    this.kindOf(worker).retire(worker.workerId);
     this.frozen.remove(worker.endpointId, worker.workerId);
     log.info({ workerId: worker.workerId, endpointId: worker.endpointId, reason }, 'stopping worker');
-    if (worker.processStartedAt !== null) {
-      // A frozen worker cannot act on a request to stop; thaw it first.
-      await provider.thaw(worker.workerId).catch(() => undefined);
-      await provider.stop(worker.workerId, config.workerStopGraceMs);
-    }
-    await this.forget(worker);
+    const stopping = (async () => {
+      if (worker.processStartedAt !== null) {
+        // A frozen worker cannot act on a request to stop; thaw it first.
+        await provider.thaw(worker.workerId).catch(() => undefined);
+        await provider.stop(worker.workerId, config.workerStopGraceMs);
+      }
+      await this.forget(worker);
+    })().catch((err: unknown) => log.error({ err, workerId: worker.workerId }, 'stopping a worker failed'));
+    this.stopping.add(stopping);
+    void stopping.finally(() => this.stopping.delete(stopping));
+    this.runSoon();
   }
 
   /** A worker that is gone: its work returns to the queue, its capacity and its traffic go. */

@@ -65,18 +65,20 @@ export class WorkerProtocolService {
   async take(endpointId: string, workerId: string, batchSize: number, signal: AbortSignal): Promise<JobRecord[]> {
     const limit = Math.max(1, Math.min(MAX_BATCH, batchSize));
     const deadline = this.now() + this.timings.takeWaitMs;
-    this.workers.takeStarted(workerId, endpointId, this.now());
+    const open = this.workers.openTake(workerId, endpointId, this.now());
+    // The client leaving and the worker being stopped both end the long-poll with no job.
+    const ended = AbortSignal.any([signal, open.retired]);
     try {
       // Whether the last wait ended by a wake-up (a job arrived) rather than by time.
       let woken = false;
       for (;;) {
-        if (signal.aborted) return [];
+        if (ended.aborted) return [];
         if (this.workers.isParked(workerId)) {
           // A frozen worker holds its long-poll open but cannot run a job: pass wake-ups on.
           if (woken) this.events.jobsQueued(endpointId);
           const left = deadline - this.now();
           if (left <= 0) return [];
-          woken = await this.events.queues.wait(endpointId, left, signal);
+          woken = await this.events.queues.wait(endpointId, left, ended);
           continue;
         }
         const now = this.now();
@@ -88,10 +90,10 @@ export class WorkerProtocolService {
         }
         const left = deadline - this.now();
         if (left <= 0) return [];
-        woken = await this.events.queues.wait(endpointId, left, signal);
+        woken = await this.events.queues.wait(endpointId, left, ended);
       }
     } finally {
-      this.workers.takeEnded(workerId, this.now());
+      open.close(this.now());
     }
   }
 

@@ -77,6 +77,11 @@ export class HttpWorkers implements WorkerKind {
     this.balancer.park(workerId);
   }
 
+  /** Requests in flight finish; no new one is routed to it. */
+  retire(workerId: string): void {
+    this.balancer.park(workerId);
+  }
+
   unpark(worker: ManagedWorker): void {
     this.balancer.unpark(worker.workerId);
   }

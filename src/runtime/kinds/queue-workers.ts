@@ -68,6 +68,10 @@ export class QueueWorkers implements WorkerKind {
     this.deps.registry.park(workerId);
   }
 
+  retire(workerId: string): void {
+    this.deps.registry.retire(workerId);
+  }
+
   unpark(worker: ManagedWorker): void {
     this.deps.registry.unpark(worker.workerId);
     // Its open long-poll may have passed jobs on while it was frozen.
@@ -96,6 +100,8 @@ export class QueueWorkers implements WorkerKind {
       this.subscribed = true;
       // A job no worker was waiting for: with workers up, the queue delay decides at the next tick.
       this.deps.signals.onQueued((endpointId) => this.wake?.scaleFromZero(endpointId));
+      // A worker asking to be recycled is replaced at once, not at the next tick.
+      this.deps.registry.onRecycleRequested(() => this.wake?.passNow());
     }
     return () => {
       if (this.wake === wake) this.wake = undefined;

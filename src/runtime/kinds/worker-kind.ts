@@ -41,6 +41,8 @@ export interface WorkerKind {
   /** No new work for the worker (frozen, or on its way out) / work again (thawed). */
   park(workerId: string): void;
   unpark(worker: ManagedWorker): void;
+  /** The worker is being stopped: it gets no new work, and whatever waits for work is let go now. */
+  retire(workerId: string): void;
   /** The worker is gone: forget what is known of it. */
   forget(workerId: string): void;
   /** The worker is gone unasked or for good: work it held goes back to be served by another. */
