@@ -7,6 +7,10 @@ import { loadCatalog } from './catalog/catalog.js';
 import { loadCapacity } from './catalog/capacity.js';
 import { EndpointService } from './services/endpoints.js';
 import { TemplateService } from './services/templates.js';
+import { NetworkVolumeService } from './services/network-volumes.js';
+import { offerVolumesWhereWorkersRun } from './catalog/volume-offer.js';
+import { VolumeDirectories } from './runtime/volumes/volume-directories.js';
+import { VolumeMounts } from './runtime/volumes/volume-mounts.js';
 import { JobEvents } from './services/waitlist.js';
 import { WorkerRegistry } from './runtime/worker-registry.js';
 import { JobService } from './services/jobs.js';
@@ -39,8 +43,11 @@ export function createServices(
   store: Store,
   log: Logger = silentLogger,
 ): Services {
-  const catalog = loadCatalog(config.catalogFile);
-  const capacity = loadCapacity(config.capacityFile, catalog);
+  const listedCatalog = loadCatalog(config.catalogFile);
+  const capacity = loadCapacity(config.capacityFile, listedCatalog);
+  // Volumes are directories the workers here mount: offered where this deployment runs workers.
+  const catalog = offerVolumesWhereWorkersRun(listedCatalog, capacity);
+  const volumeDirectories = new VolumeDirectories(config.volumeRoot);
   const templates = new TemplateService(store, catalog);
   const replicaId = `replica-${randomId(10)}`;
   const cluster: Cluster =
@@ -57,6 +64,7 @@ export function createServices(
         store,
         provider,
         capacity,
+        volumes: new VolumeMounts(store, volumeDirectories),
         kinds: {
           QUEUE: new QueueWorkers({ store, registry: workers, credentials: workerCredentials, signals: events, config }),
           LOAD_BALANCER: new HttpWorkers(balancer, config),
@@ -82,6 +90,7 @@ export function createServices(
     catalog,
     capacity,
     templates,
+    networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories),
     endpoints,
     events,
     workers,

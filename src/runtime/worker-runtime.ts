@@ -16,6 +16,7 @@ import { newManagedWorker, type ManagedWorker } from './managed-worker.js';
 import { FrozenPool } from './frozen-pool.js';
 import type { WorkerKind } from './kinds/worker-kind.js';
 import type { WorkerRuntimeDeps } from './runtime-deps.js';
+import { placementDataCenters, type EndpointVolume } from './volumes/volume-mounts.js';
 
 export type { RuntimeSettings, WorkerRuntimeDeps } from './runtime-deps.js';
 
@@ -226,22 +227,27 @@ export class WorkerRuntime {
 
   /** Places the worker and starts it in the background; without capacity it stays THROTTLED. */
   private async launch(worker: ManagedWorker, endpoint: EndpointRecord): Promise<void> {
-    const allocation = this.deps.capacity.allocate(worker.workerId, endpoint.spec);
+    const volumes = (await this.deps.volumes?.of(endpoint)) ?? [];
+    // A worker runs where it can mount the endpoint's volume.
+    const placement = { ...endpoint.spec, dataCenterIds: placementDataCenters(endpoint.spec.dataCenterIds, volumes) };
+    const allocation = this.deps.capacity.allocate(worker.workerId, placement);
     if (!allocation) return;
     worker.allocation = allocation;
     worker.phase = 'STARTING';
-    const start = this.startInBackground(worker, endpoint, allocation).finally(() => this.starting.delete(worker.workerId));
+    const volume = volumes.find((v) => v.dataCenterId === allocation.dataCenterId);
+    const start = this.startInBackground(worker, endpoint, allocation, volume).finally(() => this.starting.delete(worker.workerId));
     this.starting.set(worker.workerId, start);
   }
 
   /** Starts a placed worker. Never throws: a failure is recorded like a crash. */
-  private async startInBackground(worker: ManagedWorker, endpoint: EndpointRecord, allocation: Allocation): Promise<void> {
+  private async startInBackground(worker: ManagedWorker, endpoint: EndpointRecord, allocation: Allocation, volume: EndpointVolume | undefined): Promise<void> {
     const { provider, log } = this.deps;
     const ids = { workerId: worker.workerId, endpointId: endpoint.id };
     const kind = this.kindOf(worker);
     let handle: WorkerHandle;
     try {
       const spec = await kind.launchSpec(endpoint, worker.workerId, allocation);
+      if (volume) spec.networkVolume = { volumeId: volume.volumeId, hostPath: volume.hostPath };
       handle = await provider.start(spec, {
         onProgress: (message) => {
           worker.statusMessage = message;

@@ -8,6 +8,7 @@ import type { Catalog } from '../domain/catalog.js';
 import type { Capacity } from '../catalog/capacity.js';
 import type { EndpointService } from './endpoints.js';
 import type { TemplateService } from './templates.js';
+import type { NetworkVolumeService } from './network-volumes.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { JobService } from './jobs.js';
@@ -29,6 +30,7 @@ export interface Services {
   catalog: Catalog;
   capacity: Capacity;
   templates: TemplateService;
+  networkVolumes: NetworkVolumeService;
   endpoints: EndpointService;
   events: JobEvents;
   workers: WorkerRegistry;
