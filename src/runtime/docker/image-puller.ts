@@ -68,7 +68,8 @@ export class ImagePuller {
     const key = `${image}\n${login?.username ?? ''}`;
     let pull = this.pulling.get(key);
     if (!pull) {
-      const listeners = new Set<PullListener>();
+      // The listener is in before the pull starts: its first lines are said at once.
+      const listeners = new Set<PullListener>([listener]);
       const shared: SharedPull = { listeners, done: Promise.resolve() };
       shared.done = this.pull(image, login, listeners).finally(() => this.pulling.delete(key));
       this.pulling.set(key, shared);
