@@ -17,6 +17,7 @@ import { queueRoutes } from './http/routes/queue.js';
 import { workerRoutes } from './http/routes/worker.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { endpointWorkerRoutes } from './http/routes/workers.js';
+import { networkVolumeRoutes } from './http/routes/network-volumes.js';
 import type { Services } from './services/services.js';
 import { LoadBalancer } from './balancer/load-balancer.js';
 import { createFrontServer } from './balancer/front-server.js';
@@ -63,5 +64,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(workerRoutes(services));
   await app.register(metricsRoutes(services));
   await app.register(endpointWorkerRoutes(services));
+  await app.register(networkVolumeRoutes(services));
   return app;
 }

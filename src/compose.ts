@@ -10,6 +10,10 @@ import { TemplateService } from './services/templates.js';
 import { RegistryAuthService } from './services/registry-auths.js';
 import { Secrets } from './services/secrets/secrets.js';
 import type { RegistryLogins } from './runtime/ports.js';
+import { NetworkVolumeService } from './services/network-volumes.js';
+import { offerVolumesWhereWorkersRun } from './catalog/volume-offer.js';
+import { VolumeDirectories } from './runtime/volumes/volume-directories.js';
+import { VolumeMounts } from './runtime/volumes/volume-mounts.js';
 import { JobEvents } from './services/waitlist.js';
 import { WorkerRegistry } from './runtime/worker-registry.js';
 import { JobService } from './services/jobs.js';
@@ -42,8 +46,11 @@ export function createServices(
   store: Store,
   log: Logger = silentLogger,
 ): Services {
-  const catalog = loadCatalog(config.catalogFile);
-  const capacity = loadCapacity(config.capacityFile, catalog);
+  const listedCatalog = loadCatalog(config.catalogFile);
+  const capacity = loadCapacity(config.capacityFile, listedCatalog);
+  // Volumes are directories the workers here mount: offered where this deployment runs workers.
+  const catalog = offerVolumesWhereWorkersRun(listedCatalog, capacity);
+  const volumeDirectories = new VolumeDirectories(config.volumeRoot);
   // Replicas sharing PostgreSQL must share the key too; one made in a data directory would differ on each.
   const secrets = new Secrets({ secretKey: config.secretKey, dataDir: config.dataDir, shared: store instanceof PostgresStore });
   const registryAuths = new RegistryAuthService(store, secrets);
@@ -63,6 +70,7 @@ export function createServices(
         store,
         provider,
         capacity,
+        volumes: new VolumeMounts(store, volumeDirectories),
         kinds: {
           QUEUE: new QueueWorkers({ store, registry: workers, credentials: workerCredentials, signals: events, config }),
           LOAD_BALANCER: new HttpWorkers(balancer, config),
@@ -90,6 +98,7 @@ export function createServices(
     templates,
     registryAuths,
     secrets,
+    networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories),
     endpoints,
     events,
     workers,

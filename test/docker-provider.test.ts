@@ -152,6 +152,9 @@ test('an image that cannot be pulled gives a crash-loop reason naming the image 
   }, 30_000, 100);
   process.stdout.write(`# crash-loop reason: ${view.crashLoop.lastReason}\n`);
   assert.match(view.crashLoop.lastReason, /cannot pull image 'gantry-test\/does-not-exist:1' from docker\.io: /);
+  const health = await g.call('GET', `/v2/${id}/health`);
+  assert.equal(health.statusCode, 200, health.body);
+  assert.match(health.json().crashLoop?.lastReason ?? '', /cannot pull image 'gantry-test\/does-not-exist:1'/, 'the health answer says why too');
   assert.equal((await containersOfEndpoint(id)).length, 0);
   await remove(id);
 });

@@ -2,7 +2,9 @@
 // logs, freeze and thaw, stopping the whole process group, and unexpected exits.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ProcessProvider } from '../src/runtime/process-provider.js';
 import type { WorkerExit, WorkerSpec } from '../src/runtime/provider.js';
 import { eventually, sleep } from './support/live.js';
@@ -84,4 +86,13 @@ test('GPUs are read from nvidia-smi output; without nvidia-smi there are none', 
   const recorded = (file: string, args: string[]) => (args.length === 0 ? banner : '0, NVIDIA L4, 23034\n');
   assert.deepEqual(detectGpus(recorded).map((g) => g.name), ['NVIDIA L4']);
   assert.deepEqual(detectGpus(() => { throw Object.assign(new Error('spawn nvidia-smi ENOENT'), { code: 'ENOENT' }); }), []);
+});
+
+test('a process worker finds its network volume directory in RUNPOD_VOLUME_PATH, its working directory unchanged', async () => {
+  const volume = mkdtempSync(join(tmpdir(), 'gantry-volume-'));
+  after(() => rmSync(volume, { recursive: true, force: true }));
+  const script = "require('fs').writeFileSync(require('path').join(process.env.RUNPOD_VOLUME_PATH, 'cwd.txt'), process.cwd())";
+  await provider.start({ ...spec('w-volume', ['-e', script]), networkVolume: { volumeId: 'vol1', hostPath: volume } });
+  await eventually(async () => exits.some((e) => e.workerId === 'w-volume'));
+  assert.equal(readFileSync(join(volume, 'cwd.txt'), 'utf8'), tmpdir(), 'it wrote into the volume from the usual working directory');
 });

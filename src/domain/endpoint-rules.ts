@@ -50,6 +50,9 @@ export interface EndpointLimits {
   maxWorkersPerEndpoint: number;
 }
 
+/** The caller's network volumes, by id: where each is. */
+export type AccountVolumes = ReadonlyMap<string, { dataCenterId: string }>;
+
 const EMPTY_CONTAINER: ContainerSettings = {
   image: '',
   ...EMPTY_COMMAND,
@@ -92,7 +95,7 @@ function checkIdleTimeoutAllowed(type: EndpointType, scaling: Scaling, body: Com
 }
 
 /** Rules that hold for every stored configuration, checked after create or update has merged its input. */
-function checkSpec(spec: EndpointSpec, catalog: Catalog, limits: EndpointLimits, v: Violations): void {
+function checkSpec(spec: EndpointSpec, catalog: Catalog, limits: EndpointLimits, volumes: AccountVolumes, v: Violations): void {
   if (spec.image.trim() === '') v.add('image', 'must not be empty');
   checkPortsAndEnv(spec, v);
   if (spec.gpu) checkGpuSelection(spec.gpu, catalog, v);
@@ -101,8 +104,7 @@ function checkSpec(spec: EndpointSpec, catalog: Catalog, limits: EndpointLimits,
     v.add('workers.max', `must not exceed ${limits.maxWorkersPerEndpoint}, this deployment's limit per endpoint`);
   }
   checkDataCenters(spec.dataCenterIds, catalog, v);
-  // Gantry has no network volumes to attach yet, so any id names nothing.
-  spec.networkVolumes.forEach((id, i) => v.add(`networkVolumes[${i}]`, `unknown network volume '${id}'`));
+  checkNetworkVolumes(spec, volumes, v);
   for (const name of ['PORT', 'PORT_HEALTH'] as const) {
     const value = spec.env[name];
     if (value !== undefined && !(/^\d{1,5}$/.test(value) && Number(value) >= 1 && Number(value) <= 65535)) {
@@ -111,6 +113,29 @@ function checkSpec(spec: EndpointSpec, catalog: Catalog, limits: EndpointLimits,
   }
   const healthPath = spec.env.HEALTH_CHECK_PATH;
   if (healthPath !== undefined && !/^\/?[^\s?#]*$/.test(healthPath)) v.add('env.HEALTH_CHECK_PATH', 'must be a URL path such as /ping');
+}
+
+/**
+ * Each id names one of the caller's volumes. A worker mounts the volume of the data center it is
+ * placed in, so there is one per data center, and each must be where the endpoint may run.
+ */
+function checkNetworkVolumes(spec: EndpointSpec, volumes: AccountVolumes, v: Violations): void {
+  const byDataCenter = new Map<string, number>();
+  spec.networkVolumes.forEach((id, i) => {
+    const path = `networkVolumes[${i}]`;
+    const first = spec.networkVolumes.indexOf(id);
+    const volume = volumes.get(id);
+    if (first !== i) return v.add(path, `duplicates networkVolumes[${first}]`);
+    if (!volume) return v.add(path, `unknown network volume '${id}'`);
+    const other = byDataCenter.get(volume.dataCenterId);
+    if (other !== undefined) {
+      return v.add(path, `is in data center ${volume.dataCenterId} like networkVolumes[${other}]; an endpoint takes one volume per data center`);
+    }
+    byDataCenter.set(volume.dataCenterId, i);
+    if (spec.dataCenterIds.length > 0 && !spec.dataCenterIds.includes(volume.dataCenterId)) {
+      v.add(path, `is in data center ${volume.dataCenterId}, which dataCenterIds leaves out`);
+    }
+  });
 }
 
 function trimExclusions(types: string[] | undefined): string[] {
@@ -122,6 +147,7 @@ export function buildEndpointSpec(
   template: TemplateDefaults | undefined,
   catalog: Catalog,
   limits: EndpointLimits,
+  volumes: AccountVolumes,
 ): EndpointSpec {
   if (body.image === undefined && body.templateId === undefined) {
     throw new ApiError(422, 'the request body failed validation', ['image: is required unless templateId is set']);
@@ -159,7 +185,7 @@ export function buildEndpointSpec(
     flashboot: body.flashboot ?? 'OFF',
   };
   checkIdleTimeoutAllowed(spec.type, spec.scaling, body, v);
-  checkSpec(spec, catalog, limits, v);
+  checkSpec(spec, catalog, limits, volumes, v);
   v.throwIfAny();
   return spec;
 }
@@ -184,6 +210,7 @@ export function applyEndpointPatch(
   template: TemplateDefaults | undefined,
   catalog: Catalog,
   limits: EndpointLimits,
+  volumes: AccountVolumes,
 ): EndpointSpec {
   const family = current.gpu ? 'gpu' : 'cpu';
   if (body.gpu !== undefined && body.cpu !== undefined) {
@@ -213,7 +240,7 @@ export function applyEndpointPatch(
     flashboot: body.flashboot ?? current.flashboot,
   };
   checkIdleTimeoutAllowed(spec.type, spec.scaling, body, v);
-  checkSpec(spec, catalog, limits, v);
+  checkSpec(spec, catalog, limits, volumes, v);
   v.throwIfAny();
   return spec;
 }

@@ -25,6 +25,8 @@ export interface WorkerRow {
   dataCenterId: string | null;
   startedAt: string | null;
   managed: boolean;
+  /** While a worker starts: what the provider is doing ("pulling image x: 40%"). */
+  statusMessage?: string;
 }
 
 export interface LocalWorkerRow {

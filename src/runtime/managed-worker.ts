@@ -13,8 +13,13 @@ export interface ManagedWorker {
   /** The endpoint configuration version it runs. */
   version: number;
   image: string;
-  /** THROTTLED: no process yet; RUNNING: process up; FROZEN: kept for FlashBoot; STOPPING: on its way out. */
-  phase: 'THROTTLED' | 'RUNNING' | 'FROZEN' | 'STOPPING';
+  /**
+   * THROTTLED: no place yet; STARTING: placed, the provider is starting it (pulling its image, say);
+   * RUNNING: process up; FROZEN: kept for FlashBoot; STOPPING: on its way out.
+   */
+  phase: 'THROTTLED' | 'STARTING' | 'RUNNING' | 'FROZEN' | 'STOPPING';
+  /** What a start in progress is doing, as the provider last said ("pulling image x: 40%"). */
+  statusMessage: string | null;
   createdAt: number;
   processStartedAt: number | null;
   frozenAt: number | null;
@@ -31,6 +36,7 @@ export function newManagedWorker(endpoint: EndpointRecord, now: number): Managed
     version: endpoint.version,
     image: endpoint.spec.image,
     phase: 'THROTTLED',
+    statusMessage: null,
     createdAt: now,
     processStartedAt: null,
     frozenAt: null,

@@ -2,7 +2,9 @@
 // group so stopping or freezing a worker reaches everything it started. Workers see the
 // endpoint's env and the worker-protocol variables, plus a short list of the host's variables
 // they need to run programs — never Gantry's own environment or secrets. HTTP workers of
-// load-balancing endpoints each get free loopback ports in PORT and PORT_HEALTH.
+// load-balancing endpoints each get free loopback ports in PORT and PORT_HEALTH. A process
+// cannot have /runpod-volume of its own: its network volume's directory is named in
+// RUNPOD_VOLUME_PATH, and its working directory stays --worker-work-dir.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { LogLine, Provider, WorkerExit, WorkerHandle, WorkerSpec } from './provider.js';
 import { LogBuffer } from './log-buffer.js';
@@ -42,6 +44,7 @@ export class ProcessProvider implements Provider {
       GANTRY_WORKER_ID: spec.workerId,
       GANTRY_ENDPOINT_VERSION: String(spec.version),
       ...(spec.vcpuCount === null ? {} : { GANTRY_VCPU_COUNT: String(spec.vcpuCount) }),
+      ...(spec.networkVolume ? { RUNPOD_VOLUME_PATH: spec.networkVolume.hostPath } : {}),
     });
     const http = spec.http ? { host: '127.0.0.1', ...(await localHttpPorts(spec.http)) } : undefined;
     if (http) Object.assign(env, { PORT: String(http.port), PORT_HEALTH: String(http.healthPort) });

@@ -36,6 +36,12 @@ export interface WorkerSpec {
   vcpuCount: number | null;
   /** Load-balancing workers serve HTTP: the ports the endpoint asks for (PORT, PORT_HEALTH). */
   http?: HttpPorts;
+  /**
+   * The endpoint's network volume in the worker's data center: its directory on the provider's
+   * host (shared storage for a provider of several hosts). Containers mount it at /runpod-volume;
+   * see docs/providers.md for what each provider does.
+   */
+  networkVolume?: { volumeId: string; hostPath: string };
 }
 
 export interface StartOptions {

@@ -7,6 +7,7 @@ import type { Scheduler } from '../domain/periodic-task.js';
 import type { Logger } from '../domain/logger.js';
 import type { Provider } from './provider.js';
 import type { WorkerKinds } from './kinds/worker-kind.js';
+import type { VolumeMounts } from './volumes/volume-mounts.js';
 
 export type RuntimeSettings = Pick<GantryConfig, 'scaleIntervalMs' | 'crashBackoffMs' | 'workerStopGraceMs'>;
 
@@ -16,6 +17,8 @@ export interface WorkerRuntimeDeps {
   capacity: CapacityPool;
   /** What differs between queue and HTTP workers. */
   kinds: WorkerKinds;
+  /** The network volumes workers mount; without it endpoints' volumes are not mounted. */
+  volumes?: VolumeMounts;
   config: RuntimeSettings;
   log: Logger;
   clock?: () => number;

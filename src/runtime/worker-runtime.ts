@@ -2,18 +2,21 @@
 // and stops workers by the scaling policy, replaces crashed and unhealthy ones (with back-off),
 // and rolls stale ones onto the current configuration after their current job. What differs
 // between queue and HTTP workers is their kind's business (kinds/); where workers run is the
-// provider's.
+// provider's. Starts run in the background (STARTING): an image pull for one endpoint must not
+// hold up the pass that scales every other.
 import type { EndpointRecord } from '../store/store.js';
 import { idleTimeoutApplies } from '../domain/endpoint-spec.js';
 import { decideScaling } from '../domain/scaling-policy.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
 import type { WorkerState } from '../domain/workers.js';
-import type { Provider, WorkerExit } from './provider.js';
+import type { Allocation } from '../catalog/capacity-pool.js';
+import type { Provider, WorkerExit, WorkerHandle } from './provider.js';
 import { CrashTracker } from './crash-tracker.js';
 import { newManagedWorker, type ManagedWorker } from './managed-worker.js';
 import { FrozenPool } from './frozen-pool.js';
 import type { WorkerKind } from './kinds/worker-kind.js';
 import type { WorkerRuntimeDeps } from './runtime-deps.js';
+import { placementDataCenters, type EndpointVolume } from './volumes/volume-mounts.js';
 
 export type { RuntimeSettings, WorkerRuntimeDeps } from './runtime-deps.js';
 
@@ -30,6 +33,8 @@ export class WorkerRuntime {
   private readonly endpointOfWorker = new Map<string, string>();
   private readonly crashes: CrashTracker;
   private readonly frozen = new FrozenPool();
+  /** Starts under way, by worker: each settles once the worker runs, failed, or was stopped again. */
+  private readonly starting = new Map<string, Promise<void>>();
   private readonly loop: PeriodicTask;
   private readonly now: () => number;
   private unsubscribe: (() => void)[] = [];
@@ -61,6 +66,9 @@ export class WorkerRuntime {
     for (const unsubscribe of this.unsubscribe) unsubscribe();
     this.unsubscribe = [];
     await this.loop.stop();
+    // A start still under way would leave a worker behind: each stops its worker once started.
+    for (const worker of this.workers.values()) if (worker.phase === 'STARTING') worker.phase = 'STOPPING';
+    await this.startsSettled();
     await Promise.all(this.stopping);
     await this.deps.provider.close();
     for (const worker of this.workers.values()) {
@@ -90,9 +98,19 @@ export class WorkerRuntime {
     this.loop.runSoon();
   }
 
-  /** One pass over every endpoint. Passes never overlap; one asked for during a pass runs right after it. */
-  tick(): Promise<void> {
-    return this.loop.runNow();
+  /**
+   * One pass over every endpoint, then (unless told not to) the starts it began, so a caller sees
+   * its outcome. Passes never overlap; one asked for during a pass runs right after it. The
+   * loop's own passes never wait for starts.
+   */
+  async tick(options: { waitForStarts?: boolean } = {}): Promise<void> {
+    await this.loop.runNow();
+    if (options.waitForStarts ?? true) await this.startsSettled();
+  }
+
+  /** Resolves once every start under way now has settled. */
+  async startsSettled(): Promise<void> {
+    await Promise.all([...this.starting.values()]);
   }
 
   workersOf(endpointId: string): ManagedWorker[] {
@@ -100,6 +118,8 @@ export class WorkerRuntime {
   }
 
   stateOf(worker: ManagedWorker): WorkerState {
+    // However long a pull takes, a worker being started is not unhealthy: nothing of it runs yet.
+    if (worker.phase === 'STARTING') return 'INITIALIZING';
     return this.kindOf(worker).state(worker, this.now());
   }
 
@@ -208,27 +228,78 @@ export class WorkerRuntime {
     return true;
   }
 
-  /** Places the worker and starts it; without capacity it stays THROTTLED. */
+  /** Places the worker and starts it in the background; without capacity it stays THROTTLED. */
   private async launch(worker: ManagedWorker, endpoint: EndpointRecord): Promise<void> {
-    const { capacity, provider, log } = this.deps;
-    const allocation = capacity.allocate(worker.workerId, endpoint.spec);
+    const volumes = (await this.deps.volumes?.of(endpoint)) ?? [];
+    // A worker runs where it can mount the endpoint's volume.
+    const placement = { ...endpoint.spec, dataCenterIds: placementDataCenters(endpoint.spec.dataCenterIds, volumes) };
+    const allocation = this.deps.capacity.allocate(worker.workerId, placement);
     if (!allocation) return;
     worker.allocation = allocation;
+    worker.phase = 'STARTING';
+    const volume = volumes.find((v) => v.dataCenterId === allocation.dataCenterId);
+    const start = this.startInBackground(worker, endpoint, allocation, volume).finally(() => this.starting.delete(worker.workerId));
+    this.starting.set(worker.workerId, start);
+  }
+
+  /** Starts a placed worker. Never throws: a failure is recorded like a crash. */
+  private async startInBackground(worker: ManagedWorker, endpoint: EndpointRecord, allocation: Allocation, volume: EndpointVolume | undefined): Promise<void> {
+    const { provider, log } = this.deps;
     const ids = { workerId: worker.workerId, endpointId: endpoint.id };
+    const kind = this.kindOf(worker);
+    let handle: WorkerHandle;
     try {
-      const kind = this.kindOf(worker);
       const spec = await kind.launchSpec(endpoint, worker.workerId, allocation);
-      const handle = await provider.start(spec, { onProgress: (message) => log.info({ ...ids, message }, 'worker starting') });
+      if (volume) spec.networkVolume = { volumeId: volume.volumeId, hostPath: volume.hostPath };
+      handle = await provider.start(spec, {
+        onProgress: (message) => {
+          worker.statusMessage = message;
+          log.info({ ...ids, message }, 'worker starting');
+        },
+      });
+    } catch (err) {
+      await provider.stop(worker.workerId, 0).catch(() => undefined);
+      worker.statusMessage = null;
+      log.warn({ err, endpointId: endpoint.id }, 'worker could not start');
+      // It exited while starting, which was handled as a crash already.
+      if (this.workers.get(worker.workerId) !== worker) return;
+      const reason = `the worker could not start: ${(err as Error).message}`;
+      if (worker.phase === 'STARTING') this.abandon(worker, reason);
+      else this.drop(worker);
+      return;
+    }
+    worker.statusMessage = null;
+    if (this.workers.get(worker.workerId) !== worker) {
+      // It exited while its start was being reported; the exit was handled as such.
+      await provider.stop(worker.workerId, 0).catch(() => undefined);
+      return;
+    }
+    if (worker.phase !== 'STARTING') return this.stopStarted(worker);
+    try {
       kind.started(worker, endpoint, handle);
-      worker.phase = 'RUNNING';
-      worker.pid = handle.pid ?? null;
-      worker.processStartedAt = handle.startedAt;
-      log.info({ ...ids, version: worker.version }, 'worker started');
     } catch (err) {
       await provider.stop(worker.workerId, 0).catch(() => undefined);
       this.abandon(worker, `the worker could not start: ${(err as Error).message}`);
-      log.warn({ err, endpointId: endpoint.id }, 'worker could not start');
+      return;
     }
+    worker.phase = 'RUNNING';
+    worker.pid = handle.pid ?? null;
+    worker.processStartedAt = handle.startedAt;
+    log.info({ ...ids, version: worker.version }, 'worker started');
+  }
+
+  /** Its stop was asked for while it was starting (scaled down, endpoint deleted, runtime stopping). */
+  private async stopStarted(worker: ManagedWorker): Promise<void> {
+    await this.deps.provider.stop(worker.workerId, this.deps.config.workerStopGraceMs).catch((err: unknown) => {
+      this.deps.log.warn({ err, workerId: worker.workerId }, 'could not stop a worker that started after it was no longer wanted');
+    });
+    await this.forget(worker);
+  }
+
+  /** A worker that was no longer wanted when its start failed: its place goes, no crash is counted. */
+  private drop(worker: ManagedWorker): void {
+    this.deps.capacity.release(worker.workerId);
+    this.workers.delete(worker.workerId);
   }
 
   /** A worker that never ran: its place goes, and the endpoint backs off as after a crash. */
@@ -243,6 +314,8 @@ export class WorkerRuntime {
       this.workers.delete(worker.workerId);
       return;
     }
+    // Nothing of it runs yet to freeze.
+    if (worker.phase === 'STARTING') return this.retire(worker, 'scaled down');
     const kind = this.kindOf(worker);
     if (kind.load(worker).busy > 0) return;
     const { flashboot } = endpoint.spec;
@@ -265,18 +338,20 @@ export class WorkerRuntime {
     }
   }
 
-  /** Stops a worker for good; work it still held goes back to be served by another. */
   /**
-   * Stops a worker without holding up the pass: it gets no new work and its waiting long-poll is
+   * Stops a worker for good, without holding up the pass: it gets no new work and its waiting long-poll is
    * answered at once, so it can exit; a replacement may start right away (a stopping worker no
    * longer counts), while its capacity is freed only once it is gone.
    */
   private async retire(worker: ManagedWorker, reason: string): Promise<void> {
     const { provider, config, log } = this.deps;
+    const wasStarting = worker.phase === 'STARTING';
     worker.phase = 'STOPPING';
     this.kindOf(worker).retire(worker.workerId);
     this.frozen.remove(worker.endpointId, worker.workerId);
     log.info({ workerId: worker.workerId, endpointId: worker.endpointId, reason }, 'stopping worker');
+    // Its start stops it once it is up (startInBackground); until then it keeps its place.
+    if (wasStarting) return;
     const stopping = (async () => {
       if (worker.processStartedAt !== null) {
         // A frozen worker cannot act on a request to stop; thaw it first.

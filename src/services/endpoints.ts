@@ -9,6 +9,7 @@ import {
   applyEndpointPatch,
   buildEndpointSpec,
   changedWorkerFields,
+  type AccountVolumes,
   type CreateEndpointInput,
   type TemplateDefaults,
   type UpdateEndpointInput,
@@ -45,7 +46,7 @@ export class EndpointService {
 
   async create(accountId: string, body: CreateEndpointInput, now = new Date()): Promise<EndpointRecord> {
     const template = await this.templateFor(accountId, body.templateId);
-    const spec = buildEndpointSpec(body, template, this.catalog, this.config);
+    const spec = buildEndpointSpec(body, template, this.catalog, this.config, await this.volumesOf(accountId, body.networkVolumes));
     await this.registries.ensureUsable(accountId, spec.registry);
     const record: EndpointRecord = {
       id: newEndpointId(),
@@ -59,6 +60,13 @@ export class EndpointService {
     await this.store.insertEndpoint(record, release(record, undefined, now));
     this.changed(record.id);
     return record;
+  }
+
+  /** The caller's network volumes among `ids`: only its own count, another account's are unknown. */
+  private async volumesOf(accountId: string, ids: string[] | undefined): Promise<AccountVolumes> {
+    if (!ids || ids.length === 0) return new Map();
+    const own = await this.store.listNetworkVolumes(accountId);
+    return new Map(own.filter((volume) => ids.includes(volume.id)).map((volume) => [volume.id, { dataCenterId: volume.spec.dataCenterId }]));
   }
 
   async releases(accountId: string, id: string): Promise<ReleaseRecord[]> {
@@ -80,7 +88,7 @@ export class EndpointService {
     const template = await this.templateFor(accountId, body.templateId);
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await this.get(accountId, id);
-      const spec = applyEndpointPatch(current.spec, body, template, this.catalog, this.config);
+      const spec = applyEndpointPatch(current.spec, body, template, this.catalog, this.config, await this.volumesOf(accountId, body.networkVolumes ?? current.spec.networkVolumes));
       if (spec.registry !== current.spec.registry) await this.registries.ensureUsable(accountId, spec.registry);
       const versionChanged = changedWorkerFields(current.spec, spec).length > 0;
       const next: EndpointRecord = {

@@ -10,6 +10,7 @@ import type { EndpointService } from './endpoints.js';
 import type { TemplateService } from './templates.js';
 import type { RegistryAuthService } from './registry-auths.js';
 import type { Secrets } from './secrets/secrets.js';
+import type { NetworkVolumeService } from './network-volumes.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { JobService } from './jobs.js';
@@ -35,6 +36,7 @@ export interface Services {
   registryAuths: RegistryAuthService;
   /** Seals and opens stored secrets with the deployment's key. */
   secrets: Secrets;
+  networkVolumes: NetworkVolumeService;
   endpoints: EndpointService;
   events: JobEvents;
   workers: WorkerRegistry;

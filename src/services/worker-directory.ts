@@ -53,6 +53,7 @@ export class WorkerDirectory {
       dataCenterId: w.allocation?.dataCenterId ?? null,
       startedAt: w.processStartedAt === null ? null : new Date(w.processStartedAt).toISOString(),
       managed: true,
+      ...(w.statusMessage === null ? {} : { statusMessage: w.statusMessage }),
     }));
     for (const workerId of this.registry.seenWorkers(endpointId)) {
       if (this.runtime?.isManaged(workerId)) continue;

@@ -4,6 +4,7 @@ import type { ValueType } from './value-types.js';
 
 /** Settings that other settings' defaults are derived from; the table lists them first. */
 export interface DerivationSources {
+  readonly dataDir: string;
   readonly host: string;
   readonly port: number;
   readonly publicUrl: string;

@@ -2,6 +2,7 @@
 // The configuration type and parser (src/config.ts), `gantry serve --help` and the README's
 // settings section are all made from this table. Order matters: it is the order of `--help` and
 // the docs, and a derived default may only read settings listed before it.
+import { join } from 'node:path';
 import type { DerivationSources, Setting } from './setting.js';
 import { base64Key, choice, cidrList, httpUrl, integer, path, postgresUrl, secretToken, text, urlPattern } from './value-types.js';
 
@@ -32,6 +33,13 @@ export const SETTINGS = {
     type: path,
     default: '.gantry',
     description: 'where the embedded SQLite database lives',
+  },
+  volumeRoot: {
+    flag: '--volume-root <dir>',
+    env: 'GANTRY_VOLUME_ROOT',
+    type: path,
+    default: { from: ({ dataDir }) => join(dataDir, 'volumes'), says: '<data-dir>/volumes' },
+    description: 'where network volumes live, one directory each; replicas must share it (an NFS or other shared mount)',
   },
   databaseUrl: {
     flag: '--database <url>',

@@ -2,7 +2,8 @@
 // PostgreSQL gives booleans; everything else has the same shape.
 import type { JobStatus } from '../domain/job-state.js';
 import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
-import type { AccountRecord, ApiKeyRecord, EndpointRecord, KeyPermission, ReleaseRecord, TemplateRecord } from './store.js';
+import type { AccountRecord, ApiKeyRecord, EndpointRecord, KeyPermission, NetworkVolumeRecord, ReleaseRecord, TemplateRecord } from './store.js';
+import type { VolumeType } from '../domain/network-volume.js';
 import type { DueWebhook, JobRecord, WorkerCredentialRecord } from './job-store.js';
 
 export interface AccountRow {
@@ -175,4 +176,25 @@ export function releaseFromRow(row: ReleaseRow): ReleaseRecord {
 
 export function workerCredentialFromRow(row: WorkerCredentialRow): WorkerCredentialRecord {
   return { id: row.id, endpointId: row.endpoint_id, secretHash: row.secret_hash, createdAt: row.created_at, revokedAt: row.revoked_at };
+}
+
+export interface NetworkVolumeRow {
+  id: string;
+  account_id: string;
+  name: string;
+  size_gb: number;
+  data_center_id: string;
+  type: VolumeType;
+  created_at: string;
+  updated_at: string;
+}
+
+export function networkVolumeFromRow(row: NetworkVolumeRow): NetworkVolumeRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    spec: { name: row.name, size: row.size_gb, dataCenterId: row.data_center_id, type: row.type },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }

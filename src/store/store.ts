@@ -1,6 +1,7 @@
 // The Store port: every durable operation Gantry performs, in high-level terms.
 // Adapters (SQLite today, PostgreSQL next) implement it; callers never see SQL.
 import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
+import type { NetworkVolumeSpec } from '../domain/network-volume.js';
 import type { JobStore } from './job-store.js';
 import type { RegistryAuthStore } from './registry-auth-store.js';
 
@@ -65,6 +66,14 @@ export interface TemplateRecord {
   updatedAt: string;
 }
 
+export interface NetworkVolumeRecord {
+  id: string;
+  accountId: string;
+  spec: NetworkVolumeSpec;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface Store {
   /** Jobs, their streams and worker credentials. */
   readonly jobs: JobStore;
@@ -116,4 +125,13 @@ export interface Store {
   updateTemplate(template: TemplateRecord): Promise<void>;
   deleteTemplate(accountId: string, id: string): Promise<boolean>;
   templateNameTaken(accountId: string, name: string, exceptId?: string): Promise<boolean>;
+
+  insertNetworkVolume(volume: NetworkVolumeRecord): Promise<void>;
+  /** The account's volume; another account's id is unknown. */
+  getNetworkVolume(accountId: string, id: string): Promise<NetworkVolumeRecord | undefined>;
+  /** Oldest first. */
+  listNetworkVolumes(accountId: string): Promise<NetworkVolumeRecord[]>;
+  /** Writes name and size (the rest is immutable); false when the volume is gone. */
+  updateNetworkVolume(volume: NetworkVolumeRecord): Promise<boolean>;
+  deleteNetworkVolume(accountId: string, id: string): Promise<boolean>;
 }

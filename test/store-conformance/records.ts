@@ -1,7 +1,7 @@
 // Records to store, each with a fresh id and a later creation time than the one before, so order
 // assertions do not depend on the clock.
 import type { EndpointSpec, TemplateSpec } from '../../src/domain/endpoint-spec.js';
-import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, TemplateRecord } from '../../src/store/store.js';
+import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, TemplateRecord } from '../../src/store/store.js';
 import type { NewJob } from '../../src/store/job-store.js';
 import type { RegistryAuthRecord } from '../../src/store/registry-auth-store.js';
 
@@ -79,4 +79,9 @@ export function aJob(endpointId: string, extra: Partial<NewJob> = {}): NewJob {
 /** A fresh endpoint id, for job tests that need a queue of their own. */
 export function aQueue(): string {
   return next('queue').id;
+}
+
+export function aNetworkVolume(accountId: string, extra: Partial<NetworkVolumeRecord['spec']> = {}): NetworkVolumeRecord {
+  const { id, at } = next('vol');
+  return { id, accountId, spec: { name: `volume ${id}`, size: 50, dataCenterId: 'LOCAL', type: 'STANDARD', ...extra }, createdAt: at, updatedAt: at };
 }

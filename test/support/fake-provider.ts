@@ -5,6 +5,32 @@ import type { LogLine, Provider, StartOptions, WorkerExit, WorkerHandle, WorkerS
 
 export const FAKE_WORKER_HOST = '10.20.30.40';
 
+/** Starts of one image held until the test lets them finish, as a long image pull would. */
+export class HeldStarts {
+  private readonly waiting: { resolve: () => void; reject: (error: Error) => void; onProgress: ((message: string) => void) | undefined }[] = [];
+
+  get count(): number {
+    return this.waiting.length;
+  }
+
+  wait(onProgress: ((message: string) => void) | undefined): Promise<void> {
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject, onProgress }));
+  }
+
+  /** What the provider says it is doing, to every start held. */
+  progress(message: string): void {
+    for (const start of this.waiting) start.onProgress?.(message);
+  }
+
+  finish(): void {
+    for (const start of this.waiting.splice(0)) start.resolve();
+  }
+
+  fail(message: string): void {
+    for (const start of this.waiting.splice(0)) start.reject(new Error(message));
+  }
+}
+
 export class FakeProvider implements Provider {
   readonly name = 'fake';
   readonly started: WorkerSpec[] = [];
@@ -16,9 +42,17 @@ export class FakeProvider implements Provider {
   private readonly listeners = new Set<(exit: WorkerExit) => void>();
   private readonly lines = new Map<string, LogLine[]>();
   private refusal: string | undefined;
+  private readonly held = new Map<string, HeldStarts>();
   private nextPort = 41000;
 
   constructor(private readonly now: () => number) {}
+
+  /** Starts of this image wait until the test finishes (or fails) them. */
+  holdStarts(image: string): HeldStarts {
+    const held = new HeldStarts();
+    this.held.set(image, held);
+    return held;
+  }
 
   /** The next start fails with this message. */
   refuseNextStart(message: string): void {
@@ -27,6 +61,8 @@ export class FakeProvider implements Provider {
 
   async start(spec: WorkerSpec, options?: StartOptions): Promise<WorkerHandle> {
     options?.onProgress?.(`pulling ${spec.image}`);
+    const held = this.held.get(spec.image);
+    if (held) await held.wait(options?.onProgress);
     if (this.refusal !== undefined) {
       const message = this.refusal;
       this.refusal = undefined;

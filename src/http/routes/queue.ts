@@ -8,6 +8,7 @@ import { JOB_LIMITS, runsyncRetentionMs } from '../../domain/job-state.js';
 import { problemResponses } from '../schemas/common.js';
 import { EndpointParams, JobParams, JobStatusResponse, RunBody, TtlQuery, WaitQuery } from '../schemas/queue.js';
 import { clientGoneSignal } from '../client-gone.js';
+import { CrashLoop } from '../schemas/workers.js';
 
 const tags = ['Queue'];
 const queueConfig = { auth: 'queue' as const, schemaErrorStatus: 400 };
@@ -17,7 +18,7 @@ function sendJson(reply: FastifyReply, json: string): FastifyReply {
   return reply.type(JSON_TYPE).send(json);
 }
 
-export function queueRoutes({ jobs }: Services): FastifyPluginAsync {
+export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const endpointOf = (request: { apiKey?: { accountId: string }; params: { endpointId: string } }) =>
@@ -207,12 +208,19 @@ export function queueRoutes({ jobs }: Services): FastifyPluginAsync {
                 throttled: Type.Integer(),
                 unhealthy: Type.Integer(),
               }),
+              crashLoop: Type.Optional(
+                Type.Object(CrashLoop.properties, { description: 'Present while workers keep failing to start or exiting: why, and when the next one starts' }),
+              ),
             }),
             ...problemResponses(400, 404),
           },
         },
       },
-      async (request) => jobs.health((await endpointOf(request)).id),
+      async (request) => {
+        const endpointId = (await endpointOf(request)).id;
+        const crashLoop = runtime?.crashReport(endpointId);
+        return { ...(await jobs.health(endpointId)), ...(crashLoop ? { crashLoop } : {}) };
+      },
     );
   };
 }

@@ -16,6 +16,7 @@ export const WorkerView = Type.Object({
   dataCenterId: Type.Union([Type.String(), Type.Null()]),
   startedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   managed: Type.Boolean({ description: 'Started by Gantry (false: a worker started by hand)' }),
+  statusMessage: Type.Optional(Type.String({ description: 'While the worker starts (INITIALIZING): what its provider is doing, such as "pulling image x: 40%"' })),
 });
 
 export const WorkerSummary = Type.Object({

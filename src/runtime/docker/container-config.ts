@@ -4,6 +4,7 @@
 // containers again after a crash.
 import type Docker from 'dockerode';
 import type { WorkerSpec } from '../provider.js';
+import { VOLUME_MOUNT_PATH } from '../../domain/network-volume.js';
 
 export type DockerNetwork = 'host' | 'bridge';
 
@@ -47,6 +48,7 @@ export function planContainer(inputs: ContainerPlanInputs): ContainerPlan {
     if (cpus < spec.vcpuCount) notes.push(`vCPUs capped to the host's ${inputs.hostCpus} (the endpoint asks for ${spec.vcpuCount})`);
     hostConfig.NanoCpus = Math.round(cpus * 1e9);
   }
+  if (spec.networkVolume) hostConfig.Binds = [`${spec.networkVolume.hostPath}:${VOLUME_MOUNT_PATH}`];
   if (spec.gpuDeviceIds.length > 0) {
     hostConfig.DeviceRequests = [{ Driver: 'nvidia', DeviceIDs: spec.gpuDeviceIds, Capabilities: [['gpu']] }];
   }
@@ -95,6 +97,8 @@ function containerEnv(spec: WorkerSpec): Record<string, string> {
     GANTRY_WORKER_ID: spec.workerId,
     GANTRY_ENDPOINT_VERSION: String(spec.version),
     ...(spec.vcpuCount === null ? {} : { GANTRY_VCPU_COUNT: String(spec.vcpuCount) }),
+    // The same variable a process worker reads its volume's directory from (process-provider.ts).
+    ...(spec.networkVolume ? { RUNPOD_VOLUME_PATH: VOLUME_MOUNT_PATH } : {}),
   };
 }
 

@@ -7,7 +7,7 @@
 import Docker from 'dockerode';
 import type { Logger } from '../../domain/logger.js';
 import { silentLogger } from '../../domain/logger.js';
-import type { LogLine, Provider, WorkerExit, WorkerHandle, WorkerSpec } from '../provider.js';
+import type { LogLine, Provider, StartOptions, WorkerExit, WorkerHandle, WorkerSpec } from '../provider.js';
 import { LogBuffer } from '../log-buffer.js';
 import { localHttpPorts } from '../free-ports.js';
 import { containerName, planContainer, type DockerNetwork } from './container-config.js';
@@ -81,12 +81,16 @@ export class DockerProvider implements Provider {
     return this.orphansRemoved;
   }
 
-  async start(spec: WorkerSpec): Promise<WorkerHandle> {
+  async start(spec: WorkerSpec, options: StartOptions = {}): Promise<WorkerHandle> {
     await this.removeOrphans();
     const logs = new LogBuffer(this.options.logLines ?? 1000);
     this.logBuffers.set(spec.workerId, logs);
     const login = await this.options.registryLogin?.(spec.endpointId);
-    await this.puller.ensure(spec.image, login, (line) => logs.system(line));
+    await this.puller.ensure(spec.image, login, {
+      log: (line) => logs.system(line),
+      ...(options.onProgress ? { progress: options.onProgress } : {}),
+    });
+    options.onProgress?.(`creating the container of ${spec.image}`);
     const published = this.options.network === 'bridge' && spec.http ? await localHttpPorts(spec.http) : undefined;
     const plan = planContainer({
       spec: { ...spec, env: this.rewriteWorkerUrls(spec.env) },

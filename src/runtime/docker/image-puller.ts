@@ -1,7 +1,8 @@
 // Makes sure an image is on the engine before a container is made from it: pulled when it is
 // missing, and again for a tag that moves (`:latest`), with its progress in the worker's log.
-// Concurrent starts of one image share one pull. A failed pull names the image, the registry
-// and the registry's answer, which becomes the crash-loop reason an operator reads in /workers.
+// Concurrent starts of one image share one pull, and each hears its progress ("pulling image x:
+// 40%"). A failed pull names the image, the registry and the registry's answer, which becomes
+// the crash-loop reason an operator reads in /workers.
 import type Docker from 'dockerode';
 import { followsLatest, registryOf } from './image-reference.js';
 import { engineMessage } from './engine-message.js';
@@ -14,25 +15,40 @@ interface PullEvent {
   id?: string;
   error?: string;
   errorDetail?: { message?: string };
+  progressDetail?: { current?: number; total?: number };
 }
+
+/** What a pull reports: its log lines, and its progress as one line for whoever waits on it. */
+export interface PullListener {
+  log: (line: string) => void;
+  progress?: (message: string) => void;
+}
+
+interface SharedPull {
+  done: Promise<void>;
+  listeners: Set<PullListener>;
+}
+
+/** Progress is reported each time it moves by this many percent, not on every chunk. */
+const PROGRESS_STEP_PERCENT = 5;
 
 /** Per-layer states worth a log line; "Downloading" and "Extracting" repeat many times a second. */
 const QUIET_STATUSES = new Set(['Downloading', 'Extracting', 'Waiting']);
 
 export class ImagePuller {
-  private readonly pulling = new Map<string, Promise<void>>();
+  private readonly pulling = new Map<string, SharedPull>();
 
   constructor(private readonly docker: Docker) {}
 
-  async ensure(image: string, login: RegistryLogin | undefined, log: (line: string) => void): Promise<void> {
+  async ensure(image: string, login: RegistryLogin | undefined, listener: PullListener): Promise<void> {
     const present = await this.isPresent(image);
     if (present && !followsLatest(image)) return;
     try {
-      await this.pullOnce(image, login, log);
+      await this.pullOnce(image, login, listener);
     } catch (error) {
       // A moving tag whose registry cannot be reached still runs the copy the engine has.
       if (!present) throw error;
-      log(`${(error as Error).message}; using the local copy`);
+      listener.log(`${(error as Error).message}; using the local copy`);
     }
   }
 
@@ -46,21 +62,33 @@ export class ImagePuller {
     }
   }
 
-  private pullOnce(image: string, login: RegistryLogin | undefined, log: (line: string) => void): Promise<void> {
+  private async pullOnce(image: string, login: RegistryLogin | undefined, listener: PullListener): Promise<void> {
     const key = `${image}\n${login?.username ?? ''}`;
     let pull = this.pulling.get(key);
     if (!pull) {
-      pull = this.pull(image, login, log).finally(() => this.pulling.delete(key));
-      this.pulling.set(key, pull);
+      // The listener is in before the pull starts: its first lines are said at once.
+      const listeners = new Set<PullListener>([listener]);
+      const shared: SharedPull = { listeners, done: Promise.resolve() };
+      shared.done = this.pull(image, login, listeners).finally(() => this.pulling.delete(key));
+      this.pulling.set(key, shared);
+      pull = shared;
     }
-    return pull;
+    pull.listeners.add(listener);
+    try {
+      await pull.done;
+    } finally {
+      pull.listeners.delete(listener);
+    }
   }
 
-  private async pull(image: string, login: RegistryLogin | undefined, log: (line: string) => void): Promise<void> {
+  private async pull(image: string, login: RegistryLogin | undefined, listeners: Set<PullListener>): Promise<void> {
+    const log = (line: string) => listeners.forEach((l) => l.log(line));
+    const progress = new PullProgress(image, (message) => listeners.forEach((l) => l.progress?.(message)));
     const registry = registryOf(image);
     const failed = (answer: string) => new Error(`cannot pull image '${image}' from ${registry}: ${answer.trim()}`);
     // The username is write-only like the password: the log, which the API serves, names the login instead.
     log(`pulling ${image} from ${registry}${login ? ` with ${login.label ?? 'a registry login'}` : ''}`);
+    progress.report(`pulling image ${image}`);
     const options = login ? { authconfig: { username: login.username, password: login.password, serveraddress: registry } } : {};
     let stream: NodeJS.ReadableStream;
     try {
@@ -80,9 +108,44 @@ export class ImagePuller {
         (event: PullEvent) => {
           if (event.error !== undefined) streamError = event.errorDetail?.message ?? event.error;
           else if (event.status && !QUIET_STATUSES.has(event.status)) log(event.id ? `${event.id}: ${event.status}` : event.status);
+          progress.saw(event);
         },
       );
     });
     log(`pulled ${image}`);
+  }
+}
+
+/** The bytes downloaded of every layer whose size is known so far, as one percentage. */
+class PullProgress {
+  private readonly layers = new Map<string, { current: number; total: number }>();
+  private lastPercent = -PROGRESS_STEP_PERCENT;
+
+  constructor(
+    private readonly image: string,
+    readonly report: (message: string) => void,
+  ) {}
+
+  saw(event: PullEvent): void {
+    if (!event.id) return;
+    if (event.status === 'Downloading' && event.progressDetail?.total) {
+      this.layers.set(event.id, { current: event.progressDetail.current ?? 0, total: event.progressDetail.total });
+    } else if (event.status === 'Download complete' || event.status === 'Pull complete') {
+      const layer = this.layers.get(event.id);
+      if (layer) layer.current = layer.total;
+    } else {
+      return;
+    }
+    let current = 0;
+    let total = 0;
+    for (const layer of this.layers.values()) {
+      current += layer.current;
+      total += layer.total;
+    }
+    const percent = total === 0 ? 0 : Math.floor((100 * current) / total);
+    // Layers found later can make it go back: it is only reported going forward.
+    if (percent === this.lastPercent || (percent < 100 && percent - this.lastPercent < PROGRESS_STEP_PERCENT)) return;
+    this.lastPercent = percent;
+    this.report(`pulling image ${this.image}: ${percent}%`);
   }
 }

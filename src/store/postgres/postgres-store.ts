@@ -1,9 +1,9 @@
 // The Store port on PostgreSQL (pg), for several replicas sharing one database.
 import type pg from 'pg';
-import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
+import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import {
-  accountFromRow, endpointFromRow, keyFromRow, releaseFromRow, templateFromRow,
-  type AccountRow, type EndpointRow, type KeyRow, type ReleaseRow, type TemplateRow,
+  accountFromRow, endpointFromRow, keyFromRow, networkVolumeFromRow, releaseFromRow, templateFromRow,
+  type AccountRow, type EndpointRow, type KeyRow, type NetworkVolumeRow, type ReleaseRow, type TemplateRow,
 } from '../rows.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 import { createPool, transaction, type PoolOptions, type Queryable } from './database.js';
@@ -197,6 +197,38 @@ export class PostgresStore implements Store {
   async templateNameTaken(accountId: string, name: string, exceptId = ''): Promise<boolean> {
     return (await this.one('SELECT 1 FROM templates WHERE account_id = $1 AND name = $2 AND id <> $3', [accountId, name, exceptId])) !== undefined;
   }
+
+  async insertNetworkVolume(v: NetworkVolumeRecord): Promise<void> {
+    const { spec } = v;
+    const insert = () => this.pool.query(
+      `INSERT INTO network_volumes (id, account_id, name, size_gb, data_center_id, type, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [v.id, v.accountId, spec.name, spec.size, spec.dataCenterId, spec.type, v.createdAt, v.updatedAt],
+    );
+    await uniquely(insert, () => conflictText.networkVolume(v.id));
+  }
+
+  async getNetworkVolume(accountId: string, id: string): Promise<NetworkVolumeRecord | undefined> {
+    const row = await this.one<NetworkVolumeRow>('SELECT * FROM network_volumes WHERE id = $1 AND account_id = $2', [id, accountId]);
+    return row && networkVolumeFromRow(row);
+  }
+
+  async listNetworkVolumes(accountId: string): Promise<NetworkVolumeRecord[]> {
+    const rows = await this.all<NetworkVolumeRow>('SELECT * FROM network_volumes WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
+    return rows.map(networkVolumeFromRow);
+  }
+
+  async updateNetworkVolume(v: NetworkVolumeRecord): Promise<boolean> {
+    const result = await this.pool.query('UPDATE network_volumes SET name = $1, size_gb = $2, updated_at = $3 WHERE id = $4 AND account_id = $5', [
+      v.spec.name, v.spec.size, v.updatedAt, v.id, v.accountId,
+    ]);
+    return result.rowCount === 1;
+  }
+
+  async deleteNetworkVolume(accountId: string, id: string): Promise<boolean> {
+    return (await this.pool.query('DELETE FROM network_volumes WHERE id = $1 AND account_id = $2', [id, accountId])).rowCount === 1;
+  }
+
 }
 
 async function insertRelease(client: Queryable, r: ReleaseRecord): Promise<void> {
@@ -212,4 +244,5 @@ async function insertKeyRow(db: Queryable, k: ApiKeyRecord): Promise<void> {
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [k.id, k.accountId, k.name, k.secretHash, k.permission, JSON.stringify(k.endpointIds), k.rateLimitExempt, k.expiresAt, k.revokedAt, k.createdAt],
   );
+
 }

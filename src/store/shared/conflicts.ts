@@ -28,6 +28,7 @@ export const conflictText = {
   endpoint: (id: string) => `endpoint ${id} already exists`,
   release: (r: ReleaseRecord) => `endpoint ${r.endpointId} already has a release ${r.version} (or one with id ${r.id})`,
   template: (id: string) => `template ${id} already exists`,
+  networkVolume: (id: string) => `network volume ${id} already exists`,
   /** The same words the API answers 409 with. */
   templateName: (name: string) => `a template named '${name}' already exists in this account`,
   job: (id: string) => `job ${id} already exists`,

@@ -3,13 +3,13 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
+import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { migrateSqlite } from './migrate.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
 import {
-  accountFromRow, endpointFromRow, keyFromRow, releaseFromRow, templateFromRow,
-  type AccountRow, type EndpointRow, type KeyRow, type ReleaseRow, type TemplateRow,
+  accountFromRow, endpointFromRow, keyFromRow, networkVolumeFromRow, releaseFromRow, templateFromRow,
+  type AccountRow, type EndpointRow, type KeyRow, type NetworkVolumeRow, type ReleaseRow, type TemplateRow,
 } from '../rows.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
@@ -189,6 +189,29 @@ export class SqliteStore implements Store {
   async templateNameTaken(accountId: string, name: string, exceptId = ''): Promise<boolean> {
     return this.statements.templateNameTaken.get(accountId, name, exceptId) !== undefined;
   }
+
+  async insertNetworkVolume(v: NetworkVolumeRecord): Promise<void> {
+    const { spec } = v;
+    const insert = () => this.statements.insertVolume.run(v.id, v.accountId, spec.name, spec.size, spec.dataCenterId, spec.type, v.createdAt, v.updatedAt);
+    await uniquely(insert, () => conflictText.networkVolume(v.id));
+  }
+
+  async getNetworkVolume(accountId: string, id: string): Promise<NetworkVolumeRecord | undefined> {
+    const row = this.statements.getVolume.get(id, accountId) as NetworkVolumeRow | undefined;
+    return row && networkVolumeFromRow(row);
+  }
+
+  async listNetworkVolumes(accountId: string): Promise<NetworkVolumeRecord[]> {
+    return (this.statements.listVolumes.all(accountId) as NetworkVolumeRow[]).map(networkVolumeFromRow);
+  }
+
+  async updateNetworkVolume(v: NetworkVolumeRecord): Promise<boolean> {
+    return this.statements.updateVolume.run(v.spec.name, v.spec.size, v.updatedAt, v.id, v.accountId).changes === 1;
+  }
+
+  async deleteNetworkVolume(accountId: string, id: string): Promise<boolean> {
+    return this.statements.deleteVolume.run(id, accountId).changes === 1;
+  }
 }
 
 function prepareStatements(db: Database.Database) {
@@ -225,5 +248,11 @@ function prepareStatements(db: Database.Database) {
     updateTemplate: db.prepare('UPDATE templates SET name = ?, is_public = ?, spec = ?, updated_at = ? WHERE id = ?'),
     deleteTemplate: db.prepare('DELETE FROM templates WHERE id = ? AND account_id = ?'),
     templateNameTaken: db.prepare('SELECT 1 FROM templates WHERE account_id = ? AND name = ? AND id <> ?'),
+    insertVolume: db.prepare(`INSERT INTO network_volumes (id, account_id, name, size_gb, data_center_id, type, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    getVolume: db.prepare('SELECT * FROM network_volumes WHERE id = ? AND account_id = ?'),
+    listVolumes: db.prepare('SELECT * FROM network_volumes WHERE account_id = ? ORDER BY created_at, id'),
+    updateVolume: db.prepare('UPDATE network_volumes SET name = ?, size_gb = ?, updated_at = ? WHERE id = ? AND account_id = ?'),
+    deleteVolume: db.prepare('DELETE FROM network_volumes WHERE id = ? AND account_id = ?'),
   };
 }
