@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installProblemHandlers } from './http/errors.js';
 import { validatorCompiler } from './http/validation.js';
+import { installJsonParser } from './http/json-parser.js';
 import { installAuth } from './http/auth.js';
 import { registerOpenApi } from './http/openapi.js';
 import { serverlessRoutes } from './http/routes/serverless.js';
@@ -46,6 +47,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.addHook('onClose', async () => balancer.close());
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app);
+  installJsonParser(app);
   installAuth(app, services.apiKeys, services.rateLimiter, services.workerCredentials);
   await registerOpenApi(app, services.config);
 
