@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installProblemHandlers } from './http/errors.js';
 import { validatorCompiler } from './http/validation.js';
 import { installJsonParser } from './http/json-parser.js';
+import { clientErrorHandler, frameworkErrors, MAX_PATH_PARAM_LENGTH } from './http/framework-problems.js';
 import { installAuth } from './http/auth.js';
 import { registerOpenApi } from './http/openapi.js';
 import { serverlessRoutes } from './http/routes/serverless.js';
@@ -40,7 +41,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     serverFactory: (handler, serverOptions) => createFrontServer(balancer, handler, serverOptions),
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: MANAGEMENT_BODY_LIMIT,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
