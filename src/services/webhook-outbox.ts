@@ -37,7 +37,7 @@ export class WebhookOutbox {
     private readonly now: () => number = Date.now,
   ) {}
 
-  checkTarget(url: string): string | undefined {
+  checkTarget(url: string): Promise<string | undefined> {
     return this.sender.checkTarget(url);
   }
 
