@@ -41,7 +41,13 @@ async function receiver(statuses: (number | 'hang')[]) {
 }
 
 const warnings: string[] = [];
-const log = { warn: (_obj: object, msg: string) => warnings.push(msg) };
+const warningDetails: object[] = [];
+const log = {
+  warn: (obj: object, msg: string) => {
+    warnings.push(msg);
+    warningDetails.push(obj);
+  },
+};
 const FAST: OutboxOptions = { retryDelayMs: 60, attempts: 3, pollMs: 20, claimMs: 2000 };
 
 describe(`delivery [${TEST_STORE}]`, () => {
@@ -108,6 +114,24 @@ describe(`delivery [${TEST_STORE}]`, () => {
     assert.ok(warnings.includes('webhook delivery failed'));
     await d.close();
     await flaky.close();
+    await broken.close();
+  });
+
+  test('webhook URLs in log lines lose their query and userinfo', async () => {
+    const broken = await receiver([503]);
+    const refusedBefore = warnings.length;
+    const d = outbox();
+    const strict = outbox(new WebhookSender({ timeoutMs: 300 }));
+    const secretUrl = `http://user:pass-secret@127.0.0.1:${broken.port}/hook?token=query-secret`;
+    await finishedJob(secretUrl);
+    await eventually(async () => warningDetails.length > refusedBefore);
+    await eventually(async () => broken.hits.length === 3 || warnings.includes('webhook target refused'), 5000);
+    await sleep(300);
+    const logged = JSON.stringify(warningDetails.slice(refusedBefore));
+    assert.doesNotMatch(logged, /secret|user:/, logged);
+    assert.match(logged, new RegExp(`http://127\\.0\\.0\\.1:${broken.port}/hook`));
+    await d.close();
+    await strict.close();
     await broken.close();
   });
 

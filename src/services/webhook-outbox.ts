@@ -6,6 +6,7 @@
 import type { DueWebhook, JobStore } from '../store/job-store.js';
 import { statusJson } from './job-view.js';
 import type { WebhookSender } from './webhooks.js';
+import { loggableUrl } from './loggable-url.js';
 
 export interface OutboxOptions {
   retryDelayMs: number;
@@ -99,8 +100,8 @@ export class WebhookOutbox {
     if (this.closed && !outcome.delivered) return;
     let nextDueAt: number | null = null;
     if (!outcome.delivered) {
-      if (!outcome.retry) this.log.warn({ url, jobId: job.id, reason: outcome.why }, 'webhook target refused');
-      else if (attempt >= this.options.attempts) this.log.warn({ url, jobId: job.id, attempts: attempt, why: outcome.why }, 'webhook delivery failed');
+      if (!outcome.retry) this.log.warn({ url: loggableUrl(url), jobId: job.id, reason: outcome.why }, 'webhook target refused');
+      else if (attempt >= this.options.attempts) this.log.warn({ url: loggableUrl(url), jobId: job.id, attempts: attempt, why: outcome.why }, 'webhook delivery failed');
       else nextDueAt = this.now() + this.options.retryDelayMs;
     }
     await this.jobs.webhookAttempted(job.id, nextDueAt).catch((err: unknown) => this.log.warn({ err, jobId: job.id }, 'could not record a webhook attempt'));
