@@ -8,6 +8,7 @@ import { validatorCompiler } from './http/validation.js';
 import { installJsonParser } from './http/json-parser.js';
 import { clientErrorHandler, frameworkErrors, MAX_PATH_PARAM_LENGTH } from './http/framework-problems.js';
 import { installAuth } from './http/auth.js';
+import { FailedAuthLimiter } from './http/failed-auth-limiter.js';
 import { registerOpenApi } from './http/openapi.js';
 import { serverlessRoutes } from './http/routes/serverless.js';
 import { templateRoutes } from './http/routes/templates.js';
@@ -31,8 +32,10 @@ export interface AppOptions {
 const MANAGEMENT_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<App> {
+  const failedAuth = new FailedAuthLimiter(services.config.authFailureLimit);
   const balancer = new LoadBalancer({
     ...services,
+    failedAuth,
     backends: services.balancer.backends,
     leaderAddress: () => services.cluster.leaderAddress(),
     log: options.logger ?? { warn: () => undefined },
@@ -51,7 +54,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app);
   installJsonParser(app);
-  installAuth(app, services.apiKeys, services.rateLimiter, services.workerCredentials);
+  installAuth(app, services.apiKeys, services.rateLimiter, services.workerCredentials, failedAuth);
   await registerOpenApi(app, services.config);
 
   await app.register(serverlessRoutes(services));

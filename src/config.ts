@@ -21,6 +21,8 @@ export interface GantryConfig {
   /** Pattern of a load-balancing endpoint's base URL; `{id}` is replaced by the endpoint id. */
   lbUrlPattern: string;
   rateLimits: RateLimitQuotas;
+  /** Failed authentications one client address may make per minute before it gets 429s. */
+  authFailureLimit: number;
   /** Replacement catalog file (GPU types, CPU flavors, data centers, public templates). */
   catalogFile: string | undefined;
   /** Capacity this deployment offers, as declared by the operator. */
@@ -91,6 +93,7 @@ export interface ConfigFlags {
   rateLimitMinute?: string;
   rateLimitHour?: string;
   rateLimitDay?: string;
+  authFailureLimit?: string;
   catalogFile?: string;
   capacityFile?: string;
   maxWorkersPerEndpoint?: string;
@@ -131,6 +134,7 @@ const ENV_NAMES: Record<keyof ConfigFlags, string> = {
   rateLimitMinute: 'GANTRY_RATE_LIMIT_MINUTE',
   rateLimitHour: 'GANTRY_RATE_LIMIT_HOUR',
   rateLimitDay: 'GANTRY_RATE_LIMIT_DAY',
+  authFailureLimit: 'GANTRY_AUTH_FAILURE_LIMIT',
   catalogFile: 'GANTRY_CATALOG_FILE',
   capacityFile: 'GANTRY_CAPACITY_FILE',
   maxWorkersPerEndpoint: 'GANTRY_MAX_WORKERS_PER_ENDPOINT',
@@ -223,6 +227,7 @@ export function loadConfig(flags: ConfigFlags, env: Env = process.env): GantryCo
     replicaUrl,
     lbUrlPattern,
     rateLimits,
+    authFailureLimit: integer('authFailureLimit', 30, 1, 1e9),
     catalogFile: optionalPath(pick('catalogFile')),
     capacityFile: optionalPath(pick('capacityFile')),
     maxWorkersPerEndpoint: integer('maxWorkersPerEndpoint', 100, 1, 100_000),

@@ -14,6 +14,7 @@ import type { GantryMetrics } from '../services/metrics.js';
 import { ApiError, badRequest, notFound } from '../domain/errors.js';
 import { httpWorkerSettings } from '../domain/http-worker.js';
 import { authenticateKey, authorise } from '../http/auth.js';
+import type { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
 import { unexpectedProblem } from '../http/problem.js';
 import type { Backends, Backend } from './backends.js';
 import type { HttpAddress } from '../runtime/provider.js';
@@ -27,6 +28,7 @@ export interface LoadBalancerDeps {
   jobs: Pick<JobService, 'endpointOf'>;
   apiKeys: ApiKeyService;
   rateLimiter: RateLimiter;
+  failedAuth: FailedAuthLimiter;
   backends: Backends;
   workerDirectory: WorkerDirectory;
   metrics: Pick<GantryMetrics, 'lbRequestFinished'>;
@@ -141,8 +143,10 @@ export class LoadBalancer {
 
   /** The caller's key may use this endpoint, and the endpoint is a load balancer. */
   private async admit(req: IncomingMessage, target: LbTarget): Promise<Admitted> {
-    const { apiKeys, rateLimiter, jobs } = this.deps;
-    const { key, headers } = await authenticateKey(apiKeys, rateLimiter, req.headers.authorization, 'queue');
+    const { apiKeys, rateLimiter, jobs, failedAuth } = this.deps;
+    const { key, headers } = await failedAuth.guard(req.socket.remoteAddress, () =>
+      authenticateKey(apiKeys, rateLimiter, req.headers.authorization, 'queue'),
+    );
     try {
       authorise(key, req.method ?? 'GET', target.endpointId, 'queue');
       const endpoint = await jobs.endpointOf(key.accountId, target.endpointId);

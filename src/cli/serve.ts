@@ -22,6 +22,7 @@ const SERVE_OPTIONS: [keyof ConfigFlags, string, string][] = [
   ['rateLimitMinute', '--rate-limit-minute <n>', 'requests per account per minute'],
   ['rateLimitHour', '--rate-limit-hour <n>', 'requests per account per hour'],
   ['rateLimitDay', '--rate-limit-day <n>', 'requests per account per day'],
+  ['authFailureLimit', '--auth-failure-limit <n>', 'failed authentications per client address per minute before 429'],
   ['catalogFile', '--catalog-file <file>', 'replacement catalog JSON'],
   ['capacityFile', '--capacity-file <file>', 'capacity this deployment offers (JSON)'],
   ['maxWorkersPerEndpoint', '--max-workers-per-endpoint <n>', 'upper bound of workers.max'],
