@@ -5,8 +5,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { installProblemHandlers } from './http/errors.js';
 import { validatorCompiler } from './http/validation.js';
+import { installJsonParser } from './http/json-parser.js';
+import { clientErrorHandler, frameworkErrors, MAX_PATH_PARAM_LENGTH } from './http/framework-problems.js';
 import { installAuth } from './http/auth.js';
 import { RequestLogController } from './http/request-log.js';
+import { FailedAuthLimiter } from './http/failed-auth-limiter.js';
 import { registerOpenApi } from './http/openapi.js';
 import { serverlessRoutes } from './http/routes/serverless.js';
 import { templateRoutes } from './http/routes/templates.js';
@@ -34,8 +37,10 @@ export interface AppOptions {
 const MANAGEMENT_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<App> {
+  const failedAuth = new FailedAuthLimiter(services.config.authFailureLimit);
   const balancer = new LoadBalancer({
     ...services,
+    failedAuth,
     backends: services.balancer.backends,
     leaderAddress: () => services.cluster.leaderAddress(),
     log: options.logger?.child({ component: 'balancer' }) ?? silentLogger,
@@ -45,14 +50,17 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     ...(options.logger ? { loggerInstance: options.logger.child({ component: 'http' }) } : { logger: false }),
     bodyLimit: MANAGEMENT_BODY_LIMIT,
     logController: new RequestLogController(services.config.requestLogLevel),
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onClose', async () => balancer.close());
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app);
-  installAuth(app, services.apiKeys, services.rateLimiter, services.workerCredentials);
+  installJsonParser(app);
+  installAuth(app, services.apiKeys, services.rateLimiter, services.workerCredentials, failedAuth);
   await registerOpenApi(app, services.config);
 
   await app.register(serverlessRoutes(services));

@@ -42,7 +42,14 @@ async function receiver(statuses: (number | 'hang')[]) {
 }
 
 const warnings: string[] = [];
-const log: Logger = { ...silentLogger, warn: (_obj: object, msg: string) => void warnings.push(msg) };
+const warningDetails: object[] = [];
+const log: Logger = {
+  ...silentLogger,
+  warn: (obj: object, msg: string) => {
+    warnings.push(msg);
+    warningDetails.push(obj);
+  },
+};
 const FAST: OutboxOptions = { retryDelayMs: 60, attempts: 3, pollMs: 20, claimMs: 2000 };
 
 describe(`delivery [${TEST_STORE}]`, () => {
@@ -112,6 +119,24 @@ describe(`delivery [${TEST_STORE}]`, () => {
     await broken.close();
   });
 
+  test('webhook URLs in log lines lose their query and userinfo', async () => {
+    const broken = await receiver([503]);
+    const refusedBefore = warnings.length;
+    const d = outbox();
+    const strict = outbox(new WebhookSender({ timeoutMs: 300 }));
+    const secretUrl = `http://user:pass-secret@127.0.0.1:${broken.port}/hook?token=query-secret`;
+    await finishedJob(secretUrl);
+    await eventually(async () => warningDetails.length > refusedBefore);
+    await eventually(async () => broken.hits.length === 3 || warnings.includes('webhook target refused'), 5000);
+    await sleep(300);
+    const logged = JSON.stringify(warningDetails.slice(refusedBefore));
+    assert.doesNotMatch(logged, /secret|user:/, logged);
+    assert.match(logged, new RegExp(`http://127\\.0\\.0\\.1:${broken.port}/hook`));
+    await d.close();
+    await strict.close();
+    await broken.close();
+  });
+
   test('a receiver that never answers is abandoned after the time-out and retried', async () => {
     const r = await receiver(['hang', 'hang', 200]);
     const d = outbox();
@@ -168,13 +193,14 @@ describe(`delivery [${TEST_STORE}]`, () => {
 });
 
 describe('targets', () => {
-  test('checkTarget refuses what can never be a public webhook', () => {
-    const d = new WebhookSender();
+  test('checkTarget refuses what can never be a public webhook', async () => {
+    // No test resolves a public name for real.
+    const d = new WebhookSender({ resolve: async () => ['93.184.215.14'] });
     for (const url of ['ftp://example.com/x', '/relative', 'http://user:pass@example.com/', 'http://10.0.0.1/', 'http://[::1]/', 'http://169.254.169.254/latest', 'http://[::ffff:127.0.0.1]/', 'http://localhost:8080/']) {
-      assert.equal(typeof d.checkTarget(url), 'string', url);
+      assert.equal(typeof (await d.checkTarget(url)), 'string', url);
     }
-    assert.equal(d.checkTarget('https://example.com/hook'), undefined);
-    assert.equal(new WebhookSender({ allowedCidrs: ['127.0.0.0/8'] }).checkTarget('http://127.0.0.1:9/x'), undefined);
+    assert.equal(await d.checkTarget('https://example.com/hook'), undefined);
+    assert.equal(await new WebhookSender({ allowedCidrs: ['127.0.0.0/8'] }).checkTarget('http://127.0.0.1:9/x'), undefined);
   });
 
   test('address classification', () => {

@@ -4,11 +4,10 @@
 // started, the only honest signal left is to cut the client's connection.
 import { request, type Agent, type ClientRequest, type IncomingMessage, type ServerResponse, type OutgoingHttpHeaders } from 'node:http';
 import { ApiError } from '../domain/errors.js';
-import { sendRawProblem } from './raw-problem.js';
+import { sendRawProblem } from '../http/raw-problem.js';
 import type { HttpAddress } from '../domain/workers.js';
+import { connectionValuesOf, hopByHopNames, withoutHeaders } from './hop-by-hop.js';
 
-/** Headers that describe one connection, not the message; never passed on (RFC 9110 7.6.1). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 export interface ForwardRequest {
   address: HttpAddress;
@@ -25,11 +24,14 @@ export interface ForwardRequest {
 
 /** The headers a worker receives: the client's, minus hop-by-hop ones and the API key, plus X-Forwarded-*. */
 export function upstreamHeaders(req: IncomingMessage, keepUpgrade = false, keepAuthorization = false): OutgoingHttpHeaders {
+  const hopByHop = hopByHopNames(connectionValuesOf(req.rawHeaders), keepUpgrade);
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
-    if ((name === 'authorization' && !keepAuthorization) || (HOP_BY_HOP.has(name) && !(keepUpgrade && (name === 'upgrade' || name === 'connection')))) continue;
+    if ((name === 'authorization' && !keepAuthorization) || hopByHop.has(name)) continue;
     headers[name] = value;
   }
+  // An upgrade passes on as `connection: upgrade` alone, without the options it named.
+  if (keepUpgrade && headers.connection !== undefined) headers.connection = 'upgrade';
   const client = req.socket.remoteAddress ?? '';
   const prior = req.headers['x-forwarded-for'];
   headers['x-forwarded-for'] = prior ? `${String(prior)}, ${client}` : client;
@@ -40,10 +42,7 @@ export function upstreamHeaders(req: IncomingMessage, keepUpgrade = false, keepA
 
 /** Response headers as a flat list, hop-by-hop ones removed (node frames the body itself). */
 export function downstreamHeaders(raw: string[], extra: Record<string, string>): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    if (!HOP_BY_HOP.has(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
-  }
+  const out = withoutHeaders(raw, hopByHopNames(connectionValuesOf(raw)));
   for (const [name, value] of Object.entries(extra)) out.push(name, value);
   return out;
 }

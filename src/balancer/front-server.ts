@@ -3,6 +3,8 @@
 // everything else to Fastify's handler.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { LoadBalancer } from './load-balancer.js';
+import { ApiError } from '../domain/errors.js';
+import { sendRawProblem, writeSocketProblem } from '../http/raw-problem.js';
 
 export interface ServerTimeouts {
   keepAliveTimeout?: number;
@@ -23,7 +25,11 @@ export function createFrontServer(
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
     const target = balancer.match(req);
     if (target) void balancer.handleUpgrade(req, socket, head, target);
-    else socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else writeSocketProblem(socket, new ApiError(404, `no upgrade is served on ${req.url?.split('?')[0] ?? '/'}`));
+  });
+  // Node answers an Expect other than 100-continue with a bare 417 unless told otherwise.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    sendRawProblem(res, new ApiError(417, `Expect: ${String(req.headers.expect)} is not supported; only 100-continue is`), { connection: 'close' });
   });
   // The settings Fastify gives the servers it makes itself.
   if (timeouts.keepAliveTimeout !== undefined) server.keepAliveTimeout = timeouts.keepAliveTimeout;

@@ -14,12 +14,13 @@ import type { GantryMetrics } from '../services/metrics.js';
 import { ApiError, badRequest, notFound } from '../domain/errors.js';
 import { httpWorkerSettings } from '../domain/http-worker.js';
 import { authenticateKey, authorise } from '../http/auth.js';
+import type { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
 import { unexpectedProblem } from '../http/problem.js';
 import type { Backends, Backend } from '../runtime/http-backends.js';
 import { LbRouter, type LbTarget } from './routing.js';
 import { forward } from './forward.js';
 import { forwardUpgrade } from './upgrade.js';
-import { sendRawProblem, writeSocketProblem } from './raw-problem.js';
+import { sendRawProblem, writeSocketProblem } from '../http/raw-problem.js';
 import type { HttpAddress } from '../domain/workers.js';
 import type { Logger } from '../domain/logger.js';
 
@@ -28,6 +29,7 @@ export interface LoadBalancerDeps {
   jobs: Pick<JobService, 'endpointOf'>;
   apiKeys: ApiKeyService;
   rateLimiter: RateLimiter;
+  failedAuth: FailedAuthLimiter;
   backends: Backends;
   workerDirectory: WorkerDirectory;
   metrics: Pick<GantryMetrics, 'lbRequestFinished'>;
@@ -142,8 +144,10 @@ export class LoadBalancer {
 
   /** The caller's key may use this endpoint, and the endpoint is a load balancer. */
   private async admit(req: IncomingMessage, target: LbTarget): Promise<Admitted> {
-    const { apiKeys, rateLimiter, jobs } = this.deps;
-    const { key, headers } = await authenticateKey(apiKeys, rateLimiter, req.headers.authorization, 'queue');
+    const { apiKeys, rateLimiter, jobs, failedAuth } = this.deps;
+    const { key, headers } = await failedAuth.guard(req.socket.remoteAddress, () =>
+      authenticateKey(apiKeys, rateLimiter, req.headers.authorization, 'queue'),
+    );
     try {
       authorise(key, req.method ?? 'GET', target.endpointId, 'queue');
       const endpoint = await jobs.endpointOf(key.accountId, target.endpointId);

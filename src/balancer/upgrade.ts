@@ -4,8 +4,9 @@ import { request, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../domain/errors.js';
 import { downstreamHeaders, upstreamHeaders } from './forward.js';
-import { writeSocketProblem } from './raw-problem.js';
+import { writeSocketProblem } from '../http/raw-problem.js';
 import type { HttpAddress } from '../domain/workers.js';
+import { connectionValuesOf, hopByHopNames, withoutHeaders } from './hop-by-hop.js';
 
 export interface UpgradeRequest {
   address: HttpAddress;
@@ -45,7 +46,10 @@ export function forwardUpgrade(req: IncomingMessage, client: Duplex, clientHead:
     upstream.on('upgrade', (answer, socket, upstreamHead) => {
       socket.setTimeout(0);
       socket.setNoDelay(true);
-      client.write(head(answer.statusCode ?? 101, answer.statusMessage ?? 'Switching Protocols', [...answer.rawHeaders, ...flat(target.responseHeaders)]));
+      // The handshake keeps Connection and Upgrade, but not the other headers Connection names.
+      const passed = withoutHeaders(answer.rawHeaders, hopByHopNames(connectionValuesOf(answer.rawHeaders), true))
+        .map((item, i, list) => (i % 2 === 1 && list[i - 1]!.toLowerCase() === 'connection' ? 'Upgrade' : item));
+      client.write(head(answer.statusCode ?? 101, answer.statusMessage ?? 'Switching Protocols', [...passed, ...flat(target.responseHeaders)]));
       if (upstreamHead.length > 0) client.write(upstreamHead);
       if (clientHead.length > 0) socket.write(clientHead);
       socket.pipe(client).pipe(socket);

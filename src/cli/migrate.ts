@@ -1,10 +1,9 @@
 // `gantry migrate`: brings the database schema up to date and says what it applied.
 import { Command } from 'commander';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Migration } from '../store/sqlite/migrate.js';
 import { migrateSqlite } from '../store/sqlite/migrate.js';
+import { preparePrivateDatabaseFile } from '../store/sqlite/private-files.js';
 import { migratePostgres } from '../store/postgres/migrate.js';
 import { createPool } from '../store/postgres/database.js';
 import { databaseFile, storeLocation } from '../store/open-store.js';
@@ -21,7 +20,7 @@ async function migrate(flags: StoreFlags): Promise<{ applied: Migration[]; locat
     }
   }
   const file = databaseFile(config);
-  mkdirSync(dirname(file), { recursive: true });
+  preparePrivateDatabaseFile(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   try {

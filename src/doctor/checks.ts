@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { GantryConfig } from '../config.js';
 import { databaseFile, storeLocation } from '../store/open-store.js';
 import { readMigrations } from '../store/sqlite/migrate.js';
+import { widePermissions } from '../store/sqlite/private-files.js';
 import { connectionOptions } from '../store/postgres/database.js';
 import { postgresSchemaState } from '../store/postgres/migrate.js';
 
@@ -41,8 +42,12 @@ export async function checkSqlite(config: GantryConfig): Promise<CheckResult[]> 
     const hasLedger = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).get() !== undefined;
     const applied = hasLedger ? (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version) : [];
     const integrity = db.pragma('quick_check', { simple: true }) as string;
+    const wide = widePermissions(file);
     return [
       ok('database', `SQLite at ${file} (journal ${mode})`),
+      wide.length === 0
+        ? ok('permissions', 'the data directory and database files are private to their owner')
+        : warn('permissions', `${wide.join(', ')}: other users can read secrets; run chmod 700 on the directory and chmod 600 on the files`),
       schemaVerdict(applied, readMigrations().map((m) => m.version)),
       integrity === 'ok' ? ok('integrity', 'quick_check passed') : fail('integrity', `quick_check: ${integrity}: restore from a backup`),
     ];

@@ -7,6 +7,7 @@ import type { ApiKeyService } from '../services/api-keys.js';
 import type { RateLimiter, RateDecision } from '../cluster/rate-limiter.js';
 import type { WorkerCredentialService } from '../services/worker-credentials.js';
 import { ApiError, forbidden, unauthorized } from './problem.js';
+import type { FailedAuthLimiter } from './failed-auth-limiter.js';
 
 export type AuthMode = 'none' | 'bearer' | 'queue' | 'worker';
 
@@ -78,14 +79,15 @@ export function installAuth(
   keys: ApiKeyService,
   limiter: RateLimiter,
   credentials: WorkerCredentialService,
+  failedAuth: FailedAuthLimiter,
 ): void {
   app.decorateRequest('apiKey', undefined);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const configured = request.routeOptions.config.auth;
     const mode: AuthMode = configured ?? (request.routeOptions.url?.startsWith('/v2/') ? 'bearer' : 'none');
     if (mode === 'none') return;
-    if (mode === 'worker') return authenticateWorker(request, credentials);
-    const { key, headers } = await authenticateKey(keys, limiter, request.headers.authorization, mode);
+    if (mode === 'worker') return failedAuth.guard(request.ip, () => authenticateWorker(request, credentials));
+    const { key, headers } = await failedAuth.guard(request.ip, () => authenticateKey(keys, limiter, request.headers.authorization, mode));
     request.apiKey = key;
     reply.headers(headers);
     authorise(key, request.method, endpointOf(request), mode);

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, PROBLEM_CONTENT_TYPE, logUnexpected, unexpectedProblem } from './problem.js';
 import { describeValidationErrors } from './validation.js';
+import { discardRestOfBody } from './discard-body.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -54,8 +55,9 @@ export function installProblemHandlers(app: FastifyInstance): void {
     }
   });
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const problem = toApiError(error, request);
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') await discardRestOfBody(request);
     if (problem.status >= 500) logUnexpected(request.log, error, 'request failed');
     return sendProblem(reply, problem);
   });

@@ -19,7 +19,7 @@ export interface RunRequest {
 
 /** Webhooks: targets are checked at submit; a terminal status in the store makes the delivery due. */
 export interface WebhookSink {
-  checkTarget(url: string): string | undefined;
+  checkTarget(url: string): Promise<string | undefined>;
   /** A job of this process just finished: look for due deliveries now rather than at the next poll. */
   wake(): void;
 }
@@ -69,7 +69,7 @@ export class JobService {
   async submit(endpoint: EndpointRecord, request: RunRequest, retentionMs: number): Promise<JobRecord> {
     const webhook = request.webhook ?? request.webhookV2 ?? null;
     if (webhook !== null) {
-      const reason = this.webhooks.checkTarget(webhook);
+      const reason = await this.webhooks.checkTarget(webhook);
       if (reason) throw badRequest('the webhook URL is not allowed', [`${request.webhook ? 'webhook' : 'webhookV2'}: ${reason}`]);
     }
     const now = this.now();

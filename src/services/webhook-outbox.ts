@@ -8,6 +8,7 @@ import { statusJson } from './job-view.js';
 import type { WebhookSender } from './webhooks.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
 import { silentLogger, type Logger } from '../domain/logger.js';
+import { loggableUrl } from './loggable-url.js';
 
 export interface OutboxOptions {
   retryDelayMs: number;
@@ -44,7 +45,7 @@ export class WebhookOutbox {
     });
   }
 
-  checkTarget(url: string): string | undefined {
+  checkTarget(url: string): Promise<string | undefined> {
     return this.sender.checkTarget(url);
   }
 
@@ -92,8 +93,8 @@ export class WebhookOutbox {
     if (this.closed && !outcome.delivered) return;
     let nextDueAt: number | null = null;
     if (!outcome.delivered) {
-      if (!outcome.retry) this.log.warn({ url, jobId: job.id, reason: outcome.why }, 'webhook target refused');
-      else if (attempt >= this.options.attempts) this.log.warn({ url, jobId: job.id, attempts: attempt, why: outcome.why }, 'webhook delivery failed');
+      if (!outcome.retry) this.log.warn({ url: loggableUrl(url), jobId: job.id, reason: outcome.why }, 'webhook target refused');
+      else if (attempt >= this.options.attempts) this.log.warn({ url: loggableUrl(url), jobId: job.id, attempts: attempt, why: outcome.why }, 'webhook delivery failed');
       else nextDueAt = this.now() + this.options.retryDelayMs;
     }
     await this.jobs.webhookAttempted(job.id, nextDueAt).catch((err: unknown) => this.log.warn({ err, jobId: job.id }, 'could not record a webhook attempt'));

@@ -6,32 +6,29 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { lookup as dnsLookupAll } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { hostOf, isRefusedAddress } from './webhook-address.js';
+
+export { isRefusedAddress } from './webhook-address.js';
+
+/** Resolves a host name to its addresses (the system resolver unless a test supplies one). */
+export type HostResolver = (hostname: string) => Promise<string[]>;
+
+const systemResolver: HostResolver = async (hostname) => (await dnsLookupAll(hostname, { all: true })).map((a) => a.address);
+
+/** How long submit waits for a name to resolve; past it the delivery-time check still applies. */
+const SUBMIT_LOOKUP_TIMEOUT_MS = 2000;
 
 export interface WebhookSenderOptions {
   /** CIDR ranges allowed although private (e.g. 127.0.0.0/8 for tests). */
   allowedCidrs?: readonly string[];
   timeoutMs?: number;
+  resolve?: HostResolver;
 }
 
 /** How one attempt went: `retry` false means trying again cannot help (a refused target). */
 export type SendOutcome = { delivered: true } | { delivered: false; retry: boolean; why: string };
-
-/** Whether connecting to this address is refused: anything but public unicast, unless allowed. */
-export function isRefusedAddress(address: string, allowedCidrs: readonly string[]): boolean {
-  if (!ipaddr.isValid(address)) return true;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  for (const cidr of allowedCidrs) {
-    try {
-      const [range, bits] = ipaddr.parseCIDR(cidr);
-      if (range.kind() === parsed.kind() && parsed.match([range, bits])) return false;
-    } catch {
-      // An unparsable range allows nothing; config validation reports it at start.
-    }
-  }
-  return parsed.range() !== 'unicast';
-}
 
 class RefusedTarget extends Error {}
 
@@ -39,15 +36,21 @@ class RefusedTarget extends Error {}
 export class WebhookSender {
   private readonly allowedCidrs: readonly string[];
   private readonly timeoutMs: number;
+  private readonly resolve: HostResolver;
   private readonly inFlight = new Set<AbortController>();
 
   constructor(options: WebhookSenderOptions = {}) {
     this.allowedCidrs = options.allowedCidrs ?? [];
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.resolve = options.resolve ?? systemResolver;
   }
 
-  /** Checked when a job is submitted: a reason when the URL cannot be a webhook target. */
-  checkTarget(url: string): string | undefined {
+  /**
+   * Checked when a job is submitted: a reason when the URL cannot be a webhook target. A name is
+   * resolved too, so one pointing inside is refused now rather than after the job ran; the check
+   * at delivery stays, as the name may resolve differently by then.
+   */
+  async checkTarget(url: string): Promise<string | undefined> {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -56,14 +59,28 @@ export class WebhookSender {
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be an absolute http or https URL';
     if (parsed.username || parsed.password) return 'must not carry credentials in the URL';
-    const host = parsed.hostname.replace(/^\[|\]$/g, '');
+    const host = hostOf(parsed);
     if (host === 'localhost' || host.endsWith('.localhost')) {
       return isRefusedAddress('127.0.0.1', this.allowedCidrs) ? 'must not point at this machine (localhost)' : undefined;
     }
-    if (ipaddr.isValid(host) && isRefusedAddress(host, this.allowedCidrs)) {
-      return `must not point at a private, loopback or link-local address (${host})`;
+    if (ipaddr.isValid(host)) {
+      return isRefusedAddress(host, this.allowedCidrs) ? `must not point at a private, loopback or link-local address (${host})` : undefined;
     }
-    return undefined;
+    const refused = (await this.resolveForSubmit(host)).find((address) => isRefusedAddress(address, this.allowedCidrs));
+    return refused === undefined ? undefined : `must not point at a private, loopback or link-local address (${host} resolves to ${refused})`;
+  }
+
+  /** The addresses a name has now; none when it does not resolve in time (delivery checks again). */
+  private async resolveForSubmit(host: string): Promise<string[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<string[]>((resolve) => {
+      timer = setTimeout(() => resolve([]), SUBMIT_LOOKUP_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([this.resolve(host).catch(() => []), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async send(url: string, jsonBody: string): Promise<SendOutcome> {
@@ -96,7 +113,7 @@ export class WebhookSender {
 
   private post(url: string, body: string): Promise<number> {
     const target = new URL(url);
-    const host = target.hostname.replace(/^\[|\]$/g, '');
+    const host = hostOf(target);
     // A literal address never goes through lookup, so it is checked here.
     if (ipaddr.isValid(host) && isRefusedAddress(host, this.allowedCidrs)) {
       return Promise.reject(new RefusedTarget(`${host} is a private, loopback or link-local address`));

@@ -125,6 +125,13 @@ export const SETTINGS = {
     default: '2000000',
     description: 'API requests per account per day',
   },
+  authFailureLimit: {
+    flag: '--auth-failure-limit <n>',
+    env: 'GANTRY_AUTH_FAILURE_LIMIT',
+    type: integer(1, 1_000_000),
+    default: '30',
+    description: 'failed authentications per client address per minute before it is answered 429',
+  },
   catalogFile: {
     flag: '--catalog-file <file>',
     env: 'GANTRY_CATALOG_FILE',

@@ -6,6 +6,7 @@ import type { Services } from '../../services/services.js';
 import { problemResponses } from '../schemas/common.js';
 import { CreateEndpointBody, EndpointIdParams, EndpointResponse, UpdateEndpointBody } from '../schemas/serverless.js';
 import { endpointView } from '../views/endpoint-view.js';
+import { keepFitting } from '../response-fit.js';
 
 const tags = ['Serverless'];
 
@@ -24,9 +25,10 @@ export function serverlessRoutes({ endpoints, config }: Services): FastifyPlugin
           response: { 200: Type.Object({ endpoints: Type.Array(EndpointResponse) }), ...problemResponses() },
         },
       },
-      async (request) => ({
-        endpoints: (await endpoints.list(account(request.apiKey))).map((e) => endpointView(e, config)),
-      }),
+      async (request) => {
+        const views = (await endpoints.list(account(request.apiKey))).map((e) => endpointView(e, config));
+        return { endpoints: keepFitting(views, EndpointResponse, request.log, 'endpoint') };
+      },
     );
 
     app.post(

@@ -12,6 +12,7 @@ import {
   UpdateTemplateBody,
 } from '../schemas/templates.js';
 import { templateView } from '../views/template-view.js';
+import { keepFitting } from '../response-fit.js';
 
 const tags = ['Templates'];
 
@@ -30,7 +31,9 @@ export function templateRoutes({ templates }: Services): FastifyPluginAsync {
           response: { 200: ListTemplatesResponse, ...problemResponses() },
         },
       },
-      async (request) => ({ templates: (await templates.list(account(request.apiKey))).map(templateView) }),
+      async (request) => ({
+        templates: keepFitting((await templates.list(account(request.apiKey))).map(templateView), TemplateResponse, request.log, 'template'),
+      }),
     );
 
     app.post(

@@ -9,6 +9,7 @@ import { badRequest, ApiError } from '../../domain/errors.js';
 import { DoneQuery, PingQuery, TakeQuery, WorkerJobParams, WorkerParams } from '../schemas/queue.js';
 import { acceptRawBodies, type RawBody } from '../raw-body.js';
 import { clientGoneSignal } from '../client-gone.js';
+import { nestingProblemDetail, nestsDeeperThan } from '../json-depth.js';
 
 const config = { auth: 'worker' as const, schemaErrorStatus: 400 };
 const schema = { tags: ['Worker protocol'] };
@@ -19,6 +20,7 @@ const TRANSPORT_LIMIT = 2 * 1024 * 1024 * 1024 - 1;
 function parseChunk(body: RawBody | undefined, limit: number): unknown {
   if (!body || body.text.trim() === '') throw badRequest('a stream chunk needs a body {"output": ...}');
   if (body.tooLarge) throw new ApiError(413, `a stream chunk of ${body.bytes} bytes exceeds the ${limit} byte limit`);
+  if (nestsDeeperThan(body.text)) throw badRequest(nestingProblemDetail('the stream chunk'));
   try {
     const parsed = JSON.parse(body.text) as { output?: unknown };
     return typeof parsed === 'object' && parsed !== null && 'output' in parsed ? parsed.output : parsed;
@@ -53,6 +55,12 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
       async (request) => {
         const { endpointId, workerId, jobId } = request.params;
         const raw = (request.body as RawBody | undefined) ?? { text: '', bytes: 0, tooLarge: false };
+        if (nestsDeeperThan(raw.text)) {
+          // The job fails with the reason, so its client is not left waiting for a result that cannot come.
+          const error = nestingProblemDetail("the worker's result");
+          await workerProtocol.done(endpointId, workerId, jobId, { kind: 'result', status: 'FAILED', output: null, error, stopPod: false });
+          throw badRequest(error);
+        }
         const report = raw.tooLarge
           ? readDoneBody('', raw.bytes, settings.maxOutputBytes)
           : readDoneBody(raw.text, raw.bytes, settings.maxOutputBytes);

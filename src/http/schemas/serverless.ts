@@ -16,7 +16,9 @@ export const RequestCountScaling = Type.Object(
   { additionalProperties: false, description: 'Scale on in-flight requests per worker' },
 );
 // A discriminated oneOf, so Ajv checks only the branch `type` names and reports that branch's failures.
+// `type: 'object'` is needed as well: on its own, Ajv's discriminator lets any non-object through.
 const Scaling = Type.Unsafe<Static<typeof QueueDelayScaling> | Static<typeof RequestCountScaling>>({
+  type: 'object',
   oneOf: [QueueDelayScaling, RequestCountScaling],
   discriminator: { propertyName: 'type' },
 });

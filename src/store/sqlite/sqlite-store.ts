@@ -1,10 +1,9 @@
 // The Store port on SQLite (better-sqlite3, WAL). Calls are synchronous underneath;
 // the async surface is the port's, so a networked adapter can implement the same contract.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { migrateSqlite } from './migrate.js';
+import { preparePrivateDatabaseFile } from './private-files.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
 import {
@@ -15,7 +14,7 @@ import { conflictText, endpointInsertConflict, templateConflict, uniquely } from
 
 /** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
 export function openSqliteDatabase(file: string): Database.Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') preparePrivateDatabaseFile(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

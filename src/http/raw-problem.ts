@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApiError } from '../domain/errors.js';
-import { PROBLEM_CONTENT_TYPE } from '../http/problem.js';
+import { PROBLEM_CONTENT_TYPE } from './problem.js';
 
 export function sendRawProblem(res: ServerResponse, problem: ApiError, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(problem.toBody());

@@ -1,0 +1,14 @@
+// Fastify's own JSON parser (with prototype-poisoning protection), behind the nesting limit.
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../domain/errors.js';
+import { nestingProblemDetail, nestsDeeperThan } from './json-depth.js';
+
+export function installJsonParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (nestsDeeperThan(text)) return done(new ApiError(400, nestingProblemDetail('the request body')), undefined);
+    return parse(request, text, done);
+  });
+}

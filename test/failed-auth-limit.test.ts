@@ -1,0 +1,63 @@
+// Failed authentications are limited per client address: past the limit within a minute the
+// address gets 429 problem+json with Retry-After, other addresses are unaffected, and the
+// memory it takes is bounded.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { problem, startHarness, type Harness } from './support/harness.js';
+import { FailedAuthLimiter } from '../src/http/failed-auth-limiter.js';
+
+const LIMIT = 5;
+let h: Harness;
+before(async () => {
+  h = await startHarness({ authFailureLimit: String(LIMIT) });
+});
+after(() => h.close());
+
+const from = (remoteAddress: string, authorization: string, url = '/v2/serverless') =>
+  h.app.inject({ method: 'GET', url, remoteAddress, headers: { authorization } });
+
+describe('failed authentications per address', () => {
+  test(`after ${LIMIT} failures in a minute an address gets 429 with Retry-After, even with a good key`, async () => {
+    for (let i = 0; i < LIMIT; i++) assert.equal((await from('192.0.2.10', 'Bearer wrong')).statusCode, 401);
+    const refused = await from('192.0.2.10', 'Bearer wrong');
+    assert.equal(refused.statusCode, 429);
+    assert.match(problem(refused).detail, /failed authentications/);
+    const retryAfter = Number(refused.headers['retry-after']);
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, String(retryAfter));
+    assert.equal((await from('192.0.2.10', `Bearer ${h.adminKey}`)).statusCode, 429);
+    assert.equal((await from('192.0.2.11', `Bearer ${h.adminKey}`)).statusCode, 200, 'another address is not affected');
+  });
+
+  test('successful calls do not count', async () => {
+    for (let i = 0; i < LIMIT * 3; i++) assert.equal((await from('192.0.2.20', `Bearer ${h.adminKey}`)).statusCode, 200);
+  });
+
+  test('worker credential failures count too', async () => {
+    for (let i = 0; i < LIMIT; i++) assert.equal((await from('192.0.2.30', 'not-a-credential', '/v2/abc/ping/w1')).statusCode, 401);
+    assert.equal((await from('192.0.2.30', 'not-a-credential', '/v2/abc/ping/w1')).statusCode, 429);
+  });
+});
+
+describe('the limiter itself', () => {
+  test('a window expires after a minute', () => {
+    let now = 0;
+    const limiter = new FailedAuthLimiter(2, () => now);
+    limiter.recordFailure('a');
+    limiter.recordFailure('a');
+    assert.throws(() => limiter.check('a'), /retry in 60 s/);
+    now = 59_000;
+    assert.throws(() => limiter.check('a'), /retry in 1 s/);
+    now = 60_000;
+    assert.doesNotThrow(() => limiter.check('a'));
+  });
+
+  test('the map of addresses stays bounded', () => {
+    let now = 0;
+    const limiter = new FailedAuthLimiter(3, () => now);
+    for (let i = 0; i < 25_000; i++) {
+      now = i;
+      limiter.recordFailure(`addr-${i}`);
+    }
+    assert.ok(limiter.size <= 10_000, String(limiter.size));
+  });
+});
