@@ -21,7 +21,7 @@ test('URLs default from the host and port, the worker API URL from the public UR
   assert.equal(config.publicUrl, 'https://api.example.com');
   assert.equal(config.workerApiUrl, 'https://api.example.com');
   assert.equal(config.replicaUrl, 'http://127.0.0.1:9000');
-  assert.equal(config.lbUrlPattern, 'http://{id}.localhost:9000');
+  assert.equal(config.lbUrlPattern, 'https://api.example.com/v2/lb/{id}', 'the path form, which resolves from any client');
   assert.equal(loadConfig({ host: '::1' }, {}).replicaUrl, 'http://[::1]:8080');
 });
 
@@ -55,7 +55,7 @@ test('the configuration is frozen; withPort makes a new one naming the real port
   assert.equal(real.port, 4321);
   assert.equal(real.publicUrl, 'http://api.example.com:4321');
   assert.equal(real.replicaUrl, 'http://127.0.0.1:4321');
-  assert.equal(real.lbUrlPattern, 'http://{id}.localhost:4321');
+  assert.equal(real.lbUrlPattern, 'http://api.example.com:4321/v2/lb/{id}');
   assert.equal(config.port, 0, 'the original is unchanged');
 });
 

@@ -101,8 +101,9 @@ export const SETTINGS = {
     flag: '--lb-url-pattern <url>',
     env: 'GANTRY_LB_URL_PATTERN',
     type: urlPattern,
-    default: { from: ({ port }) => `http://{id}.localhost:${port}`, says: 'http://{id}.localhost:<port>' },
-    description: "base URL of a load-balancing endpoint, its own host; {id} stands for the endpoint's id",
+    // The path form resolves from any client; a host form needs wildcard DNS the operator sets up.
+    default: { from: ({ publicUrl }) => `${publicUrl}/v2/lb/{id}`, says: '<public URL>/v2/lb/{id}' },
+    description: "base URL of a load-balancing endpoint, {id} standing for its id: a path on the public URL, or its own host (e.g. http://{id}.lb.example.com) with wildcard DNS",
   },
   rateLimitMinute: {
     flag: '--rate-limit-minute <n>',
