@@ -200,3 +200,35 @@ test('a worker that asks to be recycled is replaced without its job coming back 
   assert.ok(log.some((l) => /exited: code 0/.test(l)), `a clean exit, not a kill: ${log.slice(-3).join(' | ')}`);
   await g.call('DELETE', `/v2/serverless/${e.id}`);
 });
+
+test('an endpoint whose GPU this deployment lacks says why in /health and /workers', async () => {
+  const created = await g.call('POST', '/v2/serverless', {
+    name: 'no-such-gpu', type: 'QUEUE', image: 'local/echo', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, gpu: { pools: ['AMPERE_80'] },
+    workers: { min: 1, max: 1 }, ...ECHO_WORKER,
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  assert.match(String(created.headers['gantry-warning']), /no worker can be placed: no GPU of pool AMPERE_80/, 'told at create time');
+  const e = created.json();
+  const health = await eventually(async () => {
+    const res = await fetch(`${g.url}/v2/${e.id}/health`, { headers: { authorization: g.adminKey } });
+    const body = (await res.json()) as { throttled?: { reason: string } };
+    return body.throttled && body;
+  }, 10_000);
+  assert.match(health.throttled!.reason, /no GPU of pool AMPERE_80 on this deployment, which has NVIDIA GeForce RTX 4090/);
+  assert.equal((await workersOf(e.id)).throttled.reason, health.throttled!.reason);
+  await g.call('DELETE', `/v2/serverless/${e.id}`);
+});
+
+test('an endpoint with an image but no command is accepted with a warning under the process provider', async () => {
+  const created = await g.call('POST', '/v2/serverless', {
+    name: 'image-only', type: 'QUEUE', image: 'acme/worker:1', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  assert.match(String(created.headers['gantry-warning']), /has none: set args .* --worker-provider docker/);
+  const fine = await g.call('POST', '/v2/serverless', {
+    name: 'runnable', type: 'QUEUE', image: 'local/echo', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, cpu: [{ id: 'cpu3c', vcpuCount: 2 }], ...ECHO_WORKER,
+  });
+  assert.equal(fine.headers['gantry-warning'], undefined, 'an endpoint that can run gets no warning');
+  await g.call('DELETE', `/v2/serverless/${created.json().id}`);
+  await g.call('DELETE', `/v2/serverless/${fine.json().id}`);
+});

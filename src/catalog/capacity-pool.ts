@@ -35,7 +35,7 @@ export class CapacityPool {
   constructor(
     readonly gpus: GpuDevice[],
     readonly cpus: CpuCapacity[],
-    private readonly catalog: Catalog,
+    readonly catalog: Catalog,
   ) {}
 
   allocationOf(workerId: string): Allocation | undefined {
@@ -51,6 +51,12 @@ export class CapacityPool {
     this.allocations.set(workerId, allocation);
     for (const id of allocation.deviceIds) this.gpuHolders.set(id, workerId);
     return allocation;
+  }
+
+  /** Whether a worker of the endpoint could be placed on an empty deployment: something of its kind exists. */
+  canEverPlace(spec: EndpointSpec): boolean {
+    const empty = new CapacityPool(this.gpus, this.cpus, this.catalog);
+    return empty.allocate('probe', spec) !== undefined;
   }
 
   release(workerId: string): void {

@@ -17,6 +17,7 @@ import { FrozenPool } from './frozen-pool.js';
 import type { WorkerKind } from './kinds/worker-kind.js';
 import type { WorkerRuntimeDeps } from './runtime-deps.js';
 import { placementDataCenters, type EndpointVolume } from './volumes/volume-mounts.js';
+import { explainUnplaceable } from '../catalog/placement-explainer.js';
 
 export type { RuntimeSettings, WorkerRuntimeDeps } from './runtime-deps.js';
 
@@ -27,6 +28,8 @@ const MAX_REMEMBERED_WORKERS = 10_000;
 
 export class WorkerRuntime {
   private readonly workers = new Map<string, ManagedWorker>();
+  /** Endpoints whose next worker cannot be placed, and why. */
+  private readonly throttles = new Map<string, { reason: string; since: string }>();
   /** Workers being stopped in the background; stop() waits for them. */
   private readonly stopping = new Set<Promise<void>>();
   /** The endpoint of every worker started here, kept past its end while its logs may be: logs are the endpoint's alone. */
@@ -234,12 +237,29 @@ export class WorkerRuntime {
     // A worker runs where it can mount the endpoint's volume.
     const placement = { ...endpoint.spec, dataCenterIds: placementDataCenters(endpoint.spec.dataCenterIds, volumes) };
     const allocation = this.deps.capacity.allocate(worker.workerId, placement);
-    if (!allocation) return;
+    if (!allocation) return this.throttled(endpoint, placement);
+    this.throttles.delete(endpoint.id);
     worker.allocation = allocation;
     worker.phase = 'STARTING';
     const volume = volumes.find((v) => v.dataCenterId === allocation.dataCenterId);
     const start = this.startInBackground(worker, endpoint, allocation, volume).finally(() => this.starting.delete(worker.workerId));
     this.starting.set(worker.workerId, start);
+  }
+
+  /** Nothing fits: say why, in the endpoint's health and workers views and once in the log. */
+  private throttled(endpoint: EndpointRecord, placement: EndpointRecord['spec']): void {
+    const { reason } = explainUnplaceable(placement, this.deps.capacity, this.deps.capacity.catalog);
+    const known = this.throttles.get(endpoint.id);
+    if (known?.reason === reason) return;
+    this.throttles.set(endpoint.id, { reason, since: new Date(this.now()).toISOString() });
+    this.deps.log.warn({ endpointId: endpoint.id, reason }, 'no worker can be placed');
+  }
+
+  /** Why the endpoint's workers wait for capacity, while they do. */
+  throttleReport(endpointId: string): { reason: string; since: string } | undefined {
+    const waiting = this.workersOf(endpointId).some((w) => w.phase === 'THROTTLED');
+    if (!waiting) this.throttles.delete(endpointId);
+    return this.throttles.get(endpointId);
   }
 
   /** Starts a placed worker. Never throws: a failure is recorded like a crash. */

@@ -8,7 +8,7 @@ import { JOB_LIMITS, runsyncRetentionMs } from '../../domain/job-state.js';
 import { problemResponses } from '../schemas/common.js';
 import { EndpointParams, JobParams, JobStatusResponse, RunBody, TtlQuery, WaitQuery } from '../schemas/queue.js';
 import { clientGoneSignal } from '../client-gone.js';
-import { CrashLoop } from '../schemas/workers.js';
+import { CrashLoop, Throttled } from '../schemas/workers.js';
 
 const tags = ['Queue'];
 const queueConfig = { auth: 'queue' as const, schemaErrorStatus: 400 };
@@ -211,6 +211,7 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
               crashLoop: Type.Optional(
                 Type.Object(CrashLoop.properties, { description: 'Present while workers keep failing to start or exiting: why, and when the next one starts' }),
               ),
+              throttled: Type.Optional(Throttled),
             }),
             ...problemResponses(400, 404),
           },
@@ -219,7 +220,8 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
       async (request) => {
         const endpointId = (await endpointOf(request)).id;
         const crashLoop = runtime?.crashReport(endpointId);
-        return { ...(await jobs.health(endpointId)), ...(crashLoop ? { crashLoop } : {}) };
+        const throttled = runtime?.throttleReport(endpointId);
+        return { ...(await jobs.health(endpointId)), ...(crashLoop ? { crashLoop } : {}), ...(throttled ? { throttled } : {}) };
       },
     );
   };

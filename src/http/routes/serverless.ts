@@ -7,10 +7,11 @@ import { problemResponses } from '../schemas/common.js';
 import { CreateEndpointBody, EndpointIdParams, EndpointResponse, UpdateEndpointBody } from '../schemas/serverless.js';
 import { endpointView } from '../views/endpoint-view.js';
 import { keepFitting } from '../response-fit.js';
+import { endpointWarnings, sendWarnings } from '../endpoint-warnings.js';
 
 const tags = ['Serverless'];
 
-export function serverlessRoutes({ endpoints, config }: Services): FastifyPluginAsync {
+export function serverlessRoutes({ endpoints, config, capacity }: Services): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const account = (apiKey: { accountId: string } | undefined) => apiKey!.accountId;
@@ -47,6 +48,7 @@ export function serverlessRoutes({ endpoints, config }: Services): FastifyPlugin
       },
       async (request, reply) => {
         const record = await endpoints.create(account(request.apiKey), request.body);
+        sendWarnings(reply, request.log, record.id, endpointWarnings(record, capacity, config));
         return reply.code(201).send(endpointView(record, config));
       },
     );
@@ -77,8 +79,11 @@ export function serverlessRoutes({ endpoints, config }: Services): FastifyPlugin
           response: { 200: EndpointResponse, ...problemResponses(400, 404, 409, 422) },
         },
       },
-      async (request) =>
-        endpointView(await endpoints.update(account(request.apiKey), request.params.id, request.body), config),
+      async (request, reply) => {
+        const record = await endpoints.update(account(request.apiKey), request.params.id, request.body);
+        sendWarnings(reply, request.log, record.id, endpointWarnings(record, capacity, config));
+        return endpointView(record, config);
+      },
     );
 
     app.delete(

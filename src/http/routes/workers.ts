@@ -27,6 +27,7 @@ export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime, clus
       const workers = workerDirectory.list(endpoint.id, endpoint.version);
       const count = (status: string) => workers.filter((w) => w.status === status).length;
       const crashLoop = runtime?.crashReport(endpoint.id);
+      const throttled = runtime?.throttleReport(endpoint.id);
       return {
         workers,
         summary: {
@@ -39,6 +40,7 @@ export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime, clus
         },
         endpointVersion: endpoint.version,
         ...(crashLoop ? { crashLoop } : {}),
+        ...(throttled ? { throttled } : {}),
       };
     });
 

@@ -36,11 +36,20 @@ export const CrashLoop = Type.Object({
   nextStartAt: Type.String({ format: 'date-time', description: 'No new worker starts before this' }),
 });
 
+export const Throttled = Type.Object(
+  {
+    reason: Type.String({ description: 'Why no worker can be placed, e.g. no GPU of the pool on this deployment' }),
+    since: Type.String({ format: 'date-time' }),
+  },
+  { description: 'Present while the endpoint\'s next worker waits for capacity' },
+);
+
 export const ListWorkersResponse = Type.Object({
   workers: Type.Array(WorkerView),
   summary: WorkerSummary,
   endpointVersion: Type.Union([Type.Integer(), Type.Null()]),
   crashLoop: Type.Optional(CrashLoop),
+  throttled: Type.Optional(Throttled),
 });
 
 export const Release = Type.Object({
