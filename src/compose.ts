@@ -66,8 +66,8 @@ export function createServices(
         provider,
         capacity,
         kinds: {
-          QUEUE: new QueueWorkers({ store, registry: workers, credentials: workerCredentials, signals: events, config }),
-          LOAD_BALANCER: new HttpWorkers(balancer, config),
+          QUEUE: new QueueWorkers({ store, registry: workers, credentials: workerCredentials, signals: events, secrets: accountSecrets, config }),
+          LOAD_BALANCER: new HttpWorkers(balancer, config, accountSecrets),
         },
         config,
         log: log.child({ component: 'runtime' }),

@@ -39,6 +39,9 @@ class RecordingSignals implements QueueSignals {
   }
 }
 
+/** The rig's endpoints reference no secrets: their env reaches workers as it is. */
+const noSecrets = { resolve: async (_accountId: string, env: Readonly<Record<string, string>>) => ({ ...env }) };
+
 export async function startRuntimeRig(flags: ConfigFlags = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-runtime-'));
   const testStore = await openTestStore(dataDir);
@@ -60,8 +63,8 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
     provider,
     capacity,
     kinds: {
-      QUEUE: new QueueWorkers({ store, registry, credentials: { create: async () => `cred-${randomId(6)}` }, signals, config }),
-      LOAD_BALANCER: new HttpWorkers(balancer, config),
+      QUEUE: new QueueWorkers({ store, registry, credentials: { create: async () => `cred-${randomId(6)}` }, signals, secrets: noSecrets, config }),
+      LOAD_BALANCER: new HttpWorkers(balancer, config, noSecrets),
     },
     config,
     log: silentLogger,
