@@ -15,6 +15,7 @@ import { serverlessRoutes } from './http/routes/serverless.js';
 import { templateRoutes } from './http/routes/templates.js';
 import { registryRoutes } from './http/routes/registries.js';
 import { registryDelegationRoutes } from './http/routes/registry-delegations.js';
+import { secretRoutes } from './http/routes/secrets.js';
 import { catalogRoutes } from './http/routes/catalog.js';
 import { queueRoutes } from './http/routes/queue.js';
 import { workerRoutes } from './http/routes/worker.js';
@@ -67,6 +68,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(templateRoutes(services));
   await app.register(registryRoutes(services));
   await app.register(registryDelegationRoutes());
+  await app.register(secretRoutes(services));
   await app.register(catalogRoutes(services));
   await app.register(queueRoutes(services));
   await app.register(workerRoutes(services));

@@ -8,6 +8,7 @@ import { loadCapacity } from './catalog/capacity.js';
 import { EndpointService } from './services/endpoints.js';
 import { TemplateService } from './services/templates.js';
 import { RegistryAuthService } from './services/registry-auths.js';
+import { AccountSecretService } from './services/account-secrets.js';
 import { Secrets } from './services/secrets/secrets.js';
 import type { RegistryLogins } from './runtime/ports.js';
 import { NetworkVolumeService } from './services/network-volumes.js';
@@ -54,7 +55,8 @@ export function createServices(
   // Replicas sharing PostgreSQL must share the key too; one made in a data directory would differ on each.
   const secrets = new Secrets({ secretKey: config.secretKey, dataDir: config.dataDir, shared: store instanceof PostgresStore });
   const registryAuths = new RegistryAuthService(store, secrets);
-  const templates = new TemplateService(store, catalog, registryAuths);
+  const accountSecrets = new AccountSecretService(store, secrets);
+  const templates = new TemplateService(store, catalog, registryAuths, accountSecrets);
   const replicaId = `replica-${randomId(10)}`;
   const cluster: Cluster =
     store instanceof PostgresStore ? new PostgresCluster(replicaId, store, config, log.child({ component: 'cluster' })) : new SingleProcessCluster(replicaId, config.rateLimits);
@@ -72,8 +74,8 @@ export function createServices(
         capacity,
         volumes: new VolumeMounts(store, volumeDirectories),
         kinds: {
-          QUEUE: new QueueWorkers({ store, registry: workers, credentials: workerCredentials, signals: events, config }),
-          LOAD_BALANCER: new HttpWorkers(balancer, config),
+          QUEUE: new QueueWorkers({ store, registry: workers, credentials: workerCredentials, signals: events, secrets: accountSecrets, config }),
+          LOAD_BALANCER: new HttpWorkers(balancer, config, accountSecrets),
         },
         config,
         log: log.child({ component: 'runtime' }),
@@ -83,7 +85,7 @@ export function createServices(
   const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId), (endpointId) => balancer.demand(endpointId));
   const jobs = new JobService(store, events, workers, webhooks, config, metrics, (endpointId) => workerDirectory.counts(endpointId));
   const sweeper = new JobSweeper(store, jobs, events, config, log.child({ component: 'sweeper' }));
-  const endpoints = new EndpointService(store, catalog, templates, registryAuths, config);
+  const endpoints = new EndpointService(store, catalog, templates, registryAuths, accountSecrets, config);
   // Endpoint changes reach the leader's autoscaler whichever replica made them.
   endpoints.onChanged((endpointId) => events.endpointChanged(endpointId));
   if (runtime) events.onEndpointChanged(() => runtime.runSoon());
@@ -97,6 +99,7 @@ export function createServices(
     capacity,
     templates,
     registryAuths,
+    accountSecrets,
     secrets,
     networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories),
     endpoints,
@@ -114,7 +117,7 @@ export function createServices(
     balancer,
     start() {
       started ??= (async () => {
-        if (secrets.unavailable) log.error({ reason: secrets.unavailable }, 'registry credentials cannot be stored or used until --secret-key is set');
+        if (secrets.unavailable) log.error({ reason: secrets.unavailable }, 'registry credentials and secrets cannot be stored or used until --secret-key is set');
         // Only the leader sweeps and scales; a replica that gains or loses leadership starts or stops them.
         cluster.leadership.onChange((leader) => {
           if (leader) {

@@ -1,4 +1,4 @@
-// Whether this deployment can keep secrets (registry credentials): replicas on PostgreSQL need
+// Whether this deployment can keep secrets (registry credentials, /v2/secrets): replicas on PostgreSQL need
 // one --secret-key between them; SQLite falls back to a key file that only its owner may read.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ export function checkSecretKey(config: GantryConfig): CheckResult {
     return {
       status: 'warn',
       name,
-      detail: 'none: registry credentials are refused; give every replica the same --secret-key (openssl rand -base64 32)',
+      detail: 'none: registry credentials and secrets are refused; give every replica the same --secret-key (openssl rand -base64 32)',
     };
   }
   const file = join(config.dataDir, KEY_FILE_NAME);

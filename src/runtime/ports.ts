@@ -25,3 +25,11 @@ export interface RegistryLogin {
 export interface RegistryLogins {
   loginFor(endpointId: string): Promise<RegistryLogin | undefined>;
 }
+
+/**
+ * The env a worker starts with: an endpoint's env with its `{{ RUNPOD_SECRET_<name> }}` references
+ * replaced by the account's secret values. Fails naming a secret that is gone, never a value.
+ */
+export interface SecretEnvironment {
+  resolve(accountId: string, env: Readonly<Record<string, string>>): Promise<Record<string, string>>;
+}

@@ -4,6 +4,7 @@ import type { EndpointSpec } from '../domain/endpoint-spec.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { TemplateService } from './templates.js';
 import type { RegistryAuthService } from './registry-auths.js';
+import type { AccountSecretService } from './account-secrets.js';
 import type { GantryConfig } from '../config.js';
 import {
   applyEndpointPatch,
@@ -28,6 +29,7 @@ export class EndpointService {
     private readonly catalog: Catalog,
     private readonly templates: TemplateService,
     private readonly registries: Pick<RegistryAuthService, 'ensureUsable'>,
+    private readonly secrets: Pick<AccountSecretService, 'ensureReferencesExist'>,
     private readonly config: GantryConfig,
   ) {}
 
@@ -48,6 +50,8 @@ export class EndpointService {
     const template = await this.templateFor(accountId, body.templateId);
     const spec = buildEndpointSpec(body, template, this.catalog, this.config, await this.volumesOf(accountId, body.networkVolumes));
     await this.registries.ensureUsable(accountId, spec.registry);
+    // A template's env comes along, so its references must resolve in this account too.
+    await this.secrets.ensureReferencesExist(accountId, spec.env);
     const record: EndpointRecord = {
       id: newEndpointId(),
       accountId,
@@ -90,6 +94,7 @@ export class EndpointService {
       const current = await this.get(accountId, id);
       const spec = applyEndpointPatch(current.spec, body, template, this.catalog, this.config, await this.volumesOf(accountId, body.networkVolumes ?? current.spec.networkVolumes));
       if (spec.registry !== current.spec.registry) await this.registries.ensureUsable(accountId, spec.registry);
+      if (spec.env !== current.spec.env) await this.secrets.ensureReferencesExist(accountId, spec.env);
       const versionChanged = changedWorkerFields(current.spec, spec).length > 0;
       const next: EndpointRecord = {
         ...current,

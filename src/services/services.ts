@@ -9,6 +9,7 @@ import type { Capacity } from '../catalog/capacity.js';
 import type { EndpointService } from './endpoints.js';
 import type { TemplateService } from './templates.js';
 import type { RegistryAuthService } from './registry-auths.js';
+import type { AccountSecretService } from './account-secrets.js';
 import type { Secrets } from './secrets/secrets.js';
 import type { NetworkVolumeService } from './network-volumes.js';
 import type { JobEvents } from './waitlist.js';
@@ -34,6 +35,8 @@ export interface Services {
   templates: TemplateService;
   /** Container registry credentials; the runtime pulls with them. */
   registryAuths: RegistryAuthService;
+  /** Per-account secrets env values reference; the runtime resolves them when a worker starts. */
+  accountSecrets: AccountSecretService;
   /** Seals and opens stored secrets with the deployment's key. */
   secrets: Secrets;
   networkVolumes: NetworkVolumeService;

@@ -13,6 +13,7 @@ import {
 import { ApiError, notFound } from '../domain/errors.js';
 import { newTemplateId } from '../domain/ids.js';
 import type { RegistryAuthService } from './registry-auths.js';
+import type { AccountSecretService } from './account-secrets.js';
 
 export interface ResolvedTemplate {
   settings: ContainerSettings;
@@ -33,11 +34,13 @@ export class TemplateService {
     private readonly store: Store,
     private readonly catalog: Catalog,
     private readonly registries: Pick<RegistryAuthService, 'ensureUsable'>,
+    private readonly secrets: Pick<AccountSecretService, 'ensureReferencesExist'>,
   ) {}
 
   async create(accountId: string, body: CreateTemplateInput, now = new Date()): Promise<VisibleTemplate> {
     const spec = buildTemplateSpec(body);
     await this.registries.ensureUsable(accountId, spec.registry);
+    await this.secrets.ensureReferencesExist(accountId, spec.env);
     await this.ensureNameFree(accountId, spec.name);
     const record: TemplateRecord = {
       id: newTemplateId(),
@@ -64,6 +67,7 @@ export class TemplateService {
     const current = await this.getOwned(accountId, id);
     const spec = applyTemplatePatch(current.spec, body);
     if (spec.registry !== current.spec.registry) await this.registries.ensureUsable(accountId, spec.registry);
+    if (spec.env !== current.spec.env) await this.secrets.ensureReferencesExist(accountId, spec.env);
     if (spec.name !== current.spec.name) await this.ensureNameFree(accountId, spec.name, id);
     const next: TemplateRecord = { ...current, spec, updatedAt: now.toISOString() };
     await this.writeUniquely(accountId, spec.name, id, () => this.store.updateTemplate(next));

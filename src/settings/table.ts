@@ -53,7 +53,7 @@ export const SETTINGS = {
     env: 'GANTRY_SECRET_KEY',
     type: base64Key,
     defaultMeans: 'SQLite: a key file made in the data directory on first use; PostgreSQL: none, and stored secrets are refused',
-    description: 'key that encrypts stored secrets (registry credentials); every PostgreSQL replica needs the same one',
+    description: 'key that encrypts stored secrets (registry credentials, /v2/secrets values); every PostgreSQL replica needs the same one',
   },
   databasePoolSize: {
     flag: '--database-pool-size <n>',

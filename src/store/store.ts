@@ -4,6 +4,7 @@ import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
 import type { NetworkVolumeSpec } from '../domain/network-volume.js';
 import type { JobStore } from './job-store.js';
 import type { RegistryAuthStore } from './registry-auth-store.js';
+import type { SecretStore } from './secret-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
 
@@ -79,6 +80,8 @@ export interface Store {
   readonly jobs: JobStore;
   /** Container registry credentials, kept sealed. */
   readonly registryAuths: RegistryAuthStore;
+  /** Per-account secrets env values reference, kept sealed. */
+  readonly secrets: SecretStore;
   close(): Promise<void>;
 
   /**

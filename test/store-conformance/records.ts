@@ -4,6 +4,7 @@ import type { EndpointSpec, TemplateSpec } from '../../src/domain/endpoint-spec.
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, TemplateRecord } from '../../src/store/store.js';
 import type { NewJob } from '../../src/store/job-store.js';
 import type { RegistryAuthRecord } from '../../src/store/registry-auth-store.js';
+import type { SecretRecord } from '../../src/store/secret-store.js';
 
 let counter = 0;
 const EPOCH = Date.parse('2030-01-01T00:00:00.000Z');
@@ -57,6 +58,12 @@ export function aTemplate(accountId: string | null, extra: { name?: string; publ
 export function aRegistryAuth(accountId: string, extra: { name?: string } = {}): RegistryAuthRecord {
   const { id, at } = next('reg');
   return { id, accountId, name: extra.name ?? `registry ${id}`, sealedCredential: `gsb1.test.${id}`, createdAt: at };
+}
+
+/** The sealed value is any opaque text to the store. */
+export function aSecret(accountId: string, extra: { name?: string } = {}): SecretRecord {
+  const { id, at } = next('secret');
+  return { accountId, name: extra.name ?? id.replace('-', '_'), sealedValue: `gsb1.test.${id}`, createdAt: at, updatedAt: at };
 }
 
 export function aKey(accountId: string, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord {

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyBaseLogger, LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type ConfigFlags } from '../../src/config.js';
 import { createServices, type Services } from '../../src/compose.js';
@@ -23,12 +23,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(flags: ConfigFlags = {}, env: Record<string, string> = {}): Promise<Harness> {
+export interface HarnessOptions {
+  /** Where the services' and request logs go (a pino logger writing to a stream the test reads); none when omitted. */
+  logger?: FastifyBaseLogger;
+}
+
+export async function startHarness(flags: ConfigFlags = {}, env: Record<string, string> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-test-'));
   const testStore = await openTestStore(dataDir);
   const config = loadConfig({ dataDir, ...testStore.flags, ...flags }, env);
-  const services = createServices(config, testStore.store);
-  const app = await buildApp(services);
+  const services = createServices(config, testStore.store, options.logger);
+  const app = await buildApp(services, { logger: options.logger });
   const newKey = async (options: NewKeyOptions = {}) => (await services.apiKeys.create(options)).token;
   const admin = await services.apiKeys.create({ name: 'admin' });
   const adminKey = admin.token;

@@ -1,6 +1,6 @@
 // A Gantry server on a real socket with a queue endpoint and a worker credential, plus a
 // minimal protocol-level worker client for tests that need exact control of what a worker sends.
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness, type HarnessOptions } from './harness.js';
 import type { ConfigFlags } from '../../src/config.js';
 import { reservePort } from '../../src/reserve-port.js';
 
@@ -13,7 +13,7 @@ export interface Live extends Harness {
   worker(method: string, path: string, body?: string, contentType?: string, key?: string): Promise<{ status: number; json: any }>;
 }
 
-export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string, unknown> = {}): Promise<Live> {
+export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string, unknown> = {}, options: HarnessOptions = {}): Promise<Live> {
   // The configuration names the port (workers are sent to it), so it is known before the harness is built.
   const reservation = await reservePort('127.0.0.1');
   const port = reservation.port;
@@ -27,7 +27,7 @@ export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string
     // Workers are started by the tests themselves unless a test asks for the runtime.
     workerProvider: 'none',
     ...flags,
-  }).catch(async (error: unknown) => {
+  }, {}, options).catch(async (error: unknown) => {
     await reservation.release();
     throw error;
   });

@@ -21,6 +21,8 @@ import { FakeProvider } from './fake-provider.js';
 import { ManualTime } from './manual-time.js';
 import { openTestStore } from './test-store.js';
 import { silentLogger } from '../../src/domain/logger.js';
+import { AccountSecretService } from '../../src/services/account-secrets.js';
+import { Secrets } from '../../src/services/secrets/secrets.js';
 
 
 /** The queue's wake-ups, recorded; a test announces new jobs with `queued`. */
@@ -54,14 +56,16 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
     { healthIntervalMs: 20, healthCheck: async (backend) => ({ health: health.get(backend.workerId) ?? 'INITIALIZING', reason: 'set by the test' }) },
     time.now,
   );
+  // Secret references in env values resolve as in a server, against the rig's account.
+  const secrets = new AccountSecretService(store, new Secrets({ secretKey: undefined, dataDir, shared: false }));
   const capacity = new CapacityPool([], [{ vcpus: 8, dataCenterId: 'local', flavors: ['cpu3c'] }], loadCatalog(config.catalogFile));
   const runtime = new WorkerRuntime({
     store,
     provider,
     capacity,
     kinds: {
-      QUEUE: new QueueWorkers({ store, registry, credentials: { create: async () => `cred-${randomId(6)}` }, signals, config }),
-      LOAD_BALANCER: new HttpWorkers(balancer, config),
+      QUEUE: new QueueWorkers({ store, registry, credentials: { create: async () => `cred-${randomId(6)}` }, signals, secrets, config }),
+      LOAD_BALANCER: new HttpWorkers(balancer, config, secrets),
     },
     config,
     log: silentLogger,
@@ -90,7 +94,7 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
   }
 
   return {
-    store, config, time, provider, registry, signals, balancer, capacity, runtime, createEndpoint,
+    store, config, time, provider, registry, signals, balancer, capacity, runtime, createEndpoint, secrets, accountId: account.id,
 
     /** A new configuration version of the endpoint (what a rolling update reacts to). */
     async changeEndpoint(endpoint: EndpointRecord, spec: Partial<EndpointSpec>): Promise<EndpointRecord> {

@@ -29,7 +29,9 @@ export const containerRequestProperties = {
   cmd: Type.Array(Type.String(), { description: 'Exec-form CMD; [] clears it' }),
   disk: Type.Integer({ minimum: 1, maximum: 65536, description: 'Container disk in GB' }),
   ports: Type.Array(Type.String(), { maxItems: 64, description: 'Exposed ports as port/protocol' }),
-  env: Type.Record(Type.String(), Type.String(), { description: 'Environment variables' }),
+  env: Type.Record(Type.String(), Type.String(), {
+    description: 'Environment variables; a value may reference a secret of the account as {{ RUNPOD_SECRET_<name> }}, replaced when a worker starts',
+  }),
   registry: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'Registry credential id' }),
 };
 

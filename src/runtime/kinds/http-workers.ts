@@ -9,6 +9,7 @@ import type { EndpointRecord } from '../../store/store.js';
 import type { BalancerPool } from '../balancer-pool.js';
 import type { ManagedWorker } from '../managed-worker.js';
 import type { WorkerHandle, WorkerSpec } from '../provider.js';
+import type { SecretEnvironment } from '../ports.js';
 import { baseLaunchSpec } from '../worker-launch.js';
 import type { Demand, Wakeups, WorkerKind, WorkerLoad } from './worker-kind.js';
 
@@ -18,10 +19,11 @@ export class HttpWorkers implements WorkerKind {
   constructor(
     private readonly balancer: BalancerPool,
     private readonly config: HttpWorkerSettings,
+    private readonly secrets: SecretEnvironment,
   ) {}
 
   async launchSpec(endpoint: EndpointRecord, workerId: string, allocation: Allocation): Promise<WorkerSpec> {
-    const spec = baseLaunchSpec(endpoint, workerId, allocation);
+    const spec = await baseLaunchSpec(endpoint, workerId, allocation, this.secrets);
     const http = httpWorkerSettings(endpoint.spec);
     return {
       ...spec,

@@ -6,7 +6,7 @@ import type { Allocation } from '../../catalog/capacity-pool.js';
 import type { WorkerState } from '../../domain/workers.js';
 import type { EndpointRecord, Store } from '../../store/store.js';
 import type { ManagedWorker } from '../managed-worker.js';
-import type { QueueSignals, WorkerCredentialIssuer } from '../ports.js';
+import type { QueueSignals, SecretEnvironment, WorkerCredentialIssuer } from '../ports.js';
 import type { WorkerSpec } from '../provider.js';
 import { baseLaunchSpec } from '../worker-launch.js';
 import { workerEnvironment } from '../worker-env.js';
@@ -18,6 +18,7 @@ export interface QueueWorkersDeps {
   registry: WorkerRegistry;
   credentials: WorkerCredentialIssuer;
   signals: QueueSignals;
+  secrets: SecretEnvironment;
   config: GantryConfig;
 }
 
@@ -31,7 +32,7 @@ export class QueueWorkers implements WorkerKind {
   async launchSpec(endpoint: EndpointRecord, workerId: string, allocation: Allocation): Promise<WorkerSpec> {
     const { config } = this.deps;
     const credential = await this.deps.credentials.create(endpoint.id);
-    const spec = baseLaunchSpec(endpoint, workerId, allocation);
+    const spec = await baseLaunchSpec(endpoint, workerId, allocation, this.deps.secrets);
     // The worker-protocol variables win: an endpoint's env must not point a worker elsewhere.
     // A worker calls the replica that started it, which alone tracks its state (frozen, recycled).
     return { ...spec, env: { ...spec.env, ...workerEnvironment(config, endpoint.id, credential, workerId, config.replicaUrl) } };
