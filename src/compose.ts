@@ -9,6 +9,7 @@ import { EndpointService } from './services/endpoints.js';
 import { TemplateService } from './services/templates.js';
 import { RegistryAuthService } from './services/registry-auths.js';
 import { Secrets } from './services/secrets/secrets.js';
+import { SshKeyService } from './services/ssh-keys.js';
 import type { RegistryLogins } from './runtime/ports.js';
 import { JobEvents } from './services/waitlist.js';
 import { WorkerRegistry } from './runtime/worker-registry.js';
@@ -89,6 +90,7 @@ export function createServices(
     capacity,
     templates,
     registryAuths,
+    sshKeys: new SshKeyService(store),
     secrets,
     endpoints,
     events,

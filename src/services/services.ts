@@ -9,6 +9,7 @@ import type { Capacity } from '../catalog/capacity.js';
 import type { EndpointService } from './endpoints.js';
 import type { TemplateService } from './templates.js';
 import type { RegistryAuthService } from './registry-auths.js';
+import type { SshKeyService } from './ssh-keys.js';
 import type { Secrets } from './secrets/secrets.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
@@ -33,6 +34,8 @@ export interface Services {
   templates: TemplateService;
   /** Container registry credentials; the runtime pulls with them. */
   registryAuths: RegistryAuthService;
+  /** The SSH public keys of each account. */
+  sshKeys: SshKeyService;
   /** Seals and opens stored secrets with the deployment's key. */
   secrets: Secrets;
   endpoints: EndpointService;

@@ -3,6 +3,7 @@
 import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
 import type { JobStore } from './job-store.js';
 import type { RegistryAuthStore } from './registry-auth-store.js';
+import type { SshKeyStore } from './ssh-key-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
 
@@ -70,6 +71,8 @@ export interface Store {
   readonly jobs: JobStore;
   /** Container registry credentials, kept sealed. */
   readonly registryAuths: RegistryAuthStore;
+  /** The SSH public keys of each account. */
+  readonly sshKeys: SshKeyStore;
   close(): Promise<void>;
 
   /**

@@ -7,6 +7,7 @@ import type { AccountRecord, ApiKeyRecord, EndpointRecord, ReleaseRecord, Store,
 import { migrateSqlite } from './migrate.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
+import { SqliteSshKeyStore } from './sqlite-ssh-keys.js';
 import {
   accountFromRow, endpointFromRow, keyFromRow, releaseFromRow, templateFromRow,
   type AccountRow, type EndpointRow, type KeyRow, type ReleaseRow, type TemplateRow,
@@ -30,12 +31,14 @@ export class SqliteStore implements Store {
   private readonly statements: ReturnType<typeof prepareStatements>;
   readonly jobs: SqliteJobStore;
   readonly registryAuths: SqliteRegistryAuthStore;
+  readonly sshKeys: SqliteSshKeyStore;
 
   constructor(fileOrDb: string | Database.Database) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
     this.statements = prepareStatements(this.db);
     this.jobs = new SqliteJobStore(this.db);
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
+    this.sshKeys = new SqliteSshKeyStore(this.db);
   }
 
   async close(): Promise<void> {
