@@ -17,6 +17,8 @@ import { registryRoutes } from './http/routes/registries.js';
 import { registryDelegationRoutes } from './http/routes/registry-delegations.js';
 import { secretRoutes } from './http/routes/secrets.js';
 import { catalogRoutes } from './http/routes/catalog.js';
+import { accountRoutes } from './http/routes/account.js';
+import { graphqlRoutes } from './http/graphql/route.js';
 import { queueRoutes } from './http/routes/queue.js';
 import { workerRoutes } from './http/routes/worker.js';
 import { metricsRoutes } from './http/routes/metrics.js';
@@ -70,6 +72,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(registryDelegationRoutes());
   await app.register(secretRoutes(services));
   await app.register(catalogRoutes(services));
+  await app.register(accountRoutes(services));
+  await app.register(graphqlRoutes(services));
   await app.register(queueRoutes(services));
   await app.register(workerRoutes(services));
   await app.register(metricsRoutes(services));

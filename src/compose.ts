@@ -10,6 +10,7 @@ import { TemplateService } from './services/templates.js';
 import { RegistryAuthService } from './services/registry-auths.js';
 import { AccountSecretService } from './services/account-secrets.js';
 import { Secrets } from './services/secrets/secrets.js';
+import { SshKeyService } from './services/ssh-keys.js';
 import type { RegistryLogins } from './runtime/ports.js';
 import { NetworkVolumeService } from './services/network-volumes.js';
 import { offerVolumesWhereWorkersRun } from './catalog/volume-offer.js';
@@ -100,6 +101,7 @@ export function createServices(
     templates,
     registryAuths,
     accountSecrets,
+    sshKeys: new SshKeyService(store),
     secrets,
     networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories),
     endpoints,

@@ -183,6 +183,7 @@ export function buildEndpointSpec(
     networkVolumes: body.networkVolumes ?? [],
     timeout: body.timeout ?? DEFAULT_TIMEOUT_MS,
     flashboot: body.flashboot ?? 'OFF',
+    ...(body.templateId === undefined ? {} : { templateId: body.templateId }),
   };
   checkIdleTimeoutAllowed(spec.type, spec.scaling, body, v);
   checkSpec(spec, catalog, limits, volumes, v);
@@ -238,6 +239,7 @@ export function applyEndpointPatch(
     networkVolumes: body.networkVolumes ?? current.networkVolumes,
     timeout: body.timeout ?? current.timeout,
     flashboot: body.flashboot ?? current.flashboot,
+    ...(body.templateId === undefined ? {} : { templateId: body.templateId }),
   };
   checkIdleTimeoutAllowed(spec.type, spec.scaling, body, v);
   checkSpec(spec, catalog, limits, volumes, v);

@@ -58,6 +58,12 @@ export interface EndpointSpec extends ContainerSettings {
   networkVolumes: string[];
   timeout: number;
   flashboot: FlashBoot;
+  /**
+   * The template applied last (on create or by an update naming one). Endpoints copy a template's
+   * settings and keep no link to it; this only remembers which one it was, for the legacy GraphQL
+   * `templateId`. Absent on endpoints made without a template.
+   */
+  templateId?: string;
 }
 
 export type TemplateCategory = 'CPU' | 'NVIDIA' | 'AMD';

@@ -4,13 +4,23 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { GantryConfig } from '../config.js';
 
+/** GraphQL clients (runpodctl) put the API key in the URL; the logs get the URL without it. */
+export function redactedUrl(url: string): string {
+  return url.replace(/([?&]api_key=)[^&#]*/gi, '$1[REDACTED]');
+}
+
+/** The request as its log line shows it: everything as it is, but the URL without keys. */
+function loggable(request: FastifyRequest): FastifyRequest {
+  return Object.create(request, { url: { value: redactedUrl(request.url) } }) as FastifyRequest;
+}
+
 export class RequestLogController extends LogController {
   constructor(private readonly level: GantryConfig['requestLogLevel']) {
     super();
   }
 
   override incomingRequest(request: FastifyRequest): void {
-    request.log[this.level]({ req: request }, 'incoming request');
+    request.log[this.level]({ req: loggable(request) }, 'incoming request');
   }
 
   override requestCompleted(error: Error | null | undefined, _request: FastifyRequest, reply: FastifyReply): void {
@@ -19,6 +29,6 @@ export class RequestLogController extends LogController {
   }
 
   override routeNotFound(request: FastifyRequest): void {
-    request.log[this.level]({ req: request }, 'route not found');
+    request.log[this.level]({ req: loggable(request) }, 'route not found');
   }
 }

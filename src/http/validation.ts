@@ -24,6 +24,20 @@ function makeAjv(forQuery: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const queryAjv = makeAjv(true);
 
+/** Another body validator, configured the same, for bodies built in code (the GraphQL edge's REST bodies). */
+const builtBodyAjv = makeAjv(false);
+const builtBodyValidators = new WeakMap<object, ValidateFunction>();
+
+/** Checks a body built in code against a route's body schema exactly as the route would. */
+export function compileBodyValidator(schema: object): ValidateFunction {
+  let validate = builtBodyValidators.get(schema);
+  if (!validate) {
+    validate = builtBodyAjv.compile(schema);
+    builtBodyValidators.set(schema, validate);
+  }
+  return validate;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
   return ajv.compile(schema) as ValidateFunction;

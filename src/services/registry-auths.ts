@@ -15,6 +15,8 @@ export interface CreateRegistryAuthInput {
   password: string;
 }
 
+export type RegistryLoginInput = Pick<CreateRegistryAuthInput, 'username' | 'password'>;
+
 /** What the box authenticates along with a credential, so a sealed value only opens on its own row. */
 const sealContext = (id: string) => `registry-auth:${id}`;
 
@@ -51,6 +53,14 @@ export class RegistryAuthService implements RegistryLogins {
     const record = await this.store.registryAuths.get(accountId, id);
     if (!record) throw notFound(`registry credential ${id} not found`);
     return record;
+  }
+
+  /** Replaces the username and password of a credential; its id and name stay, so endpoints pull with the new login. */
+  async updateLogin(accountId: string, id: string, body: RegistryLoginInput): Promise<RegistryAuthRecord> {
+    const login: RegistryLogin = { username: body.username, password: body.password };
+    const sealed = this.secrets.seal(JSON.stringify(login), sealContext(id));
+    if (!(await this.store.registryAuths.updateCredential(accountId, id, sealed))) throw notFound(`registry credential ${id} not found`);
+    return { ...(await this.get(accountId, id)), sealedCredential: sealed };
   }
 
   /** Refused (400, as the hosted API answers) while endpoints pull with it; templates naming it lose the reference. */

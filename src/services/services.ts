@@ -10,6 +10,7 @@ import type { EndpointService } from './endpoints.js';
 import type { TemplateService } from './templates.js';
 import type { RegistryAuthService } from './registry-auths.js';
 import type { AccountSecretService } from './account-secrets.js';
+import type { SshKeyService } from './ssh-keys.js';
 import type { Secrets } from './secrets/secrets.js';
 import type { NetworkVolumeService } from './network-volumes.js';
 import type { JobEvents } from './waitlist.js';
@@ -37,6 +38,8 @@ export interface Services {
   registryAuths: RegistryAuthService;
   /** Per-account secrets env values reference; the runtime resolves them when a worker starts. */
   accountSecrets: AccountSecretService;
+  /** The SSH public keys of each account. */
+  sshKeys: SshKeyService;
   /** Seals and opens stored secrets with the deployment's key. */
   secrets: Secrets;
   networkVolumes: NetworkVolumeService;

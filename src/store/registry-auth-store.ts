@@ -24,6 +24,8 @@ export interface RegistryAuthStore {
   get(accountId: string, id: string): Promise<RegistryAuthRecord | undefined>;
   /** Oldest first, then by id. */
   list(accountId: string): Promise<RegistryAuthRecord[]>;
+  /** Puts a new sealed credential in place of the old one; false when the account has no such credential. */
+  updateCredential(accountId: string, id: string, sealedCredential: string): Promise<boolean>;
   /**
    * In one transaction: refuses while an endpoint of the account names the credential in its
    * `registry`; otherwise deletes it and sets `registry` to null on the account's templates that

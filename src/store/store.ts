@@ -5,6 +5,7 @@ import type { NetworkVolumeSpec } from '../domain/network-volume.js';
 import type { JobStore } from './job-store.js';
 import type { RegistryAuthStore } from './registry-auth-store.js';
 import type { SecretStore } from './secret-store.js';
+import type { SshKeyStore } from './ssh-key-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
 
@@ -82,6 +83,8 @@ export interface Store {
   readonly registryAuths: RegistryAuthStore;
   /** Per-account secrets env values reference, kept sealed. */
   readonly secrets: SecretStore;
+  /** The SSH public keys of each account. */
+  readonly sshKeys: SshKeyStore;
   close(): Promise<void>;
 
   /**

@@ -101,3 +101,13 @@ test(`[${TEST_STORE}] another connection sees a credential the moment it is writ
   await suite.store.registryAuths.insert(auth);
   assert.deepEqual(await other.registryAuths.get(owner.id, auth.id), auth);
 });
+
+test(`[${TEST_STORE}] a new sealed credential replaces the old one, for the owner only`, async () => {
+  const auth = aRegistryAuth(owner.id);
+  await suite.store.registryAuths.insert(auth);
+  assert.equal(await suite.store.registryAuths.updateCredential(stranger.id, auth.id, 'gsb1.stranger'), false);
+  assert.deepEqual(await suite.store.registryAuths.get(owner.id, auth.id), auth, 'unchanged by another account');
+  assert.equal(await suite.store.registryAuths.updateCredential(owner.id, auth.id, 'gsb1.rotated'), true);
+  assert.deepEqual(await suite.store.registryAuths.get(owner.id, auth.id), { ...auth, sealedCredential: 'gsb1.rotated' });
+  assert.equal(await suite.store.registryAuths.updateCredential(owner.id, 'reg-missing', 'gsb1.x'), false);
+});

@@ -32,6 +32,13 @@ export class PostgresRegistryAuthStore implements RegistryAuthStore {
     return rows.map(registryAuthFromRow);
   }
 
+  async updateCredential(accountId: string, id: string, sealedCredential: string): Promise<boolean> {
+    const result = await this.pool.query('UPDATE registry_auths SET sealed_credential = $1 WHERE id = $2 AND account_id = $3', [
+      sealedCredential, id, accountId,
+    ]);
+    return result.rowCount === 1;
+  }
+
   delete(accountId: string, id: string, at: string): Promise<RegistryAuthDeletion> {
     return transaction(this.pool, async (client): Promise<RegistryAuthDeletion> => {
       // The row lock orders concurrent deletes of one credential.

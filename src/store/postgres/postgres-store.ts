@@ -12,6 +12,7 @@ import { silentLogger, type Logger } from '../../domain/logger.js';
 import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js';
 import { PostgresRegistryAuthStore } from './postgres-registry-auths.js';
 import { PostgresSecretStore } from './postgres-secrets.js';
+import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
@@ -21,11 +22,13 @@ export class PostgresStore implements Store {
   readonly jobs: PostgresJobStore;
   readonly registryAuths: PostgresRegistryAuthStore;
   readonly secrets: PostgresSecretStore;
+  readonly sshKeys: PostgresSshKeyStore;
 
   private constructor(readonly pool: pg.Pool, readonly options: PoolOptions) {
     this.jobs = new PostgresJobStore(pool);
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);
+    this.sshKeys = new PostgresSshKeyStore(pool);
   }
 
   /** Connects and brings the schema up to date (safe when several replicas start together). */

@@ -30,6 +30,10 @@ export class SqliteRegistryAuthStore implements RegistryAuthStore {
     return (this.statements.list.all(accountId) as RegistryAuthRow[]).map(registryAuthFromRow);
   }
 
+  async updateCredential(accountId: string, id: string, sealedCredential: string): Promise<boolean> {
+    return this.statements.updateCredential.run(sealedCredential, id, accountId).changes === 1;
+  }
+
   async delete(accountId: string, id: string, at: string): Promise<RegistryAuthDeletion> {
     // IMMEDIATE: no endpoint can take the credential between the check and the delete.
     const remove = this.db.transaction((): RegistryAuthDeletion => {
@@ -53,6 +57,7 @@ function prepareStatements(db: Database.Database) {
     endpointsUsing: db.prepare(`SELECT id FROM endpoints WHERE account_id = ? AND json_extract(spec, '$.registry') = ? ORDER BY created_at, id`),
     clearTemplates: db.prepare(`UPDATE templates SET spec = json_set(spec, '$.registry', json('null')), updated_at = ?
       WHERE account_id = ? AND json_extract(spec, '$.registry') = ? RETURNING id`),
+    updateCredential: db.prepare('UPDATE registry_auths SET sealed_credential = ? WHERE id = ? AND account_id = ?'),
     delete: db.prepare('DELETE FROM registry_auths WHERE id = ? AND account_id = ?'),
   };
 }

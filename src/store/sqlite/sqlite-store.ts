@@ -7,6 +7,7 @@ import { preparePrivateDatabaseFile } from './private-files.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
 import { SqliteSecretStore } from './sqlite-secrets.js';
+import { SqliteSshKeyStore } from './sqlite-ssh-keys.js';
 import {
   accountFromRow, endpointFromRow, keyFromRow, networkVolumeFromRow, releaseFromRow, templateFromRow,
   type AccountRow, type EndpointRow, type KeyRow, type NetworkVolumeRow, type ReleaseRow, type TemplateRow,
@@ -31,6 +32,7 @@ export class SqliteStore implements Store {
   readonly jobs: SqliteJobStore;
   readonly registryAuths: SqliteRegistryAuthStore;
   readonly secrets: SqliteSecretStore;
+  readonly sshKeys: SqliteSshKeyStore;
 
   constructor(fileOrDb: string | Database.Database) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
@@ -38,6 +40,7 @@ export class SqliteStore implements Store {
     this.jobs = new SqliteJobStore(this.db);
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
     this.secrets = new SqliteSecretStore(this.db);
+    this.sshKeys = new SqliteSshKeyStore(this.db);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,87 @@
+// POST /graphql as RunPod's clients call it: the key in `?api_key=` (runpodctl) or
+// `Authorization: Bearer` (Python SDK); `{query}` alone or with `variables` (possibly null).
+// Only a failed authentication answers 401; everything else is 200 with GraphQL `errors`, which
+// is what the SDK checks. Every answer carries the deprecation headers.
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../../services/services.js';
+import { authenticateKey } from '../auth.js';
+import { ApiError, logUnexpected, unauthorized, unexpectedProblem } from '../problem.js';
+import { DEPRECATION_HEADERS } from './deprecation.js';
+import { apiErrorJson } from './errors.js';
+import { runGraphQL, type GraphQLRequest } from './execute.js';
+import { executableSchema } from './schema.js';
+import { rootResolvers } from './resolvers.js';
+
+/** The key from `?api_key=` when given, else the Authorization header. */
+function credential(request: FastifyRequest): string {
+  const fromQuery = (request.query as Record<string, unknown> | undefined)?.api_key;
+  if (typeof fromQuery === 'string') {
+    if (fromQuery.trim() === '') throw unauthorized('the api_key query parameter is empty');
+    return `Bearer ${fromQuery.trim()}`;
+  }
+  const header = request.headers.authorization;
+  if (header === undefined || header.trim() === '') {
+    throw unauthorized('missing API key: pass ?api_key=<key> or the header Authorization: Bearer <key>');
+  }
+  return header;
+}
+
+/** Why a body is not a GraphQL request, or undefined when it is one. */
+function problemWithBody(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the body must be a JSON object with a query string';
+  const { query, variables, operationName } = body as Record<string, unknown>;
+  if (typeof query !== 'string') return 'query: is required and must be a string';
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    return 'variables: must be an object or null';
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return 'operationName: must be a string or null';
+  return undefined;
+}
+
+/** Authentication failures are 401; any other failure is a GraphQL error with status 200. */
+function sendError(reply: FastifyReply, error: ApiError, code?: string) {
+  reply.headers(error.headers);
+  return reply.code(error.status === 401 ? 401 : 200).send({ errors: [apiErrorJson(error, {}, code)], data: null });
+}
+
+/** A body that is not even a GraphQL request (bad JSON, no query). */
+const notARequest = (reply: FastifyReply, why: string) => sendError(reply, new ApiError(400, `not a GraphQL request: ${why}`), 'BAD_REQUEST');
+
+export function graphqlRoutes(services: Services): FastifyPluginAsync {
+  const schema = executableSchema(rootResolvers);
+  return async (app) => {
+    // This plugin is its own Fastify context: the hook runs for /graphql only, before the body is read.
+    app.addHook('onRequest', async (request, reply) => {
+      reply.headers(DEPRECATION_HEADERS);
+      const { key, headers } = await authenticateKey(services.apiKeys, services.rateLimiter, credential(request), 'bearer');
+      request.apiKey = key;
+      reply.headers(headers);
+    });
+    app.post(
+      '/graphql',
+      {
+        schema: { hide: true },
+        config: { auth: 'none' },
+        errorHandler: (error: FastifyError, request, reply): void => {
+          reply.headers(DEPRECATION_HEADERS);
+          if (error instanceof ApiError) {
+            void sendError(reply, error);
+          } else if (error.statusCode !== undefined && error.statusCode < 500) {
+            void notARequest(reply, error.message);
+          } else {
+            logUnexpected(request.log, error, 'GraphQL request failed');
+            void sendError(reply, unexpectedProblem(error));
+          }
+        },
+      },
+      async (request, reply) => {
+        const problem = problemWithBody(request.body);
+        if (problem) return notARequest(reply, problem);
+        return runGraphQL(schema, request.body as GraphQLRequest, request.apiKey!, {
+          accountId: request.apiKey!.accountId,
+          services,
+        }, request.log);
+      },
+    );
+  };
+}
