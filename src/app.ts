@@ -56,7 +56,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onClose', async () => balancer.close());
+  // Before the HTTP server closes (preClose), not after: it waits for every connection, tunnels included.
+  app.addHook('preClose', async () => balancer.close());
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app);
   installJsonParser(app);

@@ -133,6 +133,13 @@ export function createServices(
       })();
       return started;
     },
+    async stopWorkers() {
+      await started?.catch(() => undefined);
+      await runtime?.stop();
+    },
+    async killWorkersNow() {
+      await runtime?.killAllNow();
+    },
     async close() {
       await started?.catch(() => undefined);
       await cluster.close();

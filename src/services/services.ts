@@ -54,5 +54,9 @@ export interface Services {
   balancer: BalancerPool;
   /** Joins the cluster and starts background work (the leader's sweeper and worker runtime); the server calls it once it listens. */
   start(): Promise<void>;
+  /** Stops this process's workers, each within --worker-stop-grace-ms; the first step of a shutdown. */
+  stopWorkers(): Promise<void>;
+  /** Kills this process's workers without grace, for a process that exits right now. */
+  killWorkersNow(): Promise<void>;
   close(): Promise<void>;
 }
