@@ -120,7 +120,7 @@ export class LoadBalancer {
     socket.once('close', () => this.upgraded.delete(socket));
     const leader = relayTarget(req, this.deps);
     if (leader) {
-      const relay = { address: leader, path: req.url ?? '/', timeoutMs: RELAY_TIMEOUT_MS, responseHeaders: {}, keepAuthorization: true };
+      const relay = { address: leader, path: req.url ?? '/', timeoutMs: RELAY_TIMEOUT_MS, idleMs: this.deps.config.lbTunnelIdleMs, responseHeaders: {}, keepAuthorization: true };
       return forwardUpgrade(req, socket, head, relay);
     }
     let headers: Record<string, string> = {};
@@ -129,7 +129,7 @@ export class LoadBalancer {
       headers = admitted.headers;
       const backend = await this.backendFor(admitted.endpoint, socket);
       try {
-        await forwardUpgrade(req, socket, head, { address: backend.address, path: target.path, timeoutMs: admitted.endpoint.spec.timeout, responseHeaders: headers });
+        await forwardUpgrade(req, socket, head, { address: backend.address, path: target.path, timeoutMs: admitted.endpoint.spec.timeout, idleMs: this.deps.config.lbTunnelIdleMs, responseHeaders: headers });
       } finally {
         this.deps.backends.release(backend);
       }

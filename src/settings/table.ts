@@ -291,6 +291,13 @@ export const SETTINGS = {
     default: '10000',
     description: 'a load-balancing worker unhealthy this long after it was ready is replaced',
   },
+  lbTunnelIdleMs: {
+    flag: '--lb-tunnel-idle-ms <ms>',
+    env: 'GANTRY_LB_TUNNEL_IDLE_MS',
+    type: integer(100, 86_400_000),
+    default: '600000',
+    description: 'a load-balancer tunnel (WebSocket) with no traffic either way this long is closed and its worker slot freed',
+  },
   metricsToken: {
     flag: '--metrics-token <token>',
     env: 'GANTRY_METRICS_TOKEN',

@@ -35,15 +35,17 @@ export function openRawTunnel(baseUrl: string, path: string, key: string): Promi
   });
 }
 
-/** Resolves once the socket is closed by the other side (or rejects after `withinMs`). */
+/** Resolves once the other side has closed the socket (its end, or a reset), or rejects after `withinMs`. */
 export function closedWithin(socket: Socket, withinMs: number): Promise<void> {
-  if (socket.destroyed) return Promise.resolve();
+  if (socket.destroyed || socket.readableEnded) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the tunnel was still open after ${withinMs} ms`)), withinMs);
-    socket.once('close', () => {
+    const closed = () => {
       clearTimeout(timer);
       resolve();
-    });
+    };
+    socket.once('end', closed);
+    socket.once('close', closed);
     socket.resume();
   });
 }
