@@ -4,6 +4,7 @@ import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
 import type { NetworkVolumeSpec } from '../domain/network-volume.js';
 import type { JobStore } from './job-store.js';
 import type { RegistryAuthStore } from './registry-auth-store.js';
+import type { WebhookSecretStore } from './webhook-secret-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
 
@@ -79,6 +80,7 @@ export interface Store {
   readonly jobs: JobStore;
   /** Container registry credentials, kept sealed. */
   readonly registryAuths: RegistryAuthStore;
+  readonly webhookSecrets: WebhookSecretStore;
   close(): Promise<void>;
 
   /**

@@ -11,6 +11,7 @@ import { migratePostgres } from './migrate.js';
 import { silentLogger, type Logger } from '../../domain/logger.js';
 import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js';
 import { PostgresRegistryAuthStore } from './postgres-registry-auths.js';
+import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
@@ -19,10 +20,12 @@ const FIRST_KEY_LOCK = 7_316_202_611;
 export class PostgresStore implements Store {
   readonly jobs: PostgresJobStore;
   readonly registryAuths: PostgresRegistryAuthStore;
+  readonly webhookSecrets: PostgresWebhookSecretStore;
 
   private constructor(readonly pool: pg.Pool, readonly options: PoolOptions) {
     this.jobs = new PostgresJobStore(pool);
     this.registryAuths = new PostgresRegistryAuthStore(pool);
+    this.webhookSecrets = new PostgresWebhookSecretStore(pool);
   }
 
   /** Connects and brings the schema up to date (safe when several replicas start together). */

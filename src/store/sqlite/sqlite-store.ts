@@ -6,6 +6,7 @@ import { migrateSqlite } from './migrate.js';
 import { preparePrivateDatabaseFile } from './private-files.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
+import { SqliteWebhookSecretStore } from './sqlite-webhook-secrets.js';
 import {
   accountFromRow, endpointFromRow, keyFromRow, networkVolumeFromRow, releaseFromRow, templateFromRow,
   type AccountRow, type EndpointRow, type KeyRow, type NetworkVolumeRow, type ReleaseRow, type TemplateRow,
@@ -29,12 +30,14 @@ export class SqliteStore implements Store {
   private readonly statements: ReturnType<typeof prepareStatements>;
   readonly jobs: SqliteJobStore;
   readonly registryAuths: SqliteRegistryAuthStore;
+  readonly webhookSecrets: SqliteWebhookSecretStore;
 
   constructor(fileOrDb: string | Database.Database) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
     this.statements = prepareStatements(this.db);
     this.jobs = new SqliteJobStore(this.db);
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
+    this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
   }
 
   async close(): Promise<void> {
