@@ -15,6 +15,7 @@ import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { JobService } from './jobs.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
+import type { WebhookSecretService } from './webhook-secrets.js';
 import type { WorkerProtocolService } from './worker-protocol.js';
 import type { JobSweeper } from './job-sweeper.js';
 import type { WorkerCredentialService } from './worker-credentials.js';
@@ -44,6 +45,8 @@ export interface Services {
   workerProtocol: WorkerProtocolService;
   workerCredentials: WorkerCredentialService;
   webhooks: WebhookOutbox;
+  /** Each endpoint's webhook signing secret, for its owner. */
+  webhookSecrets: WebhookSecretService;
   sweeper: JobSweeper;
   metrics: GantryMetrics;
   /** Gantry's own workers; absent when workers are started by hand (--worker-provider none). */
