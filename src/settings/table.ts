@@ -261,7 +261,7 @@ export const SETTINGS = {
     env: 'GANTRY_WORKER_STOP_GRACE_MS',
     type: integer(0, 600_000),
     default: '10000',
-    description: 'SIGTERM to SIGKILL when a worker is stopped',
+    description: 'SIGTERM to SIGKILL when a worker is stopped; a shutdown (SIGTERM, SIGINT) ends within it plus a few seconds, cutting requests still open',
   },
   crashBackoffMs: {
     flag: '--crash-backoff-ms <ms>',
