@@ -24,6 +24,7 @@ import { workerRoutes } from './http/routes/worker.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { endpointWorkerRoutes } from './http/routes/workers.js';
 import { networkVolumeRoutes } from './http/routes/network-volumes.js';
+import { webhookSecretRoutes } from './http/routes/webhook-secrets.js';
 import type { Services } from './services/services.js';
 import { LoadBalancer } from './balancer/load-balancer.js';
 import { createFrontServer } from './balancer/front-server.js';
@@ -59,7 +60,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onClose', async () => balancer.close());
+  // Before the HTTP server closes (preClose), not after: it waits for every connection, tunnels included.
+  app.addHook('preClose', async () => balancer.close());
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app);
   installJsonParser(app);
@@ -79,5 +81,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(metricsRoutes(services));
   await app.register(endpointWorkerRoutes(services));
   await app.register(networkVolumeRoutes(services));
+  await app.register(webhookSecretRoutes(services));
   return app;
 }

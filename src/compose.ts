@@ -21,6 +21,7 @@ import { WorkerRegistry } from './runtime/worker-registry.js';
 import { JobService } from './services/jobs.js';
 import { WebhookSender } from './services/webhooks.js';
 import { WebhookOutbox } from './services/webhook-outbox.js';
+import { WebhookSecretService } from './services/webhook-secrets.js';
 import { WorkerProtocolService } from './services/worker-protocol.js';
 import { JobSweeper } from './services/job-sweeper.js';
 import { WorkerCredentialService } from './services/worker-credentials.js';
@@ -64,7 +65,8 @@ export function createServices(
   const events = new JobEvents(cluster.bus, config.eventFallbackMs);
   // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
   const workers = new WorkerRegistry(3 * config.workerPingIntervalMs, config.maxWorkersPerEndpoint);
-  const webhooks = new WebhookOutbox(store.jobs, new WebhookSender({ allowedCidrs: config.webhookAllowCidrs }), undefined, log.child({ component: 'webhooks' }));
+  const webhookSecrets = new WebhookSecretService(store, secrets);
+  const webhooks = new WebhookOutbox(store.jobs, new WebhookSender({ allowedCidrs: config.webhookAllowCidrs }), webhookSecrets, undefined, log.child({ component: 'webhooks' }));
   const workerCredentials = new WorkerCredentialService(store);
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
   const provider = workerProvider(config, replicaId, registryAuths, log);
@@ -86,7 +88,7 @@ export function createServices(
   const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId), (endpointId) => balancer.demand(endpointId));
   const jobs = new JobService(store, events, workers, webhooks, config, metrics, (endpointId) => workerDirectory.counts(endpointId));
   const sweeper = new JobSweeper(store, jobs, events, config, log.child({ component: 'sweeper' }));
-  const endpoints = new EndpointService(store, catalog, templates, registryAuths, accountSecrets, config);
+  const endpoints = new EndpointService(store, catalog, templates, registryAuths, accountSecrets, config, webhookSecrets);
   // Endpoint changes reach the leader's autoscaler whichever replica made them.
   endpoints.onChanged((endpointId) => events.endpointChanged(endpointId));
   if (runtime) events.onEndpointChanged(() => runtime.runSoon());
@@ -111,6 +113,7 @@ export function createServices(
     workerProtocol: new WorkerProtocolService(store, events, workers, jobs, config),
     workerCredentials,
     webhooks,
+    webhookSecrets,
     sweeper,
     metrics,
     runtime,
@@ -137,6 +140,13 @@ export function createServices(
         webhooks.start();
       })();
       return started;
+    },
+    async stopWorkers() {
+      await started?.catch(() => undefined);
+      await runtime?.stop();
+    },
+    async killWorkersNow() {
+      await runtime?.killAllNow();
     },
     async close() {
       await started?.catch(() => undefined);

@@ -1,5 +1,7 @@
-// Starts Gantry on a socket and stops it gracefully: stop accepting, finish in-flight requests,
-// stop background work, close the store.
+// Starts Gantry on a socket and stops it gracefully within --worker-stop-grace-ms (plus the few
+// seconds closing the store takes): stop accepting, end tunnels, stop workers while in-flight
+// requests finish, cut the requests still open when the grace is over, stop background work,
+// close the store.
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { withPort, type GantryConfig } from './config.js';
@@ -16,7 +18,10 @@ export interface RunningServer {
   url: string;
   /** Set on the very first start only: the admin key, to be shown once. */
   adminKey: CreatedKey | undefined;
+  /** Graceful: done within --worker-stop-grace-ms plus the time the store and background work take to close. */
   close(): Promise<void>;
+  /** For a process that must exit right now: its workers would outlive it, in process groups of their own. */
+  killWorkersNow(): Promise<void>;
 }
 
 export async function startServer(requested: GantryConfig): Promise<RunningServer> {
@@ -50,11 +55,19 @@ async function start(config: GantryConfig, reservation: PortReservation | undefi
       adminKey,
       close() {
         closing ??= (async () => {
-          await app.close();
+          // Tunnels end at once (the app's preClose) and workers stop beside the HTTP server's
+          // close, so neither a silent tunnel nor a long request holds shutdown past the grace.
+          const cutOff = setTimeout(() => app.server.closeAllConnections(), config.workerStopGraceMs);
+          try {
+            await Promise.all([app.close(), services.stopWorkers()]);
+          } finally {
+            clearTimeout(cutOff);
+          }
           await services.close();
         })();
         return closing;
       },
+      killWorkersNow: () => services.killWorkersNow(),
     };
   } catch (error) {
     await services.close().catch(() => undefined);

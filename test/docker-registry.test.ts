@@ -43,7 +43,7 @@ test('an image the registry refuses to an anonymous pull fails the start with th
     assert.match(error.message, /no basic auth credentials|unauthorized|authentication required/i);
     return true;
   });
-  await provider.close();
+  await provider.close(0);
 });
 
 test('with the registry login the image is pulled, with its progress in the worker log, and runs', { skip }, async () => {
@@ -56,5 +56,5 @@ test('with the registry login the image is pulled, with its progress in the work
   assert.ok(lines.includes(`pulled ${image}`));
   await provider.stop('with-login', 1000);
   assert.deepEqual(await docker.listContainers({ all: true, filters: { label: [`gantry.instance=${instanceId}`] } }), []);
-  await provider.close();
+  await provider.close(0);
 });

@@ -13,7 +13,7 @@ import { detectGpus, parseCudaVersion, parseGpuList } from '../src/catalog/gpu-i
 const provider = new ProcessProvider({ workDir: tmpdir(), logLines: 50 });
 const exits: WorkerExit[] = [];
 provider.onExit((e) => exits.push(e));
-after(() => provider.close());
+after(() => provider.close(0));
 
 const spec = (workerId: string, cmd: string[], env: Record<string, string> = {}): WorkerSpec => ({
   workerId, endpointId: 'ep', version: 3, image: 'local/test', entrypoint: [process.execPath], cmd, env, gpuDeviceIds: ['1', '3'], vcpuCount: 4,

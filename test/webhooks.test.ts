@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRefusedAddress, WebhookSender } from '../src/services/webhooks.js';
 import { WebhookOutbox, type OutboxOptions } from '../src/services/webhook-outbox.js';
+import { WebhookSecretService } from '../src/services/webhook-secrets.js';
+import { Secrets } from '../src/services/secrets/secrets.js';
 import type { NewJob } from '../src/store/job-store.js';
 import { eventually, sleep, startLive, type Live } from './support/live.js';
 import { openTestStore, TEST_STORE, type TestStore } from './support/test-store.js';
@@ -68,7 +70,8 @@ describe(`delivery [${TEST_STORE}]`, () => {
   });
 
   const outbox = (sender = new WebhookSender({ allowedCidrs: ['127.0.0.0/8'], timeoutMs: 300 }), options: Partial<OutboxOptions> = {}, store = t.store) => {
-    const created = new WebhookOutbox(store.jobs, sender, { ...FAST, ...options }, log);
+    const secrets = new Secrets({ secretKey: undefined, dataDir, shared: false });
+    const created = new WebhookOutbox(store.jobs, sender, new WebhookSecretService(store, secrets), { ...FAST, ...options }, log);
     outboxes.push(created);
     created.start();
     return created;

@@ -64,7 +64,9 @@ export class LoadBalancer {
   // Connections to workers are reused; a worker's socket count is bounded by its requests in flight.
   // Idle ones are dropped before node's default server keep-alive (5 s) would close them under us.
   private readonly agent = new Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256, timeout: 4000 });
+  /** Upgrade connections from the moment they arrive: the HTTP server stops tracking them once upgraded. */
   private readonly upgraded = new Set<Duplex>();
+  private closed = false;
 
   constructor(private readonly deps: LoadBalancerDeps) {
     this.router = new LbRouter(() => deps.config);
@@ -113,22 +115,22 @@ export class LoadBalancer {
 
   async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, target: LbTarget): Promise<void> {
     socket.on('error', () => socket.destroy());
+    if (this.closed) return void socket.destroy();
+    this.upgraded.add(socket);
+    socket.once('close', () => this.upgraded.delete(socket));
     const leader = relayTarget(req, this.deps);
     if (leader) {
-      this.upgraded.add(socket);
-      const relay = { address: leader, path: req.url ?? '/', timeoutMs: RELAY_TIMEOUT_MS, responseHeaders: {}, keepAuthorization: true };
-      return forwardUpgrade(req, socket, head, relay).finally(() => this.upgraded.delete(socket));
+      const relay = { address: leader, path: req.url ?? '/', timeoutMs: RELAY_TIMEOUT_MS, idleMs: this.deps.config.lbTunnelIdleMs, responseHeaders: {}, keepAuthorization: true };
+      return forwardUpgrade(req, socket, head, relay);
     }
     let headers: Record<string, string> = {};
     try {
       const admitted = await this.admit(req, target);
       headers = admitted.headers;
       const backend = await this.backendFor(admitted.endpoint, socket);
-      this.upgraded.add(socket);
       try {
-        await forwardUpgrade(req, socket, head, { address: backend.address, path: target.path, timeoutMs: admitted.endpoint.spec.timeout, responseHeaders: headers });
+        await forwardUpgrade(req, socket, head, { address: backend.address, path: target.path, timeoutMs: admitted.endpoint.spec.timeout, idleMs: this.deps.config.lbTunnelIdleMs, responseHeaders: headers });
       } finally {
-        this.upgraded.delete(socket);
         this.deps.backends.release(backend);
       }
     } catch (err) {
@@ -136,8 +138,12 @@ export class LoadBalancer {
     }
   }
 
-  /** Ends pass-through connections, which the HTTP server does not track once upgraded. */
+  /**
+   * Ends every pass-through connection and refuses new ones. The HTTP server does not track
+   * upgraded connections, and would wait for ever on a tunnel whose ends never close.
+   */
   close(): void {
+    this.closed = true;
     for (const socket of this.upgraded) socket.destroy();
     this.agent.destroy();
   }

@@ -1,5 +1,5 @@
 // Passes a connection upgrade (WebSocket) to a worker: the handshake goes through as HTTP, then
-// the two sockets are joined byte for byte until either side closes.
+// the two sockets are joined as a tunnel (tunnel.ts says when it ends).
 import { request, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../domain/errors.js';
@@ -7,12 +7,15 @@ import { downstreamHeaders, upstreamHeaders } from './forward.js';
 import { writeSocketProblem } from '../http/raw-problem.js';
 import type { HttpAddress } from '../domain/workers.js';
 import { connectionValuesOf, hopByHopNames, withoutHeaders } from './hop-by-hop.js';
+import { joinTunnel } from './tunnel.js';
 
 export interface UpgradeRequest {
   address: HttpAddress;
   path: string;
-  /** Bounds the handshake only; an open connection lives as long as its two ends want. */
+  /** Bounds the handshake only; an open tunnel lives while it has traffic (idleMs). */
   timeoutMs: number;
+  /** An open tunnel with no traffic either way this long is closed. */
+  idleMs: number;
   responseHeaders: Record<string, string>;
   /** Relaying to the replica that runs the workers: it authenticates the caller itself. */
   keepAuthorization?: boolean;
@@ -27,7 +30,6 @@ function head(status: number, message: string, headers: string[]): string {
 /** Resolves once the client's connection is closed. */
 export function forwardUpgrade(req: IncomingMessage, client: Duplex, clientHead: Buffer, target: UpgradeRequest): Promise<void> {
   return new Promise((resolve) => {
-    client.once('close', () => resolve());
     client.on('error', () => client.destroy());
     const upstream = request({
       host: target.address.host,
@@ -38,13 +40,18 @@ export function forwardUpgrade(req: IncomingMessage, client: Duplex, clientHead:
       agent: false,
       timeout: target.timeoutMs,
     });
+    // A client gone during the handshake takes the worker's half-made connection with it.
+    client.once('close', () => {
+      upstream.destroy();
+      resolve();
+    });
     upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
     upstream.on('error', (err: NodeJS.ErrnoException) => {
       const status = err.code === 'ETIMEDOUT' ? 504 : 502;
       writeSocketProblem(client, new ApiError(status, `the worker did not accept the upgrade: ${err.code ?? err.message}`), target.responseHeaders);
     });
     upstream.on('upgrade', (answer, socket, upstreamHead) => {
-      socket.setTimeout(0);
+      if (client.destroyed) return void socket.destroy();
       socket.setNoDelay(true);
       // The handshake keeps Connection and Upgrade, but not the other headers Connection names.
       const passed = withoutHeaders(answer.rawHeaders, hopByHopNames(connectionValuesOf(answer.rawHeaders), true))
@@ -52,10 +59,7 @@ export function forwardUpgrade(req: IncomingMessage, client: Duplex, clientHead:
       client.write(head(answer.statusCode ?? 101, answer.statusMessage ?? 'Switching Protocols', [...passed, ...flat(target.responseHeaders)]));
       if (upstreamHead.length > 0) client.write(upstreamHead);
       if (clientHead.length > 0) socket.write(clientHead);
-      socket.pipe(client).pipe(socket);
-      socket.on('error', () => client.destroy());
-      socket.on('close', () => client.destroy());
-      client.on('close', () => socket.destroy());
+      joinTunnel(client, socket, { idleMs: target.idleMs });
     });
     // The worker refused the upgrade: its answer goes back as an ordinary response.
     upstream.on('response', (answer) => {

@@ -1,5 +1,6 @@
 // `gantry serve`: starts the server, prints where it listens (and the admin key on the very
-// first start), and shuts down gracefully on SIGTERM or SIGINT.
+// first start), and shuts down gracefully on SIGTERM or SIGINT, within --worker-stop-grace-ms
+// plus a few seconds. A second signal exits at once, killing the workers first.
 import { Command } from 'commander';
 import type { ConfigFlags } from '../config.js';
 import { SETTINGS } from '../settings/table.js';
@@ -8,6 +9,9 @@ import { startServer } from '../server.js';
 import { CliError, configFrom, EXIT_USAGE } from './options.js';
 import { CatalogError } from '../catalog/catalog.js';
 import { CapacityError } from '../catalog/capacity.js';
+
+/** The longest a second signal waits for the workers to be killed before exiting anyway. */
+const KILL_WORKERS_LIMIT_MS = 2000;
 
 function banner(url: string, adminKey: string | undefined): string {
   const lines = [`Gantry is listening on ${url}`];
@@ -45,7 +49,10 @@ export function serveCommand(): Command {
       signals++;
       if (signals > 1) {
         process.stderr.write(`${signal} again: exiting now\n`);
-        process.exit(1);
+        // Killing takes a moment (their exits are awaited), never long enough to block the exit.
+        const giveUp = new Promise((done) => setTimeout(done, KILL_WORKERS_LIMIT_MS));
+        void Promise.race([server.killWorkersNow().catch(() => undefined), giveUp]).then(() => process.exit(1));
+        return;
       }
       server.app.log.info({ signal }, 'shutting down');
       server.close().then(

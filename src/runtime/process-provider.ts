@@ -118,8 +118,8 @@ export class ProcessProvider implements Provider {
     return this.logBuffers.get(workerId)?.follow(listener) ?? (() => undefined);
   }
 
-  async close(): Promise<void> {
-    await Promise.all([...this.running.keys()].map((id) => this.stop(id, 2000)));
+  async close(graceMs: number): Promise<void> {
+    await Promise.all([...this.running.keys()].map((id) => this.stop(id, graceMs)));
   }
 
   /** Signals the worker's whole process group. */

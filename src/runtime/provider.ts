@@ -18,7 +18,7 @@
 //   close()) caused it, false when it exited or crashed by itself.
 // - logs/followLogs give a worker's recent output, and keep it for a while after the worker is
 //   gone so a crash can be explained.
-// - close() stops every worker it started.
+// - close(graceMs) stops every worker it started, each as stop(workerId, graceMs) would.
 import type { HttpAddress, HttpPorts } from '../domain/workers.js';
 
 export interface WorkerSpec {
@@ -82,5 +82,5 @@ export interface Provider {
   onExit(listener: (exit: WorkerExit) => void): () => void;
   logs(workerId: string, tail: number): LogLine[];
   followLogs(workerId: string, listener: (line: LogLine) => void): () => void;
-  close(): Promise<void>;
+  close(graceMs: number): Promise<void>;
 }

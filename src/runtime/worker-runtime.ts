@@ -64,7 +64,7 @@ export class WorkerRuntime {
     this.loop.start({ runNow: true });
   }
 
-  /** Stops every worker this runtime started and frees their capacity. */
+  /** Stops every worker this runtime started (each gets --worker-stop-grace-ms) and frees their capacity. */
   async stop(): Promise<void> {
     for (const unsubscribe of this.unsubscribe) unsubscribe();
     this.unsubscribe = [];
@@ -73,13 +73,22 @@ export class WorkerRuntime {
     for (const worker of this.workers.values()) if (worker.phase === 'STARTING') worker.phase = 'STOPPING';
     await this.startsSettled();
     await Promise.all(this.stopping);
-    await this.deps.provider.close();
+    await this.deps.provider.close(this.deps.config.workerStopGraceMs);
     for (const worker of this.workers.values()) {
       this.deps.capacity.release(worker.workerId);
       this.frozen.remove(worker.endpointId, worker.workerId);
       this.kindOf(worker).forget(worker.workerId);
     }
     this.workers.clear();
+  }
+
+  /**
+   * For a process that exits right now (a second signal): kills every running worker without
+   * grace and waits for nothing else, so none outlives the process.
+   */
+  async killAllNow(): Promise<void> {
+    void this.loop.stop().catch(() => undefined);
+    await this.deps.provider.close(0);
   }
 
   /** Endpoints that have workers here, frozen ones included. */

@@ -1,4 +1,5 @@
 // Endpoint lifecycle: create, read, update, delete, scoped to the caller's account.
+import type { WebhookSecretService } from './webhook-secrets.js';
 import type { Store, EndpointRecord, ReleaseRecord } from '../store/store.js';
 import type { EndpointSpec } from '../domain/endpoint-spec.js';
 import type { Catalog } from '../domain/catalog.js';
@@ -31,6 +32,7 @@ export class EndpointService {
     private readonly registries: Pick<RegistryAuthService, 'ensureUsable'>,
     private readonly secrets: Pick<AccountSecretService, 'ensureReferencesExist'>,
     private readonly config: GantryConfig,
+    private readonly webhookSecrets?: Pick<WebhookSecretService, 'secretOf'>,
   ) {}
 
   /** Called after an endpoint is created, changed or deleted, so the runtime acts without waiting. */
@@ -62,6 +64,9 @@ export class EndpointService {
       updatedAt: now.toISOString(),
     };
     await this.store.insertEndpoint(record, release(record, undefined, now));
+    // Its webhook secret is made with it; when secrets cannot be sealed yet (no --secret-key on
+    // PostgreSQL) the first delivery or the owner's first request makes it instead.
+    await this.webhookSecrets?.secretOf(record.id).catch(() => undefined);
     this.changed(record.id);
     return record;
   }

@@ -17,6 +17,7 @@ import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { JobService } from './jobs.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
+import type { WebhookSecretService } from './webhook-secrets.js';
 import type { WorkerProtocolService } from './worker-protocol.js';
 import type { JobSweeper } from './job-sweeper.js';
 import type { WorkerCredentialService } from './worker-credentials.js';
@@ -50,6 +51,8 @@ export interface Services {
   workerProtocol: WorkerProtocolService;
   workerCredentials: WorkerCredentialService;
   webhooks: WebhookOutbox;
+  /** Each endpoint's webhook signing secret, for its owner. */
+  webhookSecrets: WebhookSecretService;
   sweeper: JobSweeper;
   metrics: GantryMetrics;
   /** Gantry's own workers; absent when workers are started by hand (--worker-provider none). */
@@ -60,5 +63,9 @@ export interface Services {
   balancer: BalancerPool;
   /** Joins the cluster and starts background work (the leader's sweeper and worker runtime); the server calls it once it listens. */
   start(): Promise<void>;
+  /** Stops this process's workers, each within --worker-stop-grace-ms; the first step of a shutdown. */
+  stopWorkers(): Promise<void>;
+  /** Kills this process's workers without grace, for a process that exits right now. */
+  killWorkersNow(): Promise<void>;
   close(): Promise<void>;
 }

@@ -2,13 +2,16 @@
 // delivery due: each attempt is claimed first, so among several replicas one sends it, and a
 // process that dies mid-attempt leaves it to come due again. A failed attempt is retried after
 // the retry delay, three attempts in all. Every process polls for due deliveries, and is woken
-// at once when it finishes a job itself.
+// at once when it finishes a job itself. Each delivery is signed with its endpoint's secret
+// (Standard Webhooks); its webhook-id is the same on every attempt.
 import type { DueWebhook, JobStore } from '../store/job-store.js';
 import { statusJson } from './job-view.js';
 import type { WebhookSender } from './webhooks.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
 import { silentLogger, type Logger } from '../domain/logger.js';
 import { loggableUrl } from './loggable-url.js';
+import { signatureHeaders } from './webhook-signature.js';
+import type { WebhookSecretService } from './webhook-secrets.js';
 
 export interface OutboxOptions {
   retryDelayMs: number;
@@ -34,6 +37,7 @@ export class WebhookOutbox {
   constructor(
     private readonly jobs: Pick<JobStore, 'claimWebhooks' | 'webhookAttempted'>,
     private readonly sender: WebhookSender,
+    private readonly signing: Pick<WebhookSecretService, 'secretOf'>,
     private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
     private readonly log: Logger = silentLogger,
     private readonly now: () => number = Date.now,
@@ -85,9 +89,10 @@ export class WebhookOutbox {
     }
   }
 
-  private async deliver({ job, attempt }: DueWebhook): Promise<void> {
+  private async deliver({ job, attempt, sealedSecret }: DueWebhook): Promise<void> {
     const url = job.webhook ?? '';
-    const outcome = await this.sender.send(url, statusJson(job, this.now()));
+    const body = statusJson(job, this.now());
+    const outcome = await this.sender.send(url, body, await this.signed(job.id, job.endpointId, sealedSecret, body));
     // Closing cut the attempt short: its claim lapses and the next process tries again. A delivery
     // that got through is still recorded (close waits for it), or it would be sent twice.
     if (this.closed && !outcome.delivered) return;
@@ -98,5 +103,23 @@ export class WebhookOutbox {
       else nextDueAt = this.now() + this.options.retryDelayMs;
     }
     await this.jobs.webhookAttempted(job.id, nextDueAt).catch((err: unknown) => this.log.warn({ err, jobId: job.id }, 'could not record a webhook attempt'));
+  }
+
+  /**
+   * The signature headers of one attempt. A job has one delivery, so its id names it on every
+   * attempt. Without a usable secret (no --secret-key on PostgreSQL, or the endpoint is gone) the
+   * delivery still goes, unsigned, as before signing existed; the reason is logged, never the secret.
+   */
+  private async signed(jobId: string, endpointId: string, sealedSecret: string | null, body: string): Promise<Record<string, string>> {
+    const id = `msg_${jobId}`;
+    const timestamp = Math.floor(this.now() / 1000);
+    try {
+      const secret = await this.signing.secretOf(endpointId, sealedSecret);
+      if (secret !== undefined) return signatureHeaders(secret, { id, timestamp, body });
+      this.log.warn({ jobId, endpointId, reason: 'its endpoint no longer exists' }, 'webhook sent unsigned');
+    } catch (err) {
+      this.log.warn({ jobId, endpointId, reason: (err as Error).message }, 'webhook sent unsigned');
+    }
+    return { 'webhook-id': id, 'webhook-timestamp': String(timestamp) };
   }
 }

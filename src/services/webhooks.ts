@@ -83,9 +83,10 @@ export class WebhookSender {
     }
   }
 
-  async send(url: string, jsonBody: string): Promise<SendOutcome> {
+  /** `headers` are added to the request (the delivery's signature). */
+  async send(url: string, jsonBody: string, headers: Record<string, string> = {}): Promise<SendOutcome> {
     try {
-      const status = await this.post(url, jsonBody);
+      const status = await this.post(url, jsonBody, headers);
       if (status >= 200 && status < 300) return { delivered: true };
       return { delivered: false, retry: true, why: `answered ${status}` };
     } catch (error) {
@@ -111,7 +112,7 @@ export class WebhookSender {
     });
   };
 
-  private post(url: string, body: string): Promise<number> {
+  private post(url: string, body: string, extraHeaders: Record<string, string>): Promise<number> {
     const target = new URL(url);
     const host = hostOf(target);
     // A literal address never goes through lookup, so it is checked here.
@@ -126,7 +127,7 @@ export class WebhookSender {
         target,
         {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'user-agent': 'Gantry-Webhook/1', 'content-length': Buffer.byteLength(body) },
+          headers: { ...extraHeaders, 'content-type': 'application/json', 'user-agent': 'Gantry-Webhook/1', 'content-length': Buffer.byteLength(body) },
           lookup: this.guardedLookup,
           signal: controller.signal,
           timeout: this.timeoutMs,

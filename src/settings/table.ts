@@ -262,7 +262,7 @@ export const SETTINGS = {
     env: 'GANTRY_WORKER_STOP_GRACE_MS',
     type: integer(0, 600_000),
     default: '10000',
-    description: 'SIGTERM to SIGKILL when a worker is stopped',
+    description: 'SIGTERM to SIGKILL when a worker is stopped; a shutdown (SIGTERM, SIGINT) ends within it plus a few seconds, cutting requests still open',
   },
   crashBackoffMs: {
     flag: '--crash-backoff-ms <ms>',
@@ -291,6 +291,13 @@ export const SETTINGS = {
     type: integer(0, 3_600_000),
     default: '10000',
     description: 'a load-balancing worker unhealthy this long after it was ready is replaced',
+  },
+  lbTunnelIdleMs: {
+    flag: '--lb-tunnel-idle-ms <ms>',
+    env: 'GANTRY_LB_TUNNEL_IDLE_MS',
+    type: integer(100, 86_400_000),
+    default: '600000',
+    description: 'a load-balancer tunnel (WebSocket) with no traffic either way this long is closed and its worker slot freed',
   },
   metricsToken: {
     flag: '--metrics-token <token>',

@@ -133,4 +133,6 @@ export interface DueWebhook {
   job: JobRecord;
   /** 1 for the first attempt. */
   attempt: number;
+  /** The job's endpoint's signing secret, sealed; null when the endpoint has none yet. */
+  sealedSecret: string | null;
 }

@@ -115,10 +115,11 @@ export function jobFromRow(row: JobRow): JobRecord {
 
 export interface WebhookRow extends JobRow {
   webhook_attempts: number;
+  sealed_webhook_secret: string | null;
 }
 
 export function dueWebhookFromRow(row: WebhookRow): DueWebhook {
-  return { job: jobFromRow(row), attempt: row.webhook_attempts };
+  return { job: jobFromRow(row), attempt: row.webhook_attempts, sealedSecret: row.sealed_webhook_secret ?? null };
 }
 
 export function keyFromRow(row: KeyRow): ApiKeyRecord {

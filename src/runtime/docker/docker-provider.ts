@@ -164,8 +164,8 @@ export class DockerProvider implements Provider {
     return this.logBuffers.get(workerId)?.follow(listener) ?? (() => undefined);
   }
 
-  async close(): Promise<void> {
-    await Promise.all([...this.running.keys()].map((id) => this.stop(id, 2000)));
+  async close(graceMs: number): Promise<void> {
+    await Promise.all([...this.running.keys()].map((id) => this.stop(id, graceMs)));
   }
 
   /** Reports the exit (unless stop() asked for it, which the listener is told) and removes the container. */

@@ -246,7 +246,8 @@ export class PostgresJobStore implements JobStore {
                     ORDER BY webhook_due_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED),
        claimed AS (UPDATE jobs SET webhook_due_at = $1, webhook_attempts = webhook_attempts + 1 FROM due
                    WHERE jobs.seq = due.seq RETURNING jobs.*, due.webhook_due_at AS due_before)
-       SELECT * FROM claimed ORDER BY due_before, seq`,
+       SELECT claimed.*, endpoints.sealed_webhook_secret FROM claimed LEFT JOIN endpoints ON endpoints.id = claimed.endpoint_id
+       ORDER BY claimed.due_before, claimed.seq`,
       [now + claimMs, now, limit],
     );
     return rows.map(dueWebhookFromRow);

@@ -13,6 +13,7 @@ import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js'
 import { PostgresRegistryAuthStore } from './postgres-registry-auths.js';
 import { PostgresSecretStore } from './postgres-secrets.js';
 import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
+import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
@@ -23,12 +24,14 @@ export class PostgresStore implements Store {
   readonly registryAuths: PostgresRegistryAuthStore;
   readonly secrets: PostgresSecretStore;
   readonly sshKeys: PostgresSshKeyStore;
+  readonly webhookSecrets: PostgresWebhookSecretStore;
 
   private constructor(readonly pool: pg.Pool, readonly options: PoolOptions) {
     this.jobs = new PostgresJobStore(pool);
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);
     this.sshKeys = new PostgresSshKeyStore(pool);
+    this.webhookSecrets = new PostgresWebhookSecretStore(pool);
   }
 
   /** Connects and brings the schema up to date (safe when several replicas start together). */

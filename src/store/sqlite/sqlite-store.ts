@@ -8,6 +8,7 @@ import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
 import { SqliteSecretStore } from './sqlite-secrets.js';
 import { SqliteSshKeyStore } from './sqlite-ssh-keys.js';
+import { SqliteWebhookSecretStore } from './sqlite-webhook-secrets.js';
 import {
   accountFromRow, endpointFromRow, keyFromRow, networkVolumeFromRow, releaseFromRow, templateFromRow,
   type AccountRow, type EndpointRow, type KeyRow, type NetworkVolumeRow, type ReleaseRow, type TemplateRow,
@@ -33,6 +34,7 @@ export class SqliteStore implements Store {
   readonly registryAuths: SqliteRegistryAuthStore;
   readonly secrets: SqliteSecretStore;
   readonly sshKeys: SqliteSshKeyStore;
+  readonly webhookSecrets: SqliteWebhookSecretStore;
 
   constructor(fileOrDb: string | Database.Database) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
@@ -41,6 +43,7 @@ export class SqliteStore implements Store {
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
     this.secrets = new SqliteSecretStore(this.db);
     this.sshKeys = new SqliteSshKeyStore(this.db);
+    this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
   }
 
   async close(): Promise<void> {
