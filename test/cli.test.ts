@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { CLI, serve, stop } from './support/processes.js';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -90,6 +91,23 @@ test('a port already in use is a clear error', async () => {
   assert.equal(res.status, 1);
   assert.match(res.stderr, new RegExp(`port ${port} on 127.0.0.1 is already in use`));
   await stop(server.child);
+});
+
+test('a first start that cannot listen makes no admin key, so the next start still shows one', async () => {
+  const fresh = mkdtempSync(join(tmpdir(), 'gantry-cli-busy-'));
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  try {
+    const busy = run(['serve', '--data-dir', fresh, '--port', String((holder.address() as AddressInfo).port)]);
+    assert.equal(busy.status, 1);
+    assert.match(busy.stderr, /already in use/);
+    const next = await serve(['--data-dir', fresh]);
+    assert.match(next.output(), /^\s+gantry_[a-z0-9]{12}_\S{43}$/m, 'the admin key is shown on the first start that listens');
+    assert.equal(await stop(next.child), 0);
+  } finally {
+    holder.close();
+    rmSync(fresh, { recursive: true, force: true });
+  }
 });
 
 test('migrate reports the schema up to date; worker-env prints a usable worker environment', async () => {
