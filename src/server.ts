@@ -38,18 +38,21 @@ export async function startServer(requested: GantryConfig): Promise<RunningServe
 async function start(config: GantryConfig, reservation: PortReservation | undefined): Promise<RunningServer> {
   const log = pino({ level: config.logLevel });
   const services = createServices(config, await openStore(config, log.child({ component: 'store' })), log);
-  let app: App;
+  let app: App | undefined;
   try {
     app = await buildApp(services, { logger: log });
-    const adminKey = await services.apiKeys.ensureAdminKey();
     await reservation?.release();
     await app.listen({ port: config.port, host: config.host });
+    // Only once the port is ours: a start that fails to listen must not make the one admin key
+    // that is shown only once, and then never show it.
+    const adminKey = await services.apiKeys.ensureAdminKey();
     await services.start();
+    const listening = app;
     const address = app.server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     let closing: Promise<void> | undefined;
     return {
-      app,
+      app: listening,
       services,
       url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`,
       adminKey,
@@ -57,9 +60,9 @@ async function start(config: GantryConfig, reservation: PortReservation | undefi
         closing ??= (async () => {
           // Tunnels end at once (the app's preClose) and workers stop beside the HTTP server's
           // close, so neither a silent tunnel nor a long request holds shutdown past the grace.
-          const cutOff = setTimeout(() => app.server.closeAllConnections(), config.workerStopGraceMs);
+          const cutOff = setTimeout(() => listening.server.closeAllConnections(), config.workerStopGraceMs);
           try {
-            await Promise.all([app.close(), services.stopWorkers()]);
+            await Promise.all([listening.close(), services.stopWorkers()]);
           } finally {
             clearTimeout(cutOff);
           }
@@ -70,6 +73,7 @@ async function start(config: GantryConfig, reservation: PortReservation | undefi
       killWorkersNow: () => services.killWorkersNow(),
     };
   } catch (error) {
+    await app?.close().catch(() => undefined);
     await services.close().catch(() => undefined);
     throw error;
   }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { CLI, serve, stop } from './support/processes.js';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -14,7 +15,10 @@ const run = (args: string[], env: Record<string, string> = {}) =>
   spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
 
 test('--help works on every verb', () => {
-  for (const args of [['--help'], ['serve', '--help'], ['keys', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '--help'], ['keys', 'revoke', '--help'], ['worker-env', '--help'], ['migrate', '--help'], ['doctor', '--help']]) {
+  const verbs = [['serve'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['worker-env'], ['migrate'], ['doctor'], ['login'], ['logout'],
+    ['endpoints'], ['endpoints', 'create'], ['endpoints', 'update'], ['jobs'], ['jobs', 'runsync'], ['jobs', 'stream'], ['workers', 'list'], ['logs'],
+    ['templates', 'create'], ['registries', 'create']];
+  for (const args of [['--help'], ...verbs.map((verb) => [...verb, '--help'])]) {
     const res = run(args);
     assert.equal(res.status, 0, args.join(' '));
     assert.match(res.stdout, /Usage: gantry/);
@@ -92,37 +96,28 @@ test('a port already in use is a clear error', async () => {
   await stop(server.child);
 });
 
-test('migrate reports the schema up to date; worker-env prints a usable worker environment', async () => {
+test('a first start that cannot listen makes no admin key, so the next start still shows one', async () => {
+  const fresh = mkdtempSync(join(tmpdir(), 'gantry-cli-busy-'));
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  try {
+    const busy = run(['serve', '--data-dir', fresh, '--port', String((holder.address() as AddressInfo).port)]);
+    assert.equal(busy.status, 1);
+    assert.match(busy.stderr, /already in use/);
+    const next = await serve(['--data-dir', fresh]);
+    assert.match(next.output(), /^\s+gantry_[a-z0-9]{12}_\S{43}$/m, 'the admin key is shown on the first start that listens');
+    assert.equal(await stop(next.child), 0);
+  } finally {
+    holder.close();
+    rmSync(fresh, { recursive: true, force: true });
+  }
+});
+
+test('migrate reports the schema up to date, and applies the schema to a new directory', () => {
   assert.match(run(['migrate', '--data-dir', dataDir]).stdout, /schema up to date/);
   const fresh = mkdtempSync(join(tmpdir(), 'gantry-cli-fresh-'));
   assert.match(run(['migrate', '--data-dir', fresh]).stdout, /applied 001_foundation/);
   rmSync(fresh, { recursive: true, force: true });
-
-  const key = run(['keys', 'create', '--data-dir', dataDir]).stdout.trim();
-  const server = await serve(['--data-dir', dataDir, '--take-wait-ms', '200']);
-  const created = await fetch(`${server.url}/v2/serverless`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'w', type: 'QUEUE', image: 'x', cpu: [{ id: 'cpu3c', vcpuCount: 2 }], scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, env: { MODEL: 'm' } }),
-  });
-  const endpointId = (await created.json()).id;
-  const port = new URL(server.url).port;
-  const printed = run(['worker-env', endpointId, '--data-dir', dataDir, '--port', port, '--worker-id', 'manual-1']);
-  assert.equal(printed.status, 0, printed.stderr);
-  const env = Object.fromEntries(printed.stdout.trim().split('\n').map((line) => {
-    const [, k, v] = /^(\w+)='(.*)'$/.exec(line)!;
-    return [k, v];
-  }));
-  assert.equal(env.RUNPOD_SKIP_AUTO_SYSTEM_CHECKS, 'true');
-  assert.equal(env.RUNPOD_ENDPOINT_ID, endpointId);
-  assert.equal(env.RUNPOD_POD_ID, 'manual-1');
-  assert.equal(env.MODEL, 'm', 'the endpoint env is included');
-  for (const name of ['RUNPOD_WEBHOOK_GET_JOB', 'RUNPOD_WEBHOOK_POST_OUTPUT', 'RUNPOD_WEBHOOK_POST_STREAM']) assert.ok(env[name].includes('?'), name);
-  const takeUrl = env.RUNPOD_WEBHOOK_GET_JOB.replace('$ID', 'manual-1');
-  const take = await fetch(`${takeUrl}&job_in_progress=0`, { headers: { authorization: env.RUNPOD_AI_API_KEY } });
-  assert.equal(take.status, 204, 'the credential opens the worker protocol');
-  assert.equal(run(['worker-env', 'nosuchendpoint', '--data-dir', dataDir]).status, 1);
-  await stop(server.child);
 });
 
 test('doctor fails on a missing database and passes on a migrated one', () => {

@@ -24,7 +24,9 @@ function banner(url: string, adminKey: string | undefined): string {
       `  ${adminKey}`,
       '',
       'Try it:',
-      `  curl -s ${url}/v2/serverless -H "Authorization: Bearer ${adminKey}"`,
+      `  export GANTRY_URL=${url} GANTRY_API_KEY=${adminKey}`,
+      '  npx gantry endpoints list',
+      `  curl -s ${url}/v2/serverless -H "Authorization: Bearer $GANTRY_API_KEY"`,
     );
   } else {
     lines.push('Create an API key with: gantry keys create');

@@ -1,31 +1,78 @@
 // `gantry worker-env <endpointId>`: a new worker credential for the endpoint and the environment
-// that lets a RunPod SDK worker (or Gantry's own) serve it by hand.
-import { Command } from 'commander';
-import { openStore, storeLocation } from '../store/open-store.js';
+// that lets a RunPod SDK worker (or Gantry's own) serve it by hand. The worker must call the
+// server at the address the server really has, so that address is asked of the running server
+// (or given with --worker-api-url), never assumed from defaults.
+import { existsSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { databaseFile, openStore, storeLocation } from '../store/open-store.js';
 import { WorkerCredentialService } from '../services/worker-credentials.js';
-import { formatEnvironment, workerEnvironment } from '../runtime/worker-env.js';
-import { envNameOf } from '../config.js';
-import { CliError, configFrom, withDataDir, type StoreFlags } from './options.js';
+import { workerEnvironment } from '../runtime/worker-env.js';
+import type { GantryConfig } from '../config.js';
+import { CliError, configFrom, EXIT_USAGE, withDataDir, type StoreFlags } from './options.js';
+import { ApiClient } from './remote/api-client.js';
+import { normalizeUrl, resolveConnection, withConnection, type ConnectionFlags } from './remote/connection.js';
+import { ENV_FORMATS, formatEnv, type EnvFormat } from './output/env-formats.js';
+import { print } from './output/print.js';
+
+interface WorkerEnvFlags extends StoreFlags, ConnectionFlags {
+  workerApiUrl?: string;
+  workerId?: string;
+  format: EnvFormat;
+  export?: boolean;
+}
+
+interface EndpointAnswer {
+  type: string;
+  requestUrls: { run?: string };
+}
+
+/** The base URL workers call: given outright, or read from the endpoint's run URL as the server states it. */
+async function workerApiBase(endpointId: string, flags: WorkerEnvFlags): Promise<string> {
+  const given = flags.workerApiUrl ?? process.env.GANTRY_WORKER_API_URL;
+  if (given) return normalizeUrl(given, flags.workerApiUrl ? '--worker-api-url' : 'GANTRY_WORKER_API_URL');
+  const connection = resolveConnection(flags);
+  if (!connection.apiKey) {
+    throw new CliError(
+      `worker-env asks the server at ${connection.url} for the address workers reach it at, which takes an API key (--api-key, GANTRY_API_KEY or gantry login); or give that address with --worker-api-url`,
+      EXIT_USAGE,
+    );
+  }
+  const client = new ApiClient({ ...connection, apiKey: connection.apiKey });
+  const endpoint = await client.call<EndpointAnswer>('GET', `/v2/serverless/${encodeURIComponent(endpointId)}`);
+  if (endpoint.type !== 'QUEUE') throw new CliError(`endpoint ${endpointId} is a ${endpoint.type} endpoint; it has no job queue`);
+  const suffix = `/v2/${endpointId}/run`;
+  const run = endpoint.requestUrls.run ?? '';
+  if (!run.endsWith(suffix)) throw new CliError(`the server at ${connection.url} gave no run URL for endpoint ${endpointId}`);
+  return run.slice(0, -suffix.length);
+}
+
+/** Opens the server's store without creating one: a wrong --data-dir must not leave a new database behind. */
+async function openExistingStore(config: GantryConfig) {
+  if (!config.databaseUrl && !existsSync(databaseFile(config))) {
+    throw new CliError(`no Gantry database at ${databaseFile(config)}: run this where the server keeps its data, or give its --data-dir (GANTRY_DATA_DIR) or --database`, EXIT_USAGE);
+  }
+  return openStore(config);
+}
 
 export function workerEnvCommand(): Command {
-  return withDataDir(new Command('worker-env'))
-    .description('print the environment a worker needs to serve an endpoint (creates a worker credential)')
+  return withConnection(withDataDir(new Command('worker-env')))
+    .description('print the environment a worker needs to serve an endpoint (creates a worker credential in the server\'s database)')
     .argument('<endpointId>', 'the queue endpoint the worker serves')
-    .option('--worker-api-url <url>', `base URL workers reach Gantry at (env ${envNameOf('workerApiUrl')})`)
-    .option('--port <n>', `the server's port, when the worker API URL is derived from it (env ${envNameOf('port')})`)
+    .option('--worker-api-url <url>', 'the address workers reach the server at (env GANTRY_WORKER_API_URL; default: asked of the server at --url)')
     .option('--worker-id <id>', 'the worker id (default: a random one)')
-    .option('--export', 'prefix each line with "export " for eval in a shell')
-    .action(async (endpointId: string, flags: StoreFlags & { workerApiUrl?: string; port?: string; workerId?: string; export?: boolean }) => {
-      const config = configFrom({ dataDir: flags.dataDir, database: flags.database, workerApiUrl: flags.workerApiUrl, port: flags.port });
-      const store = await openStore(config);
+    .addOption(new Option('--format <format>', 'shell (export lines for eval), env-file (docker --env-file), json, docker-args (for eval "docker run ...")').choices(ENV_FORMATS).default('shell'))
+    .addOption(new Option('--export', 'the shell format (kept for older scripts)').hideHelp())
+    .action(async (endpointId: string, flags: WorkerEnvFlags) => {
+      const config = configFrom({ dataDir: flags.dataDir, database: flags.database });
+      const base = await workerApiBase(endpointId, flags);
+      const store = await openExistingStore(config);
       try {
         const endpoint = await store.findEndpoint(endpointId);
-        if (!endpoint) throw new CliError(`no endpoint ${endpointId} in ${storeLocation(config)}`);
+        if (!endpoint) throw new CliError(`no endpoint ${endpointId} in ${storeLocation(config)}: is that the database of the server at ${base}?`);
         if (endpoint.spec.type !== 'QUEUE') throw new CliError(`endpoint ${endpointId} is a LOAD_BALANCER endpoint; it has no job queue`);
         const credential = await new WorkerCredentialService(store).create(endpointId);
-        const env = { ...endpoint.spec.env, ...workerEnvironment(config, endpointId, credential, flags.workerId) };
-        const text = formatEnvironment(env);
-        process.stdout.write(`${flags.export ? text.replace(/^/gm, 'export ') : text}\n`);
+        const env = { ...endpoint.spec.env, ...workerEnvironment(config, endpointId, credential, flags.workerId, base) };
+        print(formatEnv(env, flags.export ? 'shell' : flags.format));
       } finally {
         await store.close();
       }

@@ -88,3 +88,37 @@ export function startEchoWorker(env: Record<string, string>): ChildProcess {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
 }
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `gantry <args>` as a user runs it, without blocking this process (the server under test may be
+ * running in it). The environment carries no GANTRY_URL, GANTRY_API_KEY or login file of the
+ * machine's: only what `env` gives. `input` is written to its stdin.
+ */
+export function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
+  const { GANTRY_URL: _url, GANTRY_API_KEY: _key, XDG_CONFIG_HOME: _config, ...inherited } = process.env;
+  const child = spawn(process.execPath, [...CLI, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...inherited, XDG_CONFIG_HOME: '/nonexistent/gantry-test-config', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`gantry ${args.join(' ')} did not finish: ${stdout}${stderr}`));
+    }, 60_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,118 @@
+// `gantry jobs run|runsync|status|stream|cancel|retry`: jobs on a queue endpoint, through the
+// queue API a RunPod client uses.
+import { Command } from 'commander';
+import { clientFrom, type ApiClient } from './remote/api-client.js';
+import { ChunkAssembler } from './remote/stream-chunks.js';
+import { exitStatusOf, queuePath, runBody, showJob, TERMINAL, waitUntilFinished, type InputFlags, type JobStatus } from './remote/jobs-api.js';
+import { remoteCommand } from './remote/resource.js';
+import type { ConnectionFlags } from './remote/connection.js';
+import { print, printJson, withQuiet, type OutputFlags } from './output/print.js';
+import { withSpinner } from './output/spinner.js';
+
+type Flags = ConnectionFlags & OutputFlags;
+
+function withInput(command: Command): Command {
+  return command
+    .argument('<endpoint>', 'the queue endpoint id')
+    .option('-i, --input <json>', `the job's input, as JSON: '{"prompt": "hello"}'`)
+    .option('--input-file <file>', 'the input from a JSON file (- for stdin); a file holding {"input": ...} is sent as the whole request');
+}
+
+function finish(job: JobStatus, flags: Flags): void {
+  if (flags.json) printJson(job);
+  else if (flags.quiet) print(job.id);
+  else showJob(job);
+  process.exitCode = exitStatusOf(job);
+}
+
+function runCommand(): Command {
+  return withQuiet(withInput(remoteCommand('run', 'queue a job and print its id at once')))
+    .action(async (endpointId: string, flags: Flags & InputFlags) => {
+      const job = await clientFrom(flags).call<JobStatus>('POST', queuePath(endpointId, 'run'), runBody(flags));
+      finish(job, flags);
+    });
+}
+
+function runsyncCommand(): Command {
+  return withQuiet(withInput(remoteCommand('runsync', 'run a job and wait for its result (exit 3 when it does not complete)')))
+    .action(async (endpointId: string, flags: Flags & InputFlags) => {
+      const client = clientFrom(flags);
+      const body = runBody(flags);
+      const job = await withSpinner('job submitted', async (spinner) => {
+        const first = await client.call<JobStatus>('POST', `${queuePath(endpointId, 'runsync')}?wait=60000`, body);
+        return waitUntilFinished(client, endpointId, first, spinner);
+      });
+      finish(job, flags);
+    });
+}
+
+function statusCommand(): Command {
+  return remoteCommand('status', "show a job's status and result")
+    .argument('<endpoint>', 'the endpoint id')
+    .argument('<job>', 'the job id')
+    .option('-w, --wait', 'wait until the job is finished (exit 3 when it does not complete)')
+    .action(async (endpointId: string, jobId: string, flags: Flags & { wait?: boolean }) => {
+      const client = clientFrom(flags);
+      let job = await client.call<JobStatus>('GET', queuePath(endpointId, 'status', jobId));
+      if (flags.wait) job = await withSpinner(`job ${jobId}`, (spinner) => waitUntilFinished(client, endpointId, job, spinner));
+      finish(job, flags);
+    });
+}
+
+function streamCommand(): Command {
+  return remoteCommand('stream', "print a job's streamed output as it arrives (--json: one JSON value per line)")
+    .argument('<endpoint>', 'the endpoint id')
+    .argument('<job>', 'the job id')
+    .action(async (endpointId: string, jobId: string, flags: Flags) => {
+      const client = clientFrom(flags);
+      const status = await followStream(client, endpointId, jobId, flags);
+      if (TERMINAL.has(status) && status !== 'COMPLETED') {
+        const job = await client.call<JobStatus>('GET', queuePath(endpointId, 'status', jobId));
+        process.stderr.write(`job ${jobId} ${job.status}${job.error ? `: ${job.error}` : ''}\n`);
+        process.exitCode = exitStatusOf(job);
+      }
+    });
+}
+
+/** Reads /stream until the job is finished and nothing is left; answers the final status. */
+async function followStream(client: ApiClient, endpointId: string, jobId: string, flags: Flags): Promise<string> {
+  const assembler = new ChunkAssembler();
+  let endsInNewline = true;
+  for (;;) {
+    const answer = await client.call<{ status: string; stream: { output: unknown }[] }>('GET', queuePath(endpointId, 'stream', jobId));
+    for (const chunk of answer.stream) {
+      const whole = assembler.add(chunk.output);
+      if (!whole) continue;
+      // Text streams (tokens) read naturally run together; anything else one JSON per line.
+      const text = flags.json || typeof whole.value !== 'string' ? `${JSON.stringify(whole.value)}\n` : whole.value;
+      process.stdout.write(text);
+      endsInNewline = text.endsWith('\n');
+    }
+    if (TERMINAL.has(answer.status) && answer.stream.length === 0) {
+      if (!endsInNewline) process.stdout.write('\n');
+      return answer.status;
+    }
+  }
+}
+
+function simpleJobCommand(operation: 'cancel' | 'retry', description: string): Command {
+  return remoteCommand(operation, description)
+    .argument('<endpoint>', 'the endpoint id')
+    .argument('<job>', 'the job id')
+    .action(async (endpointId: string, jobId: string, flags: Flags) => {
+      const job = await clientFrom(flags).call<JobStatus>('POST', queuePath(endpointId, operation, jobId));
+      if (flags.json) printJson(job);
+      else print(`job ${job.id} ${job.status}`);
+    });
+}
+
+export function jobsCommand(): Command {
+  return new Command('jobs')
+    .description('run jobs on a queue endpoint and follow them')
+    .addCommand(runCommand())
+    .addCommand(runsyncCommand())
+    .addCommand(statusCommand())
+    .addCommand(streamCommand())
+    .addCommand(simpleJobCommand('cancel', 'cancel a queued or running job'))
+    .addCommand(simpleJobCommand('retry', 'queue a FAILED or TIMED_OUT job again'));
+}

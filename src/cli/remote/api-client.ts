@@ -1,0 +1,102 @@
+// Calls a running Gantry's REST and queue APIs, and turns every way a call can fail into a
+// message a person can act on: an unreachable server, a refused key, or the problem+json the
+// API answers with (its title, detail and each field error).
+import { CliError, EXIT_USAGE } from '../options.js';
+import { resolveConnection, type Connection, type ConnectionFlags } from './connection.js';
+
+/** The shape of Gantry's error answers (application/problem+json). */
+interface Problem {
+  title?: string;
+  status?: number;
+  detail?: string;
+  errors?: string[];
+}
+
+const HINT_URL = 'point the CLI at it with --url, GANTRY_URL or gantry login';
+const HINT_KEY = 'give a valid key with --api-key, GANTRY_API_KEY or gantry login';
+
+/** An error answer of the API: its HTTP status and a message made of its problem+json. */
+export class ApiError extends CliError {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export class ApiClient {
+  constructor(readonly connection: Connection & { apiKey: string }) {}
+
+  /** Sends `body` as JSON and answers the parsed JSON (undefined for an empty answer such as 204). */
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.send(method, path, body);
+    const text = await res.text();
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new CliError(`${this.connection.url}${path} answered ${res.status} with something that is not JSON: is ${this.connection.url} a Gantry server?`);
+    }
+  }
+
+  /** The raw answer of a successful call, for streams the caller reads as they come. */
+  async open(path: string, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+    return this.send('GET', path, undefined, headers, signal);
+  }
+
+  private async send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+    const url = `${this.connection.url}${path}`;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers: { authorization: `Bearer ${this.connection.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (error) {
+      if ((error as Error).name === 'AbortError') throw error;
+      throw new CliError(`cannot reach Gantry at ${this.connection.url} (${this.connection.urlSource}): ${networkReason(error)}. Is the server running? If it listens elsewhere, ${HINT_URL}`);
+    }
+    if (!res.ok) throw await this.failure(res);
+    return res;
+  }
+
+  private async failure(res: Response): Promise<ApiError> {
+    const text = await res.text();
+    const problem = parseProblem(text);
+    const detail = problem?.detail ?? (text.trim().slice(0, 300) || res.statusText);
+    if (res.status === 401) {
+      return new ApiError(`the server at ${this.connection.url} refused the API key from ${this.connection.apiKeySource} (401: ${detail}); ${HINT_KEY}`, 401);
+    }
+    const lines = [`${problem?.title ?? res.statusText} (${res.status}): ${detail}`];
+    for (const error of problem?.errors ?? []) lines.push(`  - ${error}`);
+    const retryAfter = res.headers.get('retry-after');
+    if (res.status === 429 && retryAfter) lines.push(`  retry after ${retryAfter} s`);
+    return new ApiError(lines.join('\n'), res.status);
+  }
+}
+
+/** A client for the connection the flags, environment and login file give; without a key, a usage error. */
+export function clientFrom(flags: ConnectionFlags): ApiClient {
+  const connection = resolveConnection(flags);
+  const { apiKey } = connection;
+  if (!apiKey) throw new CliError('no API key: give --api-key, set GANTRY_API_KEY or run gantry login', EXIT_USAGE);
+  return new ApiClient({ ...connection, apiKey });
+}
+
+function parseProblem(text: string): Problem | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Problem) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** fetch hides the socket's error code in `cause`; it is the useful part (ECONNREFUSED, ENOTFOUND...). */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}

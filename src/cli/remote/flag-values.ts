@@ -1,0 +1,39 @@
+// Parsers for the flags that build request bodies; a bad value is a usage error naming the flag.
+import { InvalidArgumentError } from 'commander';
+
+/** For repeatable flags: each use adds one value. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function integer(min: number): (value: string) => number {
+  return (value) => {
+    if (!/^-?\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`use a whole number of at least ${min}`);
+    return Number(value);
+  };
+}
+
+export function commaList(value: string): string[] {
+  return value.split(',').map((part) => part.trim()).filter(Boolean);
+}
+
+/** `--env KEY=VALUE`, repeatable, into one object. */
+export function envPair(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError('use KEY=VALUE');
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
+
+export function oneOf<T extends string>(choices: readonly T[]): (value: string) => T {
+  return (value) => {
+    const upper = value.toUpperCase().replace(/-/g, '_');
+    const match = choices.find((choice) => choice === upper);
+    if (!match) throw new InvalidArgumentError(`use one of ${choices.join(', ')}`);
+    return match;
+  };
+}
+
+/** Sets `key` on `body` only when the flag was given, so an update changes nothing else. */
+export function setIfGiven(body: Record<string, unknown>, key: string, value: unknown): void {
+  if (value !== undefined) body[key] = value;
+}
