@@ -20,7 +20,10 @@ const layers = [
 
 const upward = layers.slice(0, -1).map((layer, index) => ({
   name: `${layer.name}-imports-upward`,
-  comment: `${layer.name} may import only ${layers.slice(0, index + 1).map((l) => l.name).join(', ')}`,
+  comment: `${layer.name} may import only ${layers
+    .slice(0, index + 1)
+    .map((l) => l.name)
+    .join(', ')}`,
   severity: 'error',
   from: { path: layer.path },
   to: { path: layers.slice(index + 1).flatMap((l) => l.path) },

@@ -44,7 +44,9 @@ interface Route {
 }
 
 const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/lib/gantry-lb-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/lib/gantry-lb-server.ts'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 process.on('exit', () => child.kill('SIGKILL'));
 const info = await new Promise<ServerInfo>((resolve, reject) => {
   let buffer = '';
@@ -55,13 +57,24 @@ const info = await new Promise<ServerInfo>((resolve, reject) => {
   child.on('exit', (code) => reject(new Error(`the Gantry server exited with ${code}`)));
 });
 
-const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bare-proxy.ts', info.worker.host, String(info.worker.port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bare-proxy.ts', info.worker.host, String(info.worker.port)], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 process.on('exit', () => bare.kill('SIGKILL'));
 const barePort = await new Promise<number>((resolve) => bare.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
 
 const gantryHost = new URL(info.url).host;
-const direct: Route = { name: 'direct', pool: new Pool(`http://${info.worker.host}:${info.worker.port}`, { connections: 256 }), headers: {} };
-const proxied: Route = { name: 'bare', proxyPid: bare.pid!, pool: new Pool(`http://127.0.0.1:${barePort}`, { connections: 256 }), headers: {} };
+const direct: Route = {
+  name: 'direct',
+  pool: new Pool(`http://${info.worker.host}:${info.worker.port}`, { connections: 256 }),
+  headers: {},
+};
+const proxied: Route = {
+  name: 'bare',
+  proxyPid: bare.pid!,
+  pool: new Pool(`http://127.0.0.1:${barePort}`, { connections: 256 }),
+  headers: {},
+};
 const balanced: Route = {
   name: 'gantry',
   proxyPid: child.pid!,
@@ -105,12 +118,14 @@ async function throughput(route: Route, path: string): Promise<Throughput> {
   const cpuBefore = proxyCpu();
   const workerBefore = cpuSeconds(info.workerPid);
   const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (Date.now() < until) {
-      await once(route, path);
-      done++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (Date.now() < until) {
+        await once(route, path);
+        done++;
+      }
+    }),
+  );
   const seconds = ms(started) / 1000;
   return {
     rps: done / seconds,
@@ -119,11 +134,14 @@ async function throughput(route: Route, path: string): Promise<Throughput> {
   };
 }
 
-const row = (label: string, a: string, b: string, c: string, d = '') => console.log(`${label.padEnd(34)}${a.padStart(10)}${b.padStart(12)}${c.padStart(10)}${d.padStart(20)}`);
+const row = (label: string, a: string, b: string, c: string, d = '') =>
+  console.log(`${label.padEnd(34)}${a.padStart(10)}${b.padStart(12)}${c.padStart(10)}${d.padStart(20)}`);
 const f = (n: number, digits = 2) => n.toFixed(digits);
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
-console.log(`GET ${NO_OP} and ${WORKING} on the example HTTP worker; samples ${SAMPLES}, clients ${CLIENTS}, ${SECONDS} s per throughput run, repeats ${REPEAT} (medians)\n`);
+console.log(
+  `GET ${NO_OP} and ${WORKING} on the example HTTP worker; samples ${SAMPLES}, clients ${CLIENTS}, ${SECONDS} s per throughput run, repeats ${REPEAT} (medians)\n`,
+);
 
 for (let i = 0; i < 500; i++) for (const route of [direct, proxied, balanced]) await once(route);
 const lat = await latency();
@@ -142,12 +160,24 @@ const p = (xs: number[], q: number) => percentile(xs, q);
 
 row('', 'direct', 'bare proxy', 'gantry', 'gantry vs direct');
 for (const q of [50, 99]) {
-  row(`${NO_OP} latency p${q}, ms`, f(p(lat.direct, q), 3), f(p(lat.bare, q), 3), f(p(lat.gantry, q), 3), `+${f(p(lat.gantry, q) - p(lat.direct, q), 3)}`);
+  row(
+    `${NO_OP} latency p${q}, ms`,
+    f(p(lat.direct, q), 3),
+    f(p(lat.bare, q), 3),
+    f(p(lat.gantry, q), 3),
+    `+${f(p(lat.gantry, q) - p(lat.direct, q), 3)}`,
+  );
 }
 for (const path of [NO_OP, WORKING]) {
   const { direct: d, bare: b, gantry: g } = runs[path]!;
   console.log(`\n${path}, ${CLIENTS} clients`);
-  row('  throughput, req/s', f(med(d, 'rps'), 0), f(med(b, 'rps'), 0), f(med(g, 'rps'), 0), `${f((100 * med(g, 'rps')) / med(d, 'rps'), 0)} %`);
+  row(
+    '  throughput, req/s',
+    f(med(d, 'rps'), 0),
+    f(med(b, 'rps'), 0),
+    f(med(g, 'rps'), 0),
+    `${f((100 * med(g, 'rps')) / med(d, 'rps'), 0)} %`,
+  );
   row('  worker CPU per request, ms', f(med(d, 'workerCpuMs'), 3), f(med(b, 'workerCpuMs'), 3), f(med(g, 'workerCpuMs'), 3));
   row('  proxy CPU per request, ms', '-', f(med(b, 'proxyCpuMs'), 3), f(med(g, 'proxyCpuMs'), 3));
 }

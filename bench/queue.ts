@@ -19,24 +19,43 @@ const { values: opts } = parseArgs({
 const JOBS = Number(opts.jobs);
 const QUEUED = Number(opts.queued);
 const REPEAT = Number(opts.repeat);
-const settings: LoadSettings = { clients: Number(opts.clients), workers: Number(opts.workers), batch: Number(opts.batch), samples: Number(opts.samples) };
+const settings: LoadSettings = {
+  clients: Number(opts.clients),
+  workers: Number(opts.workers),
+  batch: Number(opts.batch),
+  samples: Number(opts.samples),
+};
 
 async function start(name: string, script: string, batchTakes: boolean): Promise<Target> {
   const { node, info } = await startNode(script);
-  return { name, nodes: [node], endpointId: info.endpointId!, apiKey: info.apiKey!, workerKey: info.workerKey!, cpuPids: () => [], batchTakes };
+  return {
+    name,
+    nodes: [node],
+    endpointId: info.endpointId!,
+    apiKey: info.apiKey!,
+    workerKey: info.workerKey!,
+    cpuPids: () => [],
+    batchTakes,
+  };
 }
 
-const row = (label: string, gantry: string, echo: string, ratio = '') => console.log(`${label.padEnd(34)}${gantry.padStart(14)}${echo.padStart(14)}${ratio.padStart(10)}`);
+const row = (label: string, gantry: string, echo: string, ratio = '') =>
+  console.log(`${label.padEnd(34)}${gantry.padStart(14)}${echo.padStart(14)}${ratio.padStart(10)}`);
 const f = (n: number, digits = 2) => n.toFixed(digits);
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
-console.log(`jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)\n`);
+console.log(
+  `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)\n`,
+);
 const gantry = await start('gantry', 'bench/lib/gantry-server.ts', true);
 const echo = await start('echo', 'bench/lib/echo-server.ts', false);
 
 await throughput(gantry, Math.min(2000, JOBS), settings);
 await throughput(echo, Math.min(2000, JOBS), settings);
-const runs = { gantry: [] as { jobsPerSecond: number; cpuMsPerJob: number }[], echo: [] as { jobsPerSecond: number; cpuMsPerJob: number }[] };
+const runs = {
+  gantry: [] as { jobsPerSecond: number; cpuMsPerJob: number }[],
+  echo: [] as { jobsPerSecond: number; cpuMsPerJob: number }[],
+};
 for (let r = 0; r < REPEAT; r++) {
   runs.gantry.push(await throughput(gantry, JOBS, settings));
   runs.echo.push(await throughput(echo, JOBS, settings));

@@ -33,8 +33,14 @@ const trace = buildTrace();
 
 const results: [string, SimResult][] = [
   ['always max', simulate(trace, settings, () => ({ start: 0, stop: [] }), settings.max)],
-  [`QUEUE_DELAY (${queueDelay} s)`, simulate(trace, settings, policyScaler({ type: 'QUEUE_DELAY', queueDelay }, { max: settings.max, idleTimeoutSec }))],
-  [`REQUEST_COUNT (${requestCount})`, simulate(trace, settings, policyScaler({ type: 'REQUEST_COUNT', requestCount }, { max: settings.max, idleTimeoutSec }))],
+  [
+    `QUEUE_DELAY (${queueDelay} s)`,
+    simulate(trace, settings, policyScaler({ type: 'QUEUE_DELAY', queueDelay }, { max: settings.max, idleTimeoutSec })),
+  ],
+  [
+    `REQUEST_COUNT (${requestCount})`,
+    simulate(trace, settings, policyScaler({ type: 'REQUEST_COUNT', requestCount }, { max: settings.max, idleTimeoutSec })),
+  ],
   ['Knative stable/panic', simulate(trace, settings, knativeScaler({ max: settings.max, ...KNATIVE_DEFAULTS }))],
 ];
 
@@ -43,10 +49,25 @@ console.log(
   `jobs ${settings.jobMs / 1000} s, cold start ${settings.coldStartMs / 1000} s, max ${settings.max}, tick ${settings.tickMs / 1000} s, ` +
     `idleTimeout ${idleTimeoutSec} s (QUEUE_DELAY), stable window ${DEFAULT_STABLE_WINDOW_MS / 1000} s (REQUEST_COUNT)\n`,
 );
-const columns: [string, number][] = [['strategy', 24], ['p50 delay s', 12], ['p95 delay s', 12], ['worker-s', 10], ['starts', 8], ['peak', 6], ['served', 8]];
+const columns: [string, number][] = [
+  ['strategy', 24],
+  ['p50 delay s', 12],
+  ['p95 delay s', 12],
+  ['worker-s', 10],
+  ['starts', 8],
+  ['peak', 6],
+  ['served', 8],
+];
 console.log(columns.map(([name, width], i) => (i === 0 ? name.padEnd(width) : name.padStart(width))).join(''));
 for (const [name, r] of results) {
-  const cells = [(r.p50DelayMs / 1000).toFixed(1), (r.p95DelayMs / 1000).toFixed(1), r.workerSeconds.toFixed(0), String(r.starts), String(r.peak), String(r.served)];
+  const cells = [
+    (r.p50DelayMs / 1000).toFixed(1),
+    (r.p95DelayMs / 1000).toFixed(1),
+    r.workerSeconds.toFixed(0),
+    String(r.starts),
+    String(r.peak),
+    String(r.served),
+  ];
   console.log(name.padEnd(columns[0]![1]) + cells.map((c, i) => c.padStart(columns[i + 1]![1])).join(''));
 }
 

@@ -26,7 +26,12 @@ const { values: opts } = parseArgs({
 const JOBS = Number(opts.jobs);
 const QUEUED = Number(opts.queued);
 const REPEAT = Number(opts.repeat);
-const settings: LoadSettings = { clients: Number(opts.clients), workers: Number(opts.workers), batch: Number(opts.batch), samples: Number(opts.samples) };
+const settings: LoadSettings = {
+  clients: Number(opts.clients),
+  workers: Number(opts.workers),
+  batch: Number(opts.batch),
+  samples: Number(opts.samples),
+};
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 function postgresPids(): number[] {
@@ -55,7 +60,9 @@ async function withSchema<T>(work: (url: string) => Promise<T>): Promise<T> {
 async function deployment(name: string, replicas: number, database?: string): Promise<Target> {
   const env: Record<string, string> = database ? { BENCH_DATABASE: database } : {};
   const first = await startNode('bench/lib/gantry-server.ts', env);
-  const others = await Promise.all(Array.from({ length: replicas - 1 }, () => startNode('bench/lib/gantry-server.ts', { ...env, BENCH_JOIN: '1' })));
+  const others = await Promise.all(
+    Array.from({ length: replicas - 1 }, () => startNode('bench/lib/gantry-server.ts', { ...env, BENCH_JOIN: '1' })),
+  );
   return {
     name,
     nodes: [first.node, ...others.map((o) => o.node)],
@@ -91,7 +98,9 @@ async function measure(t: Target): Promise<Figures> {
 }
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
-console.log(`jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)\n`);
+console.log(
+  `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)\n`,
+);
 const results: [string, Figures][] = [];
 results.push(['SQLite', await measure(await deployment('sqlite', 1))]);
 results.push(['PostgreSQL x1', await withSchema(async (url) => measure(await deployment('postgres-1', 1, url)))]);
@@ -100,13 +109,34 @@ results.push(['PostgreSQL x2', await withSchema(async (url) => measure(await dep
 const f = (n: number, digits = 2) => n.toFixed(digits);
 const p = (samples: number[]) => `${f(percentile(samples, 50))} / ${f(percentile(samples, 99))}`;
 const line = (label: string, cells: string[]) => console.log(`${label.padEnd(30)}${cells.map((c) => c.padStart(18)).join('')}`);
-line('', results.map(([name]) => name));
-line('end to end, jobs/s', results.map(([, r]) => f(r.jobsPerSecond, 0)));
-line('CPU per job (all processes), ms', results.map(([, r]) => f(r.cpuMsPerJob, 3)));
-line('dispatch p50 / p99, ms', results.map(([, r]) => p(r.dispatch)));
-line('runsync p50 / p99, ms', results.map(([, r]) => p(r.runsync)));
+line(
+  '',
+  results.map(([name]) => name),
+);
+line(
+  'end to end, jobs/s',
+  results.map(([, r]) => f(r.jobsPerSecond, 0)),
+);
+line(
+  'CPU per job (all processes), ms',
+  results.map(([, r]) => f(r.cpuMsPerJob, 3)),
+);
+line(
+  'dispatch p50 / p99, ms',
+  results.map(([, r]) => p(r.dispatch)),
+);
+line(
+  'runsync p50 / p99, ms',
+  results.map(([, r]) => p(r.runsync)),
+);
 if (QUEUED > 0) {
-  line(`queueing ${QUEUED}, jobs/s`, results.map(([, r]) => f(r.backlog!.submitRate, 0)));
-  line(`purge of ${QUEUED}, ms`, results.map(([, r]) => f(r.backlog!.purgeMs, 0)));
+  line(
+    `queueing ${QUEUED}, jobs/s`,
+    results.map(([, r]) => f(r.backlog!.submitRate, 0)),
+  );
+  line(
+    `purge of ${QUEUED}, ms`,
+    results.map(([, r]) => f(r.backlog!.purgeMs, 0)),
+  );
 }
 process.exit(0);

@@ -11,7 +11,9 @@ import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { median, ms } from './lib/measure.js';
 
-const { values: opts } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, provider: { type: 'string', default: 'process' } } });
+const { values: opts } = parseArgs({
+  options: { rounds: { type: 'string', default: '5' }, provider: { type: 'string', default: 'process' } },
+});
 const ROUNDS = Number(opts.rounds);
 const PROVIDER = opts.provider === 'docker' ? 'docker' : 'process';
 // The docker provider runs the image as built; the process provider needs the command.
@@ -20,7 +22,14 @@ const WORKER =
     ? { image: 'gantry-test/worker:current' }
     : { image: 'local/echo', entrypoint: [process.execPath], cmd: ['--import', 'tsx', 'examples/echo-worker.ts'] };
 const config = loadConfig(
-  { dataDir: mkdtempSync(join(tmpdir(), 'gantry-start-')), port: '0', logLevel: process.env.BENCH_LOG ?? 'silent', scaleIntervalMs: '100', workerPingIntervalMs: '500', workerProvider: PROVIDER },
+  {
+    dataDir: mkdtempSync(join(tmpdir(), 'gantry-start-')),
+    port: '0',
+    logLevel: process.env.BENCH_LOG ?? 'silent',
+    scaleIntervalMs: '100',
+    workerPingIntervalMs: '500',
+    workerProvider: PROVIDER,
+  },
   {},
 );
 const server = await startServer(config);
@@ -29,15 +38,22 @@ const sleep = (t: number) => new Promise((resolve) => setTimeout(resolve, t));
 
 async function endpoint(flashboot: 'OFF' | 'FLASHBOOT') {
   return server.services.endpoints.create(record.accountId, {
-    name: `start-${flashboot}`, type: 'QUEUE', flashboot, ...WORKER,
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }], scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, workers: { min: 0, max: 1, idleTimeout: 1 },
+    name: `start-${flashboot}`,
+    type: 'QUEUE',
+    flashboot,
+    ...WORKER,
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+    workers: { min: 0, max: 1, idleTimeout: 1 },
   });
 }
 
 async function timedJob(endpointId: string): Promise<number> {
   const started = process.hrtime.bigint();
   const res = await fetch(`${server.url}/v2/${endpointId}/runsync?wait=60000`, {
-    method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: '{"input":{"echo":1}}',
+    method: 'POST',
+    headers: { authorization: token, 'content-type': 'application/json' },
+    body: '{"input":{"echo":1}}',
   });
   const body = (await res.json()) as { status: string };
   if (body.status !== 'COMPLETED') throw new Error(`job ended ${body.status}`);
@@ -63,8 +79,12 @@ for (let i = 0; i < ROUNDS; i++) {
 console.log(`example worker on the ${PROVIDER} provider, ${ROUNDS} rounds (medians), Node ${process.version}`);
 const coldLabel = `cold start (${PROVIDER === 'docker' ? 'create+start' : 'spawn'} -> first result)`;
 const resumeLabel = `FlashBoot resume (${PROVIDER === 'docker' ? 'unpause' : 'thaw'} -> first result)`;
-console.log(`${coldLabel.padEnd(42)}${median(coldTimes).toFixed(0).padStart(7)} ms   all: ${coldTimes.map((t) => t.toFixed(0)).join(', ')}`);
-console.log(`${resumeLabel.padEnd(42)}${median(resumeTimes).toFixed(0).padStart(7)} ms   all: ${resumeTimes.map((t) => t.toFixed(0)).join(', ')}`);
+console.log(
+  `${coldLabel.padEnd(42)}${median(coldTimes).toFixed(0).padStart(7)} ms   all: ${coldTimes.map((t) => t.toFixed(0)).join(', ')}`,
+);
+console.log(
+  `${resumeLabel.padEnd(42)}${median(resumeTimes).toFixed(0).padStart(7)} ms   all: ${resumeTimes.map((t) => t.toFixed(0)).join(', ')}`,
+);
 console.log(`resume is ${(median(coldTimes) / median(resumeTimes)).toFixed(1)}x faster`);
 await server.close();
 process.exit(0);

@@ -72,7 +72,14 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
   switch (url.pathname) {
     case '/echo': {
       const body = await readBody(req);
-      return json(res, 200, { worker, method: req.method, path: url.pathname, query: url.search, headers: req.headers, body: body.toString() });
+      return json(res, 200, {
+        worker,
+        method: req.method,
+        path: url.pathname,
+        query: url.search,
+        headers: req.headers,
+        body: body.toString(),
+      });
     }
     case '/upload':
       return upload(req, res);
@@ -101,7 +108,9 @@ server.on('upgrade', (req, socket) => {
 });
 server.listen(port, host, () => process.stdout.write(`http worker ${worker} listening on ${host}:${port}\n`));
 if (healthPort !== port) {
-  createServer((req, res) => (req.method === 'GET' && (req.url ?? '').split('?')[0] === healthPath ? health(res) : json(res, 404, {}))).listen(healthPort, host);
+  createServer((req, res) =>
+    req.method === 'GET' && (req.url ?? '').split('?')[0] === healthPath ? health(res) : json(res, 404, {}),
+  ).listen(healthPort, host);
 }
 process.on('SIGTERM', () => {
   server.close(() => process.exit(0));

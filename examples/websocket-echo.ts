@@ -10,7 +10,9 @@ const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 export function acceptWebSocket(req: IncomingMessage, socket: Duplex): void {
   const key = req.headers['sec-websocket-key'];
   if (typeof key !== 'string') return void socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n');
-  const accept = createHash('sha1').update(key + GUID).digest('base64');
+  const accept = createHash('sha1')
+    .update(key + GUID)
+    .digest('base64');
   socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`);
   let buffer = Buffer.alloc(0);
   socket.on('data', (data: Buffer) => {

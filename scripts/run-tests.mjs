@@ -34,7 +34,9 @@ if (only !== 'postgres') status = run('store: sqlite', files, 'sqlite');
 if (only !== 'sqlite') {
   const storeFiles = files.filter(usesStore);
   if (!process.env.GANTRY_TEST_POSTGRES_URL) {
-    process.stdout.write('\n# store: postgres SKIPPED - set GANTRY_TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run it\n');
+    process.stdout.write(
+      '\n# store: postgres SKIPPED - set GANTRY_TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run it\n',
+    );
   } else if (storeFiles.length > 0) {
     status = run('store: postgres', storeFiles, 'postgres') || status;
   }

@@ -44,11 +44,7 @@ import type { Services } from './services/services.js';
 
 export type { Services };
 
-export function createServices(
-  config: GantryConfig,
-  store: Store,
-  log: Logger = silentLogger,
-): Services {
+export function createServices(config: GantryConfig, store: Store, log: Logger = silentLogger): Services {
   const listedCatalog = loadCatalog(config.catalogFile);
   const capacity = loadCapacity(config.capacityFile, listedCatalog);
   // Volumes are directories the workers here mount: offered where this deployment runs workers.
@@ -61,12 +57,20 @@ export function createServices(
   const templates = new TemplateService(store, catalog, registryAuths, accountSecrets);
   const replicaId = `replica-${randomId(10)}`;
   const cluster: Cluster =
-    store instanceof PostgresStore ? new PostgresCluster(replicaId, store, config, log.child({ component: 'cluster' })) : new SingleProcessCluster(replicaId, config.rateLimits);
+    store instanceof PostgresStore
+      ? new PostgresCluster(replicaId, store, config, log.child({ component: 'cluster' }))
+      : new SingleProcessCluster(replicaId, config.rateLimits);
   const events = new JobEvents(cluster.bus, config.eventFallbackMs);
   // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
   const workers = new WorkerRegistry(3 * config.workerPingIntervalMs, config.maxWorkersPerEndpoint);
   const webhookSecrets = new WebhookSecretService(store, secrets);
-  const webhooks = new WebhookOutbox(store.jobs, new WebhookSender({ allowedCidrs: config.webhookAllowCidrs }), webhookSecrets, undefined, log.child({ component: 'webhooks' }));
+  const webhooks = new WebhookOutbox(
+    store.jobs,
+    new WebhookSender({ allowedCidrs: config.webhookAllowCidrs }),
+    webhookSecrets,
+    undefined,
+    log.child({ component: 'webhooks' }),
+  );
   const workerCredentials = new WorkerCredentialService(store);
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
   const provider = workerProvider(config, replicaId, registryAuths, log);
@@ -77,7 +81,14 @@ export function createServices(
         capacity,
         volumes: new VolumeMounts(store, volumeDirectories),
         kinds: {
-          QUEUE: new QueueWorkers({ store, registry: workers, credentials: workerCredentials, signals: events, secrets: accountSecrets, config }),
+          QUEUE: new QueueWorkers({
+            store,
+            registry: workers,
+            credentials: workerCredentials,
+            signals: events,
+            secrets: accountSecrets,
+            config,
+          }),
           LOAD_BALANCER: new HttpWorkers(balancer, config, accountSecrets),
         },
         config,
@@ -85,7 +96,11 @@ export function createServices(
       })
     : undefined;
   const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers);
-  const metrics = new GantryMetrics(store, (endpointId) => workerDirectory.counts(endpointId), (endpointId) => balancer.demand(endpointId));
+  const metrics = new GantryMetrics(
+    store,
+    (endpointId) => workerDirectory.counts(endpointId),
+    (endpointId) => balancer.demand(endpointId),
+  );
   const jobs = new JobService(store, events, workers, webhooks, config, metrics, (endpointId) => workerDirectory.counts(endpointId));
   const sweeper = new JobSweeper(store, jobs, events, config, log.child({ component: 'sweeper' }));
   const endpoints = new EndpointService(store, catalog, templates, registryAuths, accountSecrets, config, webhookSecrets);
@@ -122,7 +137,8 @@ export function createServices(
     balancer,
     start() {
       started ??= (async () => {
-        if (secrets.unavailable) log.error({ reason: secrets.unavailable }, 'registry credentials and secrets cannot be stored or used until --secret-key is set');
+        if (secrets.unavailable)
+          log.error({ reason: secrets.unavailable }, 'registry credentials and secrets cannot be stored or used until --secret-key is set');
         // Only the leader sweeps and scales; a replica that gains or loses leadership starts or stops them.
         cluster.leadership.onChange((leader) => {
           if (leader) {

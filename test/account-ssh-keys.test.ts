@@ -45,7 +45,10 @@ test('a line that is not <type> <key> [comment] answers 422 naming each entry', 
   const res = await h.call('PUT', '/v2/account/ssh-keys', { keys: [anSshKey(), 'not a key', 'ssh-ed25519'] });
   const body = problem(res);
   assert.equal(res.statusCode, 422);
-  assert.deepEqual(body.errors?.map((line) => line.split(':')[0]), ['keys[1]', 'keys[2]']);
+  assert.deepEqual(
+    body.errors?.map((line) => line.split(':')[0]),
+    ['keys[1]', 'keys[2]'],
+  );
   assert.equal(problem(await h.call('PUT', '/v2/account/ssh-keys', { keys: [], extra: 1 })).status, 422);
 });
 
@@ -53,9 +56,14 @@ test('a key whose base64 part is not a key of the type written answers 400 with 
   const key = await h.newKey({ accountName: 'ssh-bad-blob' });
   const kept = [anSshKey('kept')];
   await h.call('PUT', '/v2/account/ssh-keys', { keys: kept }, key);
-  const res = await h.call('PUT', '/v2/account/ssh-keys', {
-    keys: [anSshKey(), `ssh-rsa ${keyBlob()} wrong-type`, 'ssh-ed25519 !!!notbase64', 'ssh-ed25519 AAAA truncated'],
-  }, key);
+  const res = await h.call(
+    'PUT',
+    '/v2/account/ssh-keys',
+    {
+      keys: [anSshKey(), `ssh-rsa ${keyBlob()} wrong-type`, 'ssh-ed25519 !!!notbase64', 'ssh-ed25519 AAAA truncated'],
+    },
+    key,
+  );
   assert.deepEqual(problem(res), {
     title: 'Bad Request',
     status: 400,

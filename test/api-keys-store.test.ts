@@ -29,7 +29,10 @@ test(`[${TEST_STORE}] four processes making the first admin key at once make exa
   const created = (await Promise.all(services.map((s) => s.ensureAdminKey()))).filter((key) => key !== undefined);
   assert.equal(created.length, 1, 'exactly one admin key');
   const keys = await t.store.listApiKeys();
-  assert.deepEqual(keys.map((k) => k.id), [created[0]!.record.id]);
+  assert.deepEqual(
+    keys.map((k) => k.id),
+    [created[0]!.record.id],
+  );
   assert.equal((await services[1]!.verify(created[0]!.token)).ok, true, 'the key works through another connection');
   assert.equal(await services[2]!.ensureAdminKey(), undefined);
 });

@@ -18,7 +18,11 @@ describe('authentication', () => {
     ['no authorization header', {}, 'missing bearer token'],
     ['an empty header', { authorization: '' }, 'missing bearer token'],
     ['a scheme other than Bearer', { authorization: 'Basic Zm9vOmJhcg==' }, 'the authorization header must be "Bearer <api key>"'],
-    ['a bare key without Bearer', { authorization: 'gantry_aaaaaaaaaaaa_' + 'a'.repeat(43) }, 'the authorization header must be "Bearer <api key>"'],
+    [
+      'a bare key without Bearer',
+      { authorization: 'gantry_aaaaaaaaaaaa_' + 'a'.repeat(43) },
+      'the authorization header must be "Bearer <api key>"',
+    ],
     ['a malformed key', { authorization: 'Bearer not-a-key' }, 'the API key is malformed'],
     ['an unknown key', { authorization: 'Bearer gantry_aaaaaaaaaaaa_' + 'a'.repeat(43) }, 'the API key is not valid'],
   ];
@@ -97,7 +101,10 @@ describe('rate limits', () => {
     const key = await h.newKey({ accountName: 'headers' });
     const res = await h.call('GET', '/v2/serverless', undefined, key);
     const limit = windowsOf(String(res.headers.ratelimit));
-    assert.deepEqual(limit.map(([name]) => name), ['minute', 'hour', 'day']);
+    assert.deepEqual(
+      limit.map(([name]) => name),
+      ['minute', 'hour', 'day'],
+    );
     assert.equal(limit[0]![1].r, 4);
     assert.ok(Number(limit[0]![1].t) >= 1 && Number(limit[0]![1].t) <= 60);
     assert.deepEqual(windowsOf(String(res.headers['ratelimit-policy'])), [

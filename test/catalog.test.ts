@@ -11,14 +11,17 @@ import { loadCapacity } from '../src/catalog/capacity.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gantry-capacity-'));
 const capacityFile = join(dir, 'capacity.json');
-writeFileSync(capacityFile, JSON.stringify({
-  gpus: [
-    { type: 'NVIDIA GeForce RTX 4090', count: 4, cudaVersion: '12.11', dataCenterId: 'US-TX-3' },
-    { type: 'NVIDIA GeForce RTX 4090', count: 1, cudaVersion: '12.2', dataCenterId: 'EU-RO-1' },
-    { type: 'NVIDIA L4', count: 2, cudaVersion: '12.4', dataCenterId: 'US-TX-3' },
-  ],
-  cpus: [{ vcpus: 8, dataCenterId: 'EU-RO-1', flavors: ['cpu3c'] }],
-}));
+writeFileSync(
+  capacityFile,
+  JSON.stringify({
+    gpus: [
+      { type: 'NVIDIA GeForce RTX 4090', count: 4, cudaVersion: '12.11', dataCenterId: 'US-TX-3' },
+      { type: 'NVIDIA GeForce RTX 4090', count: 1, cudaVersion: '12.2', dataCenterId: 'EU-RO-1' },
+      { type: 'NVIDIA L4', count: 2, cudaVersion: '12.4', dataCenterId: 'US-TX-3' },
+    ],
+    cpus: [{ vcpus: 8, dataCenterId: 'EU-RO-1', flavors: ['cpu3c'] }],
+  }),
+);
 
 let h: Harness;
 let bare: Harness;
@@ -44,8 +47,15 @@ describe('GPU types', () => {
     assert.equal(body.gpus.length, 6);
     const rtx = body.gpus.find((g: { id: string }) => g.id === 'NVIDIA GeForce RTX 4090');
     assert.deepEqual(rtx, {
-      id: 'NVIDIA GeForce RTX 4090', name: 'RTX 4090', pool: 'ADA_24', manufacturer: 'NVIDIA', memory: 24, secure: true, community: true,
-      price: { secure: 0.69, community: 0.34, serverless: 1.1 }, maxCount: { secure: 8, community: 8 },
+      id: 'NVIDIA GeForce RTX 4090',
+      name: 'RTX 4090',
+      pool: 'ADA_24',
+      manufacturer: 'NVIDIA',
+      memory: 24,
+      secure: true,
+      community: true,
+      price: { secure: 0.69, community: 0.34, serverless: 1.1 },
+      maxCount: { secure: 8, community: 8 },
     });
     const one = await get(`/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 3070')}`);
     assert.equal(one.body.pool, null);
@@ -64,12 +74,29 @@ describe('GPU types', () => {
       { version: '12.8', available: false },
       { version: '12.11', available: true },
     ]);
-    const pairs = (await get(`/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS&count=2`)).body;
+    const pairs = (
+      await get(`/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS&count=2`)
+    ).body;
     assert.equal(pairs.availability, 'MEDIUM', 'two units of two in Texas; the lone card in Romania makes none');
-    const floor = (await get(`/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS&minCudaVersion=12.8`)).body;
-    assert.deepEqual(floor.cudaVersions.map((v: { version: string }) => v.version), ['12.8', '12.11'], '12.11 is above 12.8, compared numerically');
-    assert.deepEqual(floor.dataCenters.map((d: { id: string }) => d.id), ['US-TX-3']);
-    const exact = (await get(`/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS&cudaVersions=12.2`)).body;
+    const floor = (
+      await get(
+        `/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS&minCudaVersion=12.8`,
+      )
+    ).body;
+    assert.deepEqual(
+      floor.cudaVersions.map((v: { version: string }) => v.version),
+      ['12.8', '12.11'],
+      '12.11 is above 12.8, compared numerically',
+    );
+    assert.deepEqual(
+      floor.dataCenters.map((d: { id: string }) => d.id),
+      ['US-TX-3'],
+    );
+    const exact = (
+      await get(
+        `/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS&cudaVersions=12.2`,
+      )
+    ).body;
     assert.equal(exact.availability, 'LOW');
     const none = (await get(`/v2/catalog/gpus/${encodeURIComponent('NVIDIA L40')}?include=AVAILABILITY&product=SERVERLESS`)).body;
     assert.equal(none.availability, 'NONE');
@@ -80,12 +107,21 @@ describe('GPU types', () => {
 
   test('countryCodes narrows to data centers in those countries', async () => {
     const { body } = await get('/v2/catalog/gpus?include=AVAILABILITY&product=SERVERLESS&countryCodes=RO');
-    assert.deepEqual(body.gpus.map((g: { id: string }) => g.id), ['NVIDIA GeForce RTX 4090']);
-    assert.deepEqual(body.gpus[0].dataCenters.map((d: { id: string }) => d.id), ['EU-RO-1']);
+    assert.deepEqual(
+      body.gpus.map((g: { id: string }) => g.id),
+      ['NVIDIA GeForce RTX 4090'],
+    );
+    assert.deepEqual(
+      body.gpus[0].dataCenters.map((d: { id: string }) => d.id),
+      ['EU-RO-1'],
+    );
   });
 
   test('without a capacity file there are no GPUs to offer', async () => {
-    const { body } = await get(`/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS`, bare);
+    const { body } = await get(
+      `/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS`,
+      bare,
+    );
     assert.equal(body.availability, 'NONE');
   });
 
@@ -94,7 +130,11 @@ describe('GPU types', () => {
       ['include=AVAILABILITY', 400, ['product: is required with include=AVAILABILITY']],
       ['product=SERVERLESS', 400, ['product: applies only with include=AVAILABILITY']],
       ['count=2', 400, ['count: applies only with include=AVAILABILITY']],
-      ['include=AVAILABILITY&product=SERVERLESS&cudaVersions=12.8&minCudaVersion=12', 400, ['cudaVersions: cannot be combined with minCudaVersion']],
+      [
+        'include=AVAILABILITY&product=SERVERLESS&cudaVersions=12.8&minCudaVersion=12',
+        400,
+        ['cudaVersions: cannot be combined with minCudaVersion'],
+      ],
       ['include=STOCK&product=SERVERLESS', 422, ["include[0]: 'STOCK' is not one of AVAILABILITY"]],
       ['include=AVAILABILITY&product=SERVERLESS&cudaVersions=12', 422, ["cudaVersions[0]: '12' does not match ^\\d+\\.\\d+$"]],
       ['include=AVAILABILITY&product=SERVERLESS&countryCodes=fr', 422, ["countryCodes[0]: 'fr' does not match ^[A-Z]{2}$"]],
@@ -111,7 +151,10 @@ describe('GPU types', () => {
 describe('CPU flavors and data centers', () => {
   test('CPU availability counts free vCPUs in units of the requested size', async () => {
     const list = (await get('/v2/catalog/cpus')).body.cpus;
-    assert.deepEqual(list.map((c: { id: string }) => c.id), ['cpu3c', 'cpu5m']);
+    assert.deepEqual(
+      list.map((c: { id: string }) => c.id),
+      ['cpu3c', 'cpu5m'],
+    );
     const small = (await get('/v2/catalog/cpus/cpu3c?include=AVAILABILITY&product=SERVERLESS')).body;
     assert.equal(small.availability, 'HIGH');
     assert.deepEqual(small.dataCenters, [{ id: 'EU-RO-1', name: 'Europe Romania 1', availability: 'HIGH' }]);
@@ -125,12 +168,21 @@ describe('CPU flavors and data centers', () => {
 
   test('data centers filter and report GPU and CPU availability', async () => {
     const all = (await get('/v2/catalog/datacenters')).body.dataCenters;
-    assert.deepEqual(all.map((d: { id: string }) => d.id), ['LOCAL', 'US-TX-3', 'EU-RO-1']);
+    assert.deepEqual(
+      all.map((d: { id: string }) => d.id),
+      ['LOCAL', 'US-TX-3', 'EU-RO-1'],
+    );
     assert.equal(all[1].gpuAvailability, undefined, 'only when asked');
     const europe = (await get('/v2/catalog/datacenters?regions=EUROPE&compliance=GDPR')).body.dataCenters;
-    assert.deepEqual(europe.map((d: { id: string }) => d.id), ['EU-RO-1']);
+    assert.deepEqual(
+      europe.map((d: { id: string }) => d.id),
+      ['EU-RO-1'],
+    );
     const global = (await get('/v2/catalog/datacenters?globalNetwork=false')).body.dataCenters;
-    assert.deepEqual(global.map((d: { id: string }) => d.id), ['LOCAL']);
+    assert.deepEqual(
+      global.map((d: { id: string }) => d.id),
+      ['LOCAL'],
+    );
     const texas = (await get('/v2/catalog/datacenters/US-TX-3?include=GPU_AVAILABILITY,CPU_AVAILABILITY')).body;
     assert.deepEqual(texas.gpuAvailability, [
       { id: 'NVIDIA GeForce RTX 4090', name: 'RTX 4090', availability: 'HIGH' },
@@ -145,13 +197,19 @@ describe('CPU flavors and data centers', () => {
 describe('public templates', () => {
   test('official by default; community lists templates other accounts shared, registry hidden', async () => {
     const official = (await get('/v2/catalog/templates')).body.templates;
-    assert.deepEqual(official.map((t: { id: string }) => t.id), ['pubsrvless', 'pubpodtmpl']);
+    assert.deepEqual(
+      official.map((t: { id: string }) => t.id),
+      ['pubsrvless', 'pubpodtmpl'],
+    );
     assert.equal(official[0].serverless, true);
     const other = await h.newKey({ accountName: 'sharer' });
     await h.call('POST', '/v2/templates', { name: 'shared', image: 'x/y', public: true, registry: await addRegistry(h, other) }, other);
     await h.call('POST', '/v2/templates', { name: 'private', image: 'x/z' }, other);
     const community = (await get('/v2/catalog/templates?source=community')).body.templates;
-    assert.deepEqual(community.map((t: { name: string }) => t.name), ['shared']);
+    assert.deepEqual(
+      community.map((t: { name: string }) => t.name),
+      ['shared'],
+    );
     assert.equal(community[0].registry, null);
     assert.equal((await get('/v2/catalog/templates?source=verified')).body.templates.length, 0);
     assert.equal((await get('/v2/catalog/templates?source=everyone')).status, 400);
@@ -160,11 +218,27 @@ describe('public templates', () => {
 
 test('a capacity file with mistakes is refused, listing every one', () => {
   const bad = join(dir, 'bad.json');
-  writeFileSync(bad, JSON.stringify({ gpus: [{ type: 'NVIDIA Imaginary', count: 0, cudaVersion: '12', dataCenterId: 'MARS-1' }], cpus: { vcpus: -1, flavors: ['cpu0'] } }));
-  assert.throws(() => loadCapacity(bad, loadCatalog(FIXTURE_CATALOG)), (error: Error) => {
-    for (const part of ["gpus[0].type: unknown GPU type 'NVIDIA Imaginary'", 'gpus[0].count: must be a positive integer', 'gpus[0].cudaVersion: must be major.minor', "gpus[0].dataCenterId: unknown data center 'MARS-1'", 'cpus.vcpus: must be a non-negative integer', "cpus.flavors: unknown CPU flavor 'cpu0'"]) {
-      assert.ok(error.message.includes(part), part);
-    }
-    return true;
-  });
+  writeFileSync(
+    bad,
+    JSON.stringify({
+      gpus: [{ type: 'NVIDIA Imaginary', count: 0, cudaVersion: '12', dataCenterId: 'MARS-1' }],
+      cpus: { vcpus: -1, flavors: ['cpu0'] },
+    }),
+  );
+  assert.throws(
+    () => loadCapacity(bad, loadCatalog(FIXTURE_CATALOG)),
+    (error: Error) => {
+      for (const part of [
+        "gpus[0].type: unknown GPU type 'NVIDIA Imaginary'",
+        'gpus[0].count: must be a positive integer',
+        'gpus[0].cudaVersion: must be major.minor',
+        "gpus[0].dataCenterId: unknown data center 'MARS-1'",
+        'cpus.vcpus: must be a non-negative integer',
+        "cpus.flavors: unknown CPU flavor 'cpu0'",
+      ]) {
+        assert.ok(error.message.includes(part), part);
+      }
+      return true;
+    },
+  );
 });

@@ -19,11 +19,31 @@ after(() => g.close());
 
 /** The header line and rows of a table, split on its column gaps. */
 function table(stdout: string): string[][] {
-  return stdout.trim().split('\n').map((line) => line.split(/\s{2,}/));
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.split(/\s{2,}/));
 }
 
 test('create from flags prints only the id with --quiet; list shows it in aligned columns; get and --json agree', async () => {
-  const created = await cli(['endpoints', 'create', '--name', 'cli-made', '--image', 'acme/echo:2', '--cpu', 'cpu3c:2', '--max-workers', '2', '--env', 'MODEL=small', '-q'], env);
+  const created = await cli(
+    [
+      'endpoints',
+      'create',
+      '--name',
+      'cli-made',
+      '--image',
+      'acme/echo:2',
+      '--cpu',
+      'cpu3c:2',
+      '--max-workers',
+      '2',
+      '--env',
+      'MODEL=small',
+      '-q',
+    ],
+    env,
+  );
   assert.equal(created.status, 0, created.stderr);
   const id = created.stdout.trim();
   assert.match(id, /^[a-z0-9]+$/, 'only the id');
@@ -32,10 +52,14 @@ test('create from flags prints only the id with --quiet; list shows it in aligne
   assert.equal(listed.status, 0, listed.stderr);
   const [header, ...rows] = table(listed.stdout);
   assert.deepEqual(header, ['ID', 'NAME', 'TYPE', 'IMAGE', 'COMPUTE', 'WORKERS', 'SCALING']);
-  assert.deepEqual(rows.find((row) => row[0] === id), [id, 'cli-made', 'QUEUE', 'acme/echo:2', 'cpu3c/2vCPU', '0..2', 'QUEUE_DELAY 4']);
+  assert.deepEqual(
+    rows.find((row) => row[0] === id),
+    [id, 'cli-made', 'QUEUE', 'acme/echo:2', 'cpu3c/2vCPU', '0..2', 'QUEUE_DELAY 4'],
+  );
   const lines = listed.stdout.trim().split('\n');
   const imageColumn = lines[0]!.indexOf('IMAGE');
-  for (const line of lines.slice(1)) assert.ok(/^\S/.test(line.slice(imageColumn)) && /\s\s$/.test(line.slice(0, imageColumn)), `aligned: ${line}`);
+  for (const line of lines.slice(1))
+    assert.ok(/^\S/.test(line.slice(imageColumn)) && /\s\s$/.test(line.slice(0, imageColumn)), `aligned: ${line}`);
 
   const json = await cli(['endpoints', 'list', '--json'], env);
   const endpoint = JSON.parse(json.stdout).endpoints.find((e: { id: string }) => e.id === id);
@@ -48,7 +72,13 @@ test('create from flags prints only the id with --quiet; list shows it in aligne
 });
 
 test('create from a file on stdin, update a field, delete: the endpoint goes', async () => {
-  const body = { name: 'from-file', type: 'QUEUE', image: 'acme/x:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }], scaling: { type: 'REQUEST_COUNT', requestCount: 3 } };
+  const body = {
+    name: 'from-file',
+    type: 'QUEUE',
+    image: 'acme/x:1',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'REQUEST_COUNT', requestCount: 3 },
+  };
   const created = await cli(['endpoints', 'create', '--file', '-', '--json', '--name', 'flag-wins'], env, JSON.stringify(body));
   assert.equal(created.status, 0, created.stderr);
   const endpoint = JSON.parse(created.stdout);
@@ -67,7 +97,11 @@ test('create from a file on stdin, update a field, delete: the endpoint goes', a
 });
 
 test('problem+json answers show their title, detail and every field error, exit 1', async () => {
-  const invalid = await cli(['endpoints', 'create', '--file', '-'], env, JSON.stringify({ name: 'x', image: 'i', cpu: [{ id: 'cpu3c', vcpuCount: 2 }], workers: { bogus: 1, max: -1 } }));
+  const invalid = await cli(
+    ['endpoints', 'create', '--file', '-'],
+    env,
+    JSON.stringify({ name: 'x', image: 'i', cpu: [{ id: 'cpu3c', vcpuCount: 2 }], workers: { bogus: 1, max: -1 } }),
+  );
   assert.equal(invalid.status, 1);
   assert.match(invalid.stderr, /^gantry: Unprocessable Entity \(422\): .+/m);
   assert.match(invalid.stderr, /^ {2}- workers\.bogus: /m);
@@ -96,7 +130,10 @@ test('a refused key, no key, an unreachable server and bad flags are told apart'
   await closed.release();
   const down = await cli(['endpoints', 'list', '--url', `127.0.0.1:${closed.port}`], env);
   assert.equal(down.status, 1);
-  assert.match(down.stderr, new RegExp(`cannot reach Gantry at http://127\\.0\\.0\\.1:${closed.port} \\(--url\\): ECONNREFUSED\\. Is the server running\\?`));
+  assert.match(
+    down.stderr,
+    new RegExp(`cannot reach Gantry at http://127\\.0\\.0\\.1:${closed.port} \\(--url\\): ECONNREFUSED\\. Is the server running\\?`),
+  );
 
   const badFlag = await cli(['endpoints', 'create', '--name', 'x', '--cpu', 'lots'], env);
   assert.equal(badFlag.status, 2);
@@ -111,8 +148,15 @@ test('templates and registries: create, list, delete; a registry password is rea
   const templates = await cli(['templates', 'list'], env);
   const [header, ...rows] = table(templates.stdout);
   assert.deepEqual(header, ['ID', 'NAME', 'IMAGE', 'SERVERLESS', 'PUBLIC', 'CATEGORY']);
-  assert.deepEqual(rows.find((row) => row[0] === templateId)?.slice(1, 4), ['cli-template', 'acme/t:1', 'yes'], 'serverless by default, so endpoints can use it');
-  const fromTemplate = await cli(['endpoints', 'create', '--name', 'templated', '--template', templateId, '--cpu', 'cpu3c:2', '--json'], env);
+  assert.deepEqual(
+    rows.find((row) => row[0] === templateId)?.slice(1, 4),
+    ['cli-template', 'acme/t:1', 'yes'],
+    'serverless by default, so endpoints can use it',
+  );
+  const fromTemplate = await cli(
+    ['endpoints', 'create', '--name', 'templated', '--template', templateId, '--cpu', 'cpu3c:2', '--json'],
+    env,
+  );
   assert.equal(JSON.parse(fromTemplate.stdout).image, 'acme/t:1');
 
   const registry = await cli(['registries', 'create', '--name', 'acme', '--username', 'bot', '--password-stdin'], env, 's3cret-token\n');
@@ -121,7 +165,10 @@ test('templates and registries: create, list, delete; a registry password is rea
   const registryId = /^id\s+(\S+)$/m.exec(registry.stdout)?.[1];
   assert.ok(registryId, registry.stdout);
   const registries = await cli(['registries', 'list'], env);
-  assert.deepEqual(table(registries.stdout).find((row) => row[0] === registryId), [registryId, 'acme']);
+  assert.deepEqual(
+    table(registries.stdout).find((row) => row[0] === registryId),
+    [registryId, 'acme'],
+  );
   const noPassword = await cli(['registries', 'create', '--name', 'other', '--username', 'bot'], env);
   assert.equal(noPassword.status, 2, 'no terminal to ask on');
 

@@ -82,7 +82,11 @@ test('run --quiet prints the id; status --wait waits for the end; a request file
   assert.equal(JSON.parse(waited.stdout).status, 'COMPLETED');
   assert.equal(JSON.parse(waited.stdout).output, 'held');
 
-  const whole = await cli(['jobs', 'runsync', g.endpointId, '--input-file', '-', '--json'], env, JSON.stringify({ input: { echo: 'from test_input.json' }, policy: { ttl: 60000 } }));
+  const whole = await cli(
+    ['jobs', 'runsync', g.endpointId, '--input-file', '-', '--json'],
+    env,
+    JSON.stringify({ input: { echo: 'from test_input.json' }, policy: { ttl: 60000 } }),
+  );
   assert.equal(JSON.parse(whole.stdout).output, 'from test_input.json');
 });
 
@@ -94,7 +98,13 @@ test('stream prints the chunks as they come, in order', async () => {
 
   const again = await cli(['jobs', 'run', g.endpointId, '-q', '--input', '{"stream": 2}'], env);
   const json = await cli(['jobs', 'stream', g.endpointId, again.stdout.trim(), '--json'], env);
-  assert.deepEqual(json.stdout.trim().split('\n').map((line) => JSON.parse(line)), ['tok0 ', 'tok1 ']);
+  assert.deepEqual(
+    json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line)),
+    ['tok0 ', 'tok1 '],
+  );
 });
 
 test('cancel a queued job; cancelling it again is a 409 the user sees', async () => {

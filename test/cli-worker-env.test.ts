@@ -17,7 +17,10 @@ before(async () => {
   server = await serve(['--data-dir', dataDir, '--take-wait-ms', '200']);
   const key = /^\s+(gantry_\S+)$/m.exec(server.output())![1]!;
   env = { GANTRY_URL: server.url, GANTRY_API_KEY: key };
-  const created = await cli(['endpoints', 'create', '--name', 'w', '--image', 'x', '--cpu', 'cpu3c:2', '--env', "MODEL=it's big", '-q'], env);
+  const created = await cli(
+    ['endpoints', 'create', '--name', 'w', '--image', 'x', '--cpu', 'cpu3c:2', '--env', "MODEL=it's big", '-q'],
+    env,
+  );
   assert.equal(created.status, 0, created.stderr);
   endpointId = created.stdout.trim();
 });
@@ -29,17 +32,29 @@ after(async () => {
 test("the shell format exports the server's real address and a credential that opens the worker protocol", async () => {
   const printed = await cli(['worker-env', endpointId, '--data-dir', dataDir, '--worker-id', 'manual-1'], env);
   assert.equal(printed.status, 0, printed.stderr);
-  const shell = Object.fromEntries(printed.stdout.trim().split('\n').map((line) => {
-    const [, key, value] = /^export (\w+)=(.*)$/.exec(line)!;
-    return [key, value];
-  }));
+  const shell = Object.fromEntries(
+    printed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [, key, value] = /^export (\w+)=(.*)$/.exec(line)!;
+        return [key, value];
+      }),
+  );
   assert.equal(shell.RUNPOD_POD_ID, "'manual-1'");
   assert.equal(shell.MODEL, `'it'\\''s big'`, 'quoted for the shell');
-  assert.ok(shell.RUNPOD_WEBHOOK_GET_JOB!.startsWith(`'${server.url}/v2/${endpointId}/job-take/`), `the server's own port, not 8080: ${shell.RUNPOD_WEBHOOK_GET_JOB}`);
+  assert.ok(
+    shell.RUNPOD_WEBHOOK_GET_JOB!.startsWith(`'${server.url}/v2/${endpointId}/job-take/`),
+    `the server's own port, not 8080: ${shell.RUNPOD_WEBHOOK_GET_JOB}`,
+  );
 
-  const json = JSON.parse((await cli(['worker-env', endpointId, '--data-dir', dataDir, '--worker-id', 'manual-1', '--format', 'json'], env)).stdout);
+  const json = JSON.parse(
+    (await cli(['worker-env', endpointId, '--data-dir', dataDir, '--worker-id', 'manual-1', '--format', 'json'], env)).stdout,
+  );
   assert.equal(json.MODEL, "it's big");
-  const take = await fetch(`${json.RUNPOD_WEBHOOK_GET_JOB.replace('$ID', 'manual-1')}&job_in_progress=0`, { headers: { authorization: json.RUNPOD_AI_API_KEY } });
+  const take = await fetch(`${json.RUNPOD_WEBHOOK_GET_JOB.replace('$ID', 'manual-1')}&job_in_progress=0`, {
+    headers: { authorization: json.RUNPOD_AI_API_KEY },
+  });
   assert.equal(take.status, 204, 'the credential opens the worker protocol');
 });
 
@@ -57,7 +72,10 @@ test('env-file lines are KEY=value without quotes (Docker keeps quotes); docker-
 });
 
 test('an explicit --worker-api-url is used as given; a data directory without a database is refused and not created', async () => {
-  const given = await cli(['worker-env', endpointId, '--data-dir', dataDir, '--format', 'json', '--worker-api-url', 'https://gantry.example.com/'], {});
+  const given = await cli(
+    ['worker-env', endpointId, '--data-dir', dataDir, '--format', 'json', '--worker-api-url', 'https://gantry.example.com/'],
+    {},
+  );
   assert.equal(given.status, 0, given.stderr);
   assert.ok(JSON.parse(given.stdout).RUNPOD_WEBHOOK_PING.startsWith(`https://gantry.example.com/v2/${endpointId}/ping/`));
 

@@ -41,7 +41,10 @@ test("logs prints the worker's lines; --json one object per line; an unknown wor
   assert.match(logs.stdout, /^hello from the worker$/m);
 
   const json = await cli(['logs', g.endpointId, workerId, '--json', '--source', 'container', '--tail', '1'], env);
-  const lines = json.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const lines = json.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   assert.equal(lines.length, 1);
   assert.equal(lines[0].source, 'container');
   assert.match(lines[0].ts, /^\d{4}-/);
@@ -52,7 +55,9 @@ test("logs prints the worker's lines; --json one object per line; an unknown wor
 });
 
 test('logs --follow keeps printing new lines as the worker writes them', async () => {
-  const child = spawn(process.execPath, [...CLI, 'logs', g.endpointId, workerId, '--follow', '--tail', '0'], { env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [...CLI, 'logs', g.endpointId, workerId, '--follow', '--tail', '0'], {
+    env: { ...process.env, ...env },
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   try {

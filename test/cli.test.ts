@@ -15,9 +15,28 @@ const run = (args: string[], env: Record<string, string> = {}) =>
   spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
 
 test('--help works on every verb', () => {
-  const verbs = [['serve'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['keys', 'revoke'], ['worker-env'], ['migrate'], ['doctor'], ['login'], ['logout'],
-    ['endpoints'], ['endpoints', 'create'], ['endpoints', 'update'], ['jobs'], ['jobs', 'runsync'], ['jobs', 'stream'], ['workers', 'list'], ['logs'],
-    ['templates', 'create'], ['registries', 'create']];
+  const verbs = [
+    ['serve'],
+    ['keys'],
+    ['keys', 'create'],
+    ['keys', 'list'],
+    ['keys', 'revoke'],
+    ['worker-env'],
+    ['migrate'],
+    ['doctor'],
+    ['login'],
+    ['logout'],
+    ['endpoints'],
+    ['endpoints', 'create'],
+    ['endpoints', 'update'],
+    ['jobs'],
+    ['jobs', 'runsync'],
+    ['jobs', 'stream'],
+    ['workers', 'list'],
+    ['logs'],
+    ['templates', 'create'],
+    ['registries', 'create'],
+  ];
   for (const args of [['--help'], ...verbs.map((verb) => [...verb, '--help'])]) {
     const res = run(args);
     assert.equal(res.status, 0, args.join(' '));

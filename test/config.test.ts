@@ -7,7 +7,10 @@ import { SETTINGS } from '../src/settings/table.js';
 import { optionKeyOf } from '../src/settings/setting.js';
 
 test('flags win over the environment, which wins over defaults; empty counts as not given', () => {
-  const config = loadConfig({ jobLeaseMs: '1000', takeWaitMs: '' }, { GANTRY_JOB_LEASE_MS: '2000', GANTRY_STREAM_WAIT_MS: '700', GANTRY_TAKE_WAIT_MS: '' });
+  const config = loadConfig(
+    { jobLeaseMs: '1000', takeWaitMs: '' },
+    { GANTRY_JOB_LEASE_MS: '2000', GANTRY_STREAM_WAIT_MS: '700', GANTRY_TAKE_WAIT_MS: '' },
+  );
   assert.equal(config.jobLeaseMs, 1000);
   assert.equal(config.streamWaitMs, 700);
   assert.equal(config.takeWaitMs, 20_000);
@@ -27,7 +30,11 @@ test('URLs default from the host and port, the worker API URL from the public UR
 
 test('every problem is listed together, each naming its flag and environment variable', () => {
   assert.throws(
-    () => loadConfig({ port: 'x', logLevel: 'loud', lbUrlPattern: 'http://lb.example.com' }, { GANTRY_WEBHOOK_ALLOW_CIDRS: '10.0.0.0/8,nope', GANTRY_DATABASE_URL: 'mysql://u:secret@db' }),
+    () =>
+      loadConfig(
+        { port: 'x', logLevel: 'loud', lbUrlPattern: 'http://lb.example.com' },
+        { GANTRY_WEBHOOK_ALLOW_CIDRS: '10.0.0.0/8,nope', GANTRY_DATABASE_URL: 'mysql://u:secret@db' },
+      ),
     (error: unknown) => {
       assert.ok(error instanceof ConfigError);
       assert.equal(

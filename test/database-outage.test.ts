@@ -75,11 +75,20 @@ after(async () => {
 const call = (method: string, path: string, body?: unknown) => callApi(replica.url, key, method, path, body);
 
 test('while PostgreSQL is unreachable requests answer 503 to retry; once it is back the replica serves again', { skip }, async () => {
-  const endpoint = await call('POST', '/v2/serverless', { name: 'outage', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 4 }, image: 'acme/echo:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }] });
+  const endpoint = await call('POST', '/v2/serverless', {
+    name: 'outage',
+    type: 'QUEUE',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
+    image: 'acme/echo:1',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+  });
   assert.equal(endpoint.status, 201, JSON.stringify(endpoint.json));
 
   await proxy.cut();
-  for (const [method, path, body] of [['GET', '/v2/serverless'], ['POST', `/v2/${endpoint.json.id}/run`, { input: {} }]] as const) {
+  for (const [method, path, body] of [
+    ['GET', '/v2/serverless'],
+    ['POST', `/v2/${endpoint.json.id}/run`, { input: {} }],
+  ] as const) {
     const down = await call(method, path, body);
     assert.equal(down.status, 503, `${method} ${path}: ${JSON.stringify(down.json)}`);
     assert.match(String(down.headers.get('content-type')), /^application\/problem\+json/);

@@ -33,10 +33,25 @@ before(async () => {
   if (skip) return;
   db = await createThrowawayDatabase('gantry_storm');
   key = runCli(['keys', 'create', '--database', db.url]).trim();
-  const args = ['--database', db.url, '--data-dir', dataDir, '--worker-provider', 'none', '--leader-lease-ms', '1000', '--database-pool-size', '4'];
+  const args = [
+    '--database',
+    db.url,
+    '--data-dir',
+    dataDir,
+    '--worker-provider',
+    'none',
+    '--leader-lease-ms',
+    '1000',
+    '--database-pool-size',
+    '4',
+  ];
   replicas.push(...(await Promise.all([serve(args), serve(args)])));
   const created = await call(replicas[0]!, 'POST', '/v2/serverless', {
-    name: 'storm', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 4 }, image: 'acme/echo:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    name: 'storm',
+    type: 'QUEUE',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
+    image: 'acme/echo:1',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
   });
   assert.equal(created.status, 201, JSON.stringify(created.json));
   endpointId = created.json.id;
@@ -52,7 +67,10 @@ const exited = (replica: ServeProcess) => replica.child.exitCode !== null || rep
 
 function assertAllAlive(): void {
   for (const [i, replica] of replicas.entries()) {
-    assert.ok(!exited(replica), `replica ${i} exited (${replica.child.exitCode ?? replica.child.signalCode}):\n${replica.output().slice(-3000)}`);
+    assert.ok(
+      !exited(replica),
+      `replica ${i} exited (${replica.child.exitCode ?? replica.child.signalCode}):\n${replica.output().slice(-3000)}`,
+    );
   }
 }
 
@@ -113,22 +131,29 @@ test('connections cut every 150 ms under load: no replica exits, no 500, and bot
   assertAllAlive();
 });
 
-test('a database that refuses connections answers 503 with Retry-After, and service returns once it accepts them again', { skip }, async () => {
-  await db.allowConnections(false);
-  try {
-    await db.terminateBackends();
-    for (const replica of replicas) {
-      for (const [method, path, body] of [['GET', '/v2/serverless'], ['POST', `/v2/${endpointId}/run`, { input: {} }]] as const) {
-        const answer = await call(replica, method, path, body);
-        assert.equal(answer.status, 503, `${method} ${path}: ${answer.text}`);
-        assert.equal(answer.headers.get('retry-after'), '2');
+test(
+  'a database that refuses connections answers 503 with Retry-After, and service returns once it accepts them again',
+  { skip },
+  async () => {
+    await db.allowConnections(false);
+    try {
+      await db.terminateBackends();
+      for (const replica of replicas) {
+        for (const [method, path, body] of [
+          ['GET', '/v2/serverless'],
+          ['POST', `/v2/${endpointId}/run`, { input: {} }],
+        ] as const) {
+          const answer = await call(replica, method, path, body);
+          assert.equal(answer.status, 503, `${method} ${path}: ${answer.text}`);
+          assert.equal(answer.headers.get('retry-after'), '2');
+        }
+        // The log line reaches this process through a pipe, possibly after the answer.
+        await settles(async () => assert.match(replica.output(), /"code":"55000"/, 'the log names the condition'), 2000, 50);
       }
-      // The log line reaches this process through a pipe, possibly after the answer.
-      await settles(async () => assert.match(replica.output(), /"code":"55000"/, 'the log names the condition'), 2000, 50);
+    } finally {
+      await db.allowConnections(true);
     }
-  } finally {
-    await db.allowConnections(true);
-  }
-  for (const replica of replicas) await settles(() => serves(replica), 2000, 50);
-  assertAllAlive();
-});
+    for (const replica of replicas) await settles(() => serves(replica), 2000, 50);
+    assertAllAlive();
+  },
+);

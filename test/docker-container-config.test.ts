@@ -7,8 +7,15 @@ import { followsLatest, registryOf } from '../src/runtime/docker/image-reference
 import type { WorkerSpec } from '../src/runtime/provider.js';
 
 const SPEC: WorkerSpec = {
-  workerId: 'abc123-w1', endpointId: 'abc123', version: 3, image: 'acme/worker:1',
-  entrypoint: [], cmd: [], env: { MODEL: 'small' }, gpuDeviceIds: [], vcpuCount: 2,
+  workerId: 'abc123-w1',
+  endpointId: 'abc123',
+  version: 3,
+  image: 'acme/worker:1',
+  entrypoint: [],
+  cmd: [],
+  env: { MODEL: 'small' },
+  gpuDeviceIds: [],
+  vcpuCount: 2,
 };
 const plan = (spec: Partial<WorkerSpec> = {}, inputs: Partial<ContainerPlanInputs> = {}) =>
   planContainer({ spec: { ...SPEC, ...spec }, network: 'host', instanceId: 'inst', replicaId: 'replica-1', hostCpus: 8, ...inputs });
@@ -51,20 +58,31 @@ test("vCPUs become a CPU quota, capped to the host's CPUs with a note saying so"
 
 test('every container is labelled with its instance, replica, endpoint and worker', () => {
   assert.deepEqual(plan().options.Labels, {
-    gantry: '1', 'gantry.instance': 'inst', 'gantry.replica': 'replica-1', 'gantry.endpoint': 'abc123', 'gantry.worker': 'abc123-w1',
+    gantry: '1',
+    'gantry.instance': 'inst',
+    'gantry.replica': 'replica-1',
+    'gantry.endpoint': 'abc123',
+    'gantry.worker': 'abc123-w1',
   });
   assert.equal(plan().options.name, 'gantry-abc123-w1');
 });
 
 test('bridge networking publishes PORT and PORT_HEALTH on loopback and lets the container reach the host', () => {
-  const { options } = plan({ http: { port: 80, healthPort: 8081 } }, { network: 'bridge', publishedPorts: { port: 40001, healthPort: 40002 } });
+  const { options } = plan(
+    { http: { port: 80, healthPort: 8081 } },
+    { network: 'bridge', publishedPorts: { port: 40001, healthPort: 40002 } },
+  );
   assert.equal(options.HostConfig!.NetworkMode, 'bridge');
   assert.deepEqual(options.HostConfig!.PortBindings, {
     '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '40001' }],
     '8081/tcp': [{ HostIp: '127.0.0.1', HostPort: '40002' }],
   });
   assert.deepEqual(options.HostConfig!.ExtraHosts, ['host.docker.internal:host-gateway']);
-  assert.equal(plan({ http: { port: 80, healthPort: 80 } }).options.HostConfig!.PortBindings, undefined, 'host networking publishes nothing');
+  assert.equal(
+    plan({ http: { port: 80, healthPort: 80 } }).options.HostConfig!.PortBindings,
+    undefined,
+    'host networking publishes nothing',
+  );
 });
 
 test('image references: the registry they are pulled from, and whether their tag moves', () => {

@@ -14,7 +14,10 @@ runCli(['migrate', '--data-dir', dataDir]);
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const doctor = (env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [...CLI, 'doctor', '--data-dir', dataDir, '--worker-provider', 'docker'], { encoding: 'utf8', env: { ...process.env, ...env } });
+  spawnSync(process.execPath, [...CLI, 'doctor', '--data-dir', dataDir, '--worker-provider', 'docker'], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
 
 test('doctor reports the engine version, its storage driver and whether GPUs can be requested', { skip }, () => {
   const res = doctor();

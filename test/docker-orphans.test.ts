@@ -29,14 +29,22 @@ test('containers left by a Gantry killed with SIGKILL are removed when it starts
   const key = /^\s+(gantry_[a-z0-9]{12}_\S{43})$/m.exec(first.output())?.[1];
   assert.ok(key, first.output());
   const created = await callApi(first.url, key, 'POST', '/v2/serverless', {
-    name: 'orphans', type: 'QUEUE', image: WORKER_IMAGE, cpu: [{ id: 'cpu3c', vcpuCount: 2 }], workers: { min: 1, max: 1 },
+    name: 'orphans',
+    type: 'QUEUE',
+    image: WORKER_IMAGE,
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    workers: { min: 1, max: 1 },
     scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
   });
   assert.equal(created.status, 201, created.text);
-  const [orphan] = await eventually(async () => {
-    const list = await containersOf(dataDir);
-    return list.length === 1 && list[0]!.State === 'running' && list;
-  }, 30_000, 100);
+  const [orphan] = await eventually(
+    async () => {
+      const list = await containersOf(dataDir);
+      return list.length === 1 && list[0]!.State === 'running' && list;
+    },
+    30_000,
+    100,
+  );
 
   await stop(first.child, 'SIGKILL');
   assert.equal((await containersOf(dataDir))[0]?.Id, orphan!.Id, 'nothing stopped the container');

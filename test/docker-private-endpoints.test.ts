@@ -17,7 +17,13 @@ let registry: PrivateRegistry;
 before(async () => {
   if (skip) return;
   registry = await startPrivateRegistry(LOGIN, 'gantry-test/private-endpoint');
-  g = await startLive({ workerProvider: 'docker', scaleIntervalMs: '100', workerPingIntervalMs: '200', workerStopGraceMs: '1000', crashBackoffMs: '200' });
+  g = await startLive({
+    workerProvider: 'docker',
+    scaleIntervalMs: '100',
+    workerPingIntervalMs: '200',
+    workerStopGraceMs: '1000',
+    crashBackoffMs: '200',
+  });
 });
 after(async () => {
   if (skip) return;
@@ -34,8 +40,13 @@ async function credential(name: string, password: string): Promise<string> {
 }
 async function privateEndpoint(registryId: string, min: number, idleTimeout = 1): Promise<string> {
   const res = await g.call('POST', '/v2/serverless', {
-    name: 'private-image', type: 'QUEUE', image: registry.image, registry: registryId, scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }], workers: { min, max: 1, idleTimeout },
+    name: 'private-image',
+    type: 'QUEUE',
+    image: registry.image,
+    registry: registryId,
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    workers: { min, max: 1, idleTimeout },
   });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().id;
@@ -44,12 +55,19 @@ async function privateEndpoint(registryId: string, min: number, idleTimeout = 1)
 // First, while the engine does not have the image yet: a pull that works would leave it there.
 test('a wrong password: the crash-loop reason in /workers names the image, the registry and its refusal', { skip }, async () => {
   const id = await privateEndpoint(await credential('wrong', 'not-the-password'), 1);
-  const view = await eventually(async () => {
-    const v = (await g.call('GET', `/v2/serverless/${id}/workers`)).json();
-    return v.crashLoop?.lastReason && v;
-  }, 30_000, 100);
+  const view = await eventually(
+    async () => {
+      const v = (await g.call('GET', `/v2/serverless/${id}/workers`)).json();
+      return v.crashLoop?.lastReason && v;
+    },
+    30_000,
+    100,
+  );
   process.stdout.write(`# crash-loop reason: ${view.crashLoop.lastReason}\n`);
-  assert.ok(view.crashLoop.lastReason.includes(`cannot pull image '${registry.image}' from ${registry.address}: `), view.crashLoop.lastReason);
+  assert.ok(
+    view.crashLoop.lastReason.includes(`cannot pull image '${registry.image}' from ${registry.address}: `),
+    view.crashLoop.lastReason,
+  );
   assert.match(view.crashLoop.lastReason, /unauthorized|authentication required|401/i);
   assert.ok(!view.crashLoop.lastReason.includes('not-the-password'));
   await g.call('DELETE', `/v2/serverless/${id}`);
@@ -61,14 +79,22 @@ test('the right credential: the image is pulled with it and the endpoint complet
   const credentialId = await credential('right', LOGIN.password);
   const id = await privateEndpoint(credentialId, 0, 60);
   const res = await fetch(`${g.url}/v2/${id}/runsync?wait=60000`, {
-    method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input: { echo: 'private' } }),
+    method: 'POST',
+    headers: { authorization: g.adminKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ input: { echo: 'private' } }),
   });
   const result = (await res.json()) as { status: string; output?: unknown };
   assert.deepEqual([result.status, result.output], ['COMPLETED', 'private']);
   const [worker] = g.services.runtime!.workersOf(id);
   assert.ok(worker, 'the worker is still running');
   const lines = g.services.runtime!.logs(id, worker.workerId, 200).map((l) => l.line);
-  assert.ok(lines.includes(`pulling ${registry.image} from ${registry.address} with registry credential ${credentialId} ('right')`), lines.join('\n'));
-  assert.ok(!lines.some((line) => line.includes(LOGIN.username) || line.includes(LOGIN.password)), 'write-only: not in the worker log either');
+  assert.ok(
+    lines.includes(`pulling ${registry.image} from ${registry.address} with registry credential ${credentialId} ('right')`),
+    lines.join('\n'),
+  );
+  assert.ok(
+    !lines.some((line) => line.includes(LOGIN.username) || line.includes(LOGIN.password)),
+    'write-only: not in the worker log either',
+  );
   await g.call('DELETE', `/v2/serverless/${id}`);
 });

@@ -16,8 +16,13 @@ before(async () => {
   // Gantry's own environment must not reach workers.
   process.env.GANTRY_TEST_SECRET = 'not for workers';
   g = await startLive({
-    workerProvider: 'docker', scaleIntervalMs: '100', workerPingIntervalMs: '200', jobLeaseMs: '3000',
-    workerStopGraceMs: '2000', crashBackoffMs: '200', lbHealthIntervalMs: '100',
+    workerProvider: 'docker',
+    scaleIntervalMs: '100',
+    workerPingIntervalMs: '200',
+    jobLeaseMs: '3000',
+    workerStopGraceMs: '2000',
+    crashBackoffMs: '200',
+    lbHealthIntervalMs: '100',
   });
 });
 after(async () => {
@@ -36,15 +41,22 @@ const logsOf = (id: string) => {
 };
 async function createEndpoint(extra: Record<string, unknown>): Promise<string> {
   const res = await g.call('POST', '/v2/serverless', {
-    name: 'docker', type: 'QUEUE', image: WORKER_IMAGE, scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }], workers: { min: 0, max: 1, idleTimeout: 1 }, ...extra,
+    name: 'docker',
+    type: 'QUEUE',
+    image: WORKER_IMAGE,
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    workers: { min: 0, max: 1, idleTimeout: 1 },
+    ...extra,
   });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().id;
 }
 async function runsync(id: string, input: unknown) {
   const res = await fetch(`${g.url}/v2/${id}/runsync?wait=60000`, {
-    method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input }),
+    method: 'POST',
+    headers: { authorization: g.adminKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ input }),
   });
   return (await res.json()) as { id: string; status: string; output?: unknown };
 }
@@ -64,7 +76,10 @@ test('an endpoint with only an image runs it as built, completes jobs, and scale
   assert.equal(container.Labels.gantry, '1');
   assert.ok(container.Labels['gantry.worker'] && container.Labels['gantry.replica']);
   assert.ok(info.Config.Env.includes('GREETING=hi'), "the endpoint's env");
-  assert.ok(info.Config.Env.some((e) => e.startsWith('RUNPOD_WEBHOOK_GET_JOB=')), 'the worker-protocol variables');
+  assert.ok(
+    info.Config.Env.some((e) => e.startsWith('RUNPOD_WEBHOOK_GET_JOB=')),
+    'the worker-protocol variables',
+  );
   assert.ok(!info.Config.Env.some((e) => e.startsWith('GANTRY_TEST_SECRET')), "nothing of Gantry's own environment");
   await eventually(async () => (await containersOfEndpoint(id)).length === 0 && (await workersOf(id)).summary.total === 0, 20_000, 100);
   await remove(id);
@@ -72,7 +87,11 @@ test('an endpoint with only an image runs it as built, completes jobs, and scale
 
 test("an entrypoint replaces the image's ENTRYPOINT and drops its CMD; env reaches the worker", { skip }, async () => {
   const script = 'echo "greeting=$GREETING args=$#"; exec node /app/examples/echo-worker.js';
-  const id = await createEndpoint({ entrypoint: ['/bin/sh', '-c', script, 'sh'], env: { GREETING: 'hello' }, workers: { min: 0, max: 1, idleTimeout: 30 } });
+  const id = await createEndpoint({
+    entrypoint: ['/bin/sh', '-c', script, 'sh'],
+    env: { GREETING: 'hello' },
+    workers: { min: 0, max: 1, idleTimeout: 30 },
+  });
   const result = await runsync(id, { echo: 1 });
   assert.equal(result.status, 'COMPLETED');
   assert.ok(logsOf(id).includes('greeting=hello args=0'), "the image's CMD was not appended");
@@ -90,34 +109,58 @@ test("a cmd replaces only the image's CMD; the worker's output reaches its logs"
 
 test('a container that dies mid-job has its job requeued at once and is replaced', { skip }, async () => {
   const id = await createEndpoint({});
-  const job = await (await fetch(`${g.url}/v2/${id}/run`, {
-    method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input: { sleepMs: 4000, echo: 'finished anyway' } }),
-  })).json() as { id: string };
-  const statusOf = async () => (await (await fetch(`${g.url}/v2/${id}/status/${job.id}`, { headers: { authorization: g.adminKey } })).json()) as { status: string; retries?: number; output?: unknown };
+  const job = (await (
+    await fetch(`${g.url}/v2/${id}/run`, {
+      method: 'POST',
+      headers: { authorization: g.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: { sleepMs: 4000, echo: 'finished anyway' } }),
+    })
+  ).json()) as { id: string };
+  const statusOf = async () =>
+    (await (await fetch(`${g.url}/v2/${id}/status/${job.id}`, { headers: { authorization: g.adminKey } })).json()) as {
+      status: string;
+      retries?: number;
+      output?: unknown;
+    };
   await eventually(async () => (await statusOf()).status === 'IN_PROGRESS', 30_000, 50);
   const [victim] = await containersOfEndpoint(id);
   await docker.getContainer(victim!.Id).kill();
-  const requeued = await eventually(async () => {
-    const s = await statusOf();
-    return s.retries === 1 && s;
-  }, 2500, 50);
+  const requeued = await eventually(
+    async () => {
+      const s = await statusOf();
+      return s.retries === 1 && s;
+    },
+    2500,
+    50,
+  );
   assert.ok(['IN_QUEUE', 'IN_PROGRESS'].includes(requeued.status), 'back in the queue before any lease could lapse');
-  const final = await eventually(async () => {
-    const s = await statusOf();
-    return s.status === 'COMPLETED' && s;
-  }, 30_000, 100);
+  const final = await eventually(
+    async () => {
+      const s = await statusOf();
+      return s.status === 'COMPLETED' && s;
+    },
+    30_000,
+    100,
+  );
   assert.equal(final.output, 'finished anyway');
-  assert.ok(g.services.runtime!.logs(id, victim!.Labels['gantry.worker']!, 5).some((l) => l.line === 'exited: code 137'), 'its log says how it ended');
+  assert.ok(
+    g.services.runtime!.logs(id, victim!.Labels['gantry.worker']!, 5).some((l) => l.line === 'exited: code 137'),
+    'its log says how it ended',
+  );
   await remove(id);
 });
 
 test('FlashBoot pauses an idle container and resumes the same one for the next job', { skip }, async () => {
   const id = await createEndpoint({ flashboot: 'FLASHBOOT' });
   assert.equal((await runsync(id, { echo: 'first' })).status, 'COMPLETED');
-  const paused = await eventually(async () => {
-    const [c] = await containersOfEndpoint(id);
-    return c?.State === 'paused' && c;
-  }, 20_000, 100);
+  const paused = await eventually(
+    async () => {
+      const [c] = await containersOfEndpoint(id);
+      return c?.State === 'paused' && c;
+    },
+    20_000,
+    100,
+  );
   const second = await runsync(id, { echo: 'second' });
   assert.deepEqual([second.status, second.output], ['COMPLETED', 'second']);
   const [resumed] = await containersOfEndpoint(id);
@@ -130,8 +173,13 @@ test('FlashBoot pauses an idle container and resumes the same one for the next j
 test('a load-balancing worker container listens on the endpoint PORT on the host network', { skip }, async () => {
   const port = await freePort();
   const res = await g.call('POST', '/v2/serverless', {
-    name: 'docker-http', type: 'LOAD_BALANCER', image: WORKER_IMAGE, cmd: ['/app/examples/http-worker.js'],
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }], workers: { min: 0, max: 1, idleTimeout: 1 }, env: { PORT: String(port) },
+    name: 'docker-http',
+    type: 'LOAD_BALANCER',
+    image: WORKER_IMAGE,
+    cmd: ['/app/examples/http-worker.js'],
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    workers: { min: 0, max: 1, idleTimeout: 1 },
+    env: { PORT: String(port) },
     scaling: { type: 'REQUEST_COUNT', requestCount: 4 },
   });
   assert.equal(res.statusCode, 201, res.body);
@@ -146,35 +194,61 @@ test('a load-balancing worker container listens on the endpoint PORT on the host
 
 test('an image that cannot be pulled gives a crash-loop reason naming the image and the registry', { skip }, async () => {
   const id = await createEndpoint({ image: 'gantry-test/does-not-exist:1', workers: { min: 1, max: 1 } });
-  const view = await eventually(async () => {
-    const v = await workersOf(id);
-    return v.crashLoop?.lastReason && v;
-  }, 30_000, 100);
+  const view = await eventually(
+    async () => {
+      const v = await workersOf(id);
+      return v.crashLoop?.lastReason && v;
+    },
+    30_000,
+    100,
+  );
   process.stdout.write(`# crash-loop reason: ${view.crashLoop.lastReason}\n`);
   assert.match(view.crashLoop.lastReason, /cannot pull image 'gantry-test\/does-not-exist:1' from docker\.io: /);
   const health = await g.call('GET', `/v2/${id}/health`);
   assert.equal(health.statusCode, 200, health.body);
-  assert.match(health.json().crashLoop?.lastReason ?? '', /cannot pull image 'gantry-test\/does-not-exist:1'/, 'the health answer says why too');
+  assert.match(
+    health.json().crashLoop?.lastReason ?? '',
+    /cannot pull image 'gantry-test\/does-not-exist:1'/,
+    'the health answer says why too',
+  );
   assert.equal((await containersOfEndpoint(id)).length, 0);
   await remove(id);
 });
 
 test('bridge networking: a load-balancing worker is reached through its PORT published on loopback', { skip }, async () => {
-  const bridged = await startLive({ workerProvider: 'docker', dockerNetwork: 'bridge', scaleIntervalMs: '100', lbHealthIntervalMs: '100', workerStopGraceMs: '1000' });
+  const bridged = await startLive({
+    workerProvider: 'docker',
+    dockerNetwork: 'bridge',
+    scaleIntervalMs: '100',
+    lbHealthIntervalMs: '100',
+    workerStopGraceMs: '1000',
+  });
   try {
     const res = await bridged.call('POST', '/v2/serverless', {
-      name: 'docker-bridge', type: 'LOAD_BALANCER', image: WORKER_IMAGE, cmd: ['/app/examples/http-worker.js'],
-      cpu: [{ id: 'cpu3c', vcpuCount: 2 }], workers: { min: 0, max: 2, idleTimeout: 1 }, env: { PORT: '8000', HOST: '0.0.0.0' },
+      name: 'docker-bridge',
+      type: 'LOAD_BALANCER',
+      image: WORKER_IMAGE,
+      cmd: ['/app/examples/http-worker.js'],
+      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+      workers: { min: 0, max: 2, idleTimeout: 1 },
+      env: { PORT: '8000', HOST: '0.0.0.0' },
       scaling: { type: 'REQUEST_COUNT', requestCount: 4 },
     });
     assert.equal(res.statusCode, 201, res.body);
     const id = res.json().id as string;
-    const answer = await lbFetch({ url: bridged.url, path: `/v2/lb/${id}/whoami`, headers: { authorization: `Bearer ${bridged.adminKey}` } });
+    const answer = await lbFetch({
+      url: bridged.url,
+      path: `/v2/lb/${id}/whoami`,
+      headers: { authorization: `Bearer ${bridged.adminKey}` },
+    });
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.json.port, 8000, 'the worker listens on the endpoint PORT inside its own network');
     const [container] = (await containersOf(bridged.dataDir)).filter((c) => c.Labels['gantry.endpoint'] === id);
     assert.equal(container?.HostConfig.NetworkMode, 'bridge');
-    assert.ok(container?.Ports.some((p) => p.PrivatePort === 8000 && p.IP === '127.0.0.1'), 'published on loopback only');
+    assert.ok(
+      container?.Ports.some((p) => p.PrivatePort === 8000 && p.IP === '127.0.0.1'),
+      'published on loopback only',
+    );
   } finally {
     const dataDir = bridged.dataDir;
     await bridged.close();

@@ -25,15 +25,25 @@ before(async () => {
 after(async () => {
   if (!skip) {
     for (const c of await docker.listContainers({ all: true, filters: { label: [`gantry.instance=${instanceId}`] } })) {
-      await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+      await docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined);
     }
   }
   await registry?.close();
 });
 
 const spec = (workerId: string): WorkerSpec => ({
-  workerId, endpointId: 'private', version: 1, image, entrypoint: ['/bin/sh', '-c', 'echo "running the private image"; sleep 60'],
-  cmd: [], env: {}, gpuDeviceIds: [], vcpuCount: 1,
+  workerId,
+  endpointId: 'private',
+  version: 1,
+  image,
+  entrypoint: ['/bin/sh', '-c', 'echo "running the private image"; sleep 60'],
+  cmd: [],
+  env: {},
+  gpuDeviceIds: [],
+  vcpuCount: 1,
 });
 
 test('an image the registry refuses to an anonymous pull fails the start with the registry answer', { skip }, async () => {

@@ -35,7 +35,9 @@ await serve(async ({ input }) => {
 
 async function runsync(id: string, input: unknown) {
   const res = await fetch(`${g.url}/v2/${id}/runsync?wait=60000`, {
-    method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input }),
+    method: 'POST',
+    headers: { authorization: g.adminKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ input }),
   });
   return (await res.json()) as { status: string; output?: unknown; error?: unknown };
 }
@@ -45,8 +47,13 @@ test('a file one worker writes to /runpod-volume is read by the next worker of t
   assert.equal(volume.statusCode, 201, volume.body);
   const volumeId = volume.json().id as string;
   const created = await g.call('POST', '/v2/serverless', {
-    name: 'volume', type: 'QUEUE', image: WORKER_IMAGE, scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }], workers: { min: 0, max: 1, idleTimeout: 1 }, networkVolumes: [volumeId],
+    name: 'volume',
+    type: 'QUEUE',
+    image: WORKER_IMAGE,
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    workers: { min: 0, max: 1, idleTimeout: 1 },
+    networkVolumes: [volumeId],
     cmd: ['--input-type=module', '-e', VOLUME_HANDLER],
   });
   assert.equal(created.statusCode, 201, created.body);
@@ -59,7 +66,11 @@ test('a file one worker writes to /runpod-volume is read by the next worker of t
   assert.ok(first, 'the first worker is a container');
   const mounts = (await docker.getContainer(first.Id).inspect()).Mounts.map((m) => [m.Source, m.Destination]);
   assert.deepEqual(mounts, [[join(g.services.config.volumeRoot, volumeId), '/runpod-volume']]);
-  assert.equal(readFileSync(join(g.services.config.volumeRoot, volumeId, 'note.txt'), 'utf8'), 'written by the first worker', 'on the volume directory of the host');
+  assert.equal(
+    readFileSync(join(g.services.config.volumeRoot, volumeId, 'note.txt'), 'utf8'),
+    'written by the first worker',
+    'on the volume directory of the host',
+  );
 
   // Idle for idleTimeout, the first worker goes; the next job starts another container.
   await eventually(async () => (await ofEndpoint()).length === 0, 20_000, 100);

@@ -26,7 +26,11 @@ test('a GraphQL call with ?api_key= is logged with the key redacted', async () =
   const app = await buildApp(services, { logger: log });
   const { token } = await services.apiKeys.create({ name: 'admin' });
   try {
-    const res = await app.inject({ method: 'POST', url: `/graphql?api_key=${token}&x=1`, payload: { query: '{ myself { id } }', variables: null } });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/graphql?api_key=${token}&x=1`,
+      payload: { query: '{ myself { id } }', variables: null },
+    });
     assert.equal(res.statusCode, 200, res.body);
   } finally {
     await app.close();

@@ -19,7 +19,10 @@ function assertDeprecated(res: LightMyRequestResponse): void {
   assert.ok(!Number.isNaN(Date.parse(String(res.headers.sunset))), 'an HTTP-date');
 }
 
-interface ErrorBody { data: unknown; errors: { message: string; locations?: unknown[]; path?: string[]; extensions: { code: string } }[] }
+interface ErrorBody {
+  data: unknown;
+  errors: { message: string; locations?: unknown[]; path?: string[]; extensions: { code: string } }[];
+}
 
 function errorsOf(res: LightMyRequestResponse, status = 200): ErrorBody {
   assert.equal(res.statusCode, status, res.body);
@@ -66,7 +69,10 @@ describe('authentication', () => {
     const readOnly = await h.newKey({ permission: 'read' });
     assert.equal((await graphql(h, '{ myself { id } }', { key: readOnly })).statusCode, 200);
     const body = errorsOf(await graphql(h, sdkCreateTemplate({ name: 'ro-attempt', imageName: 'x/y:1' }), { key: readOnly }));
-    assert.deepEqual(body.errors.map((e) => e.extensions.code), ['FORBIDDEN']);
+    assert.deepEqual(
+      body.errors.map((e) => e.extensions.code),
+      ['FORBIDDEN'],
+    );
     assert.equal(body.data, null);
     const listed = (await h.call('GET', '/v2/templates')).json().templates as { name: string }[];
     assert.ok(!listed.some((t) => t.name === 'ro-attempt'));
@@ -103,9 +109,12 @@ describe('documents', () => {
     assert.match(body.errors[0]!.message, /creditBalance/);
   });
 
-  test('variables work as runpodctl sends them, and a variable of the wrong type is the caller\'s error', async () => {
+  test("variables work as runpodctl sends them, and a variable of the wrong type is the caller's error", async () => {
     const query = 'mutation SaveRegistryAuth($input: SaveRegistryAuthInput!) { saveRegistryAuth(input: $input) { id name } }';
-    const res = await graphql(h, query, { client: 'runpodctl', variables: { input: { name: 'via-variables', username: 'u', password: 'p' } } });
+    const res = await graphql(h, query, {
+      client: 'runpodctl',
+      variables: { input: { name: 'via-variables', username: 'u', password: 'p' } },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().data.saveRegistryAuth.name, 'via-variables');
     const wrong = errorsOf(await graphql(h, query, { client: 'runpodctl', variables: { input: { name: 3 } } }));
@@ -113,9 +122,16 @@ describe('documents', () => {
   });
 
   test('a body that is not a GraphQL request is a GraphQL error with status 200', async () => {
-    for (const payload of ['{"query":', JSON.stringify({ variables: {} }), JSON.stringify({ query: '{ myself { id } }', variables: [1] })]) {
+    for (const payload of [
+      '{"query":',
+      JSON.stringify({ variables: {} }),
+      JSON.stringify({ query: '{ myself { id } }', variables: [1] }),
+    ]) {
       const res = await h.app.inject({
-        method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${h.adminKey}`, 'content-type': 'application/json' }, payload,
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${h.adminKey}`, 'content-type': 'application/json' },
+        payload,
       });
       assert.equal(errorsOf(res).errors[0]!.extensions.code, 'BAD_REQUEST', payload);
     }
@@ -125,11 +141,20 @@ describe('documents', () => {
 describe('operations Gantry does not offer', () => {
   test('pod operations answer NOT_IMPLEMENTED naming the operation, whatever their arguments', async () => {
     const documents: [string, string][] = [
-      ['podFindAndDeployOnDemand', `mutation { podFindAndDeployOnDemand( input: { name: "p", imageName: "x/y", cloudType: ALL, dataCenterId: null, gpuTypeId: "NVIDIA L4", gpuCount: 1, supportPublicIp: true, allowedCudaVersions: ["12.4"] } ) { id imageName env machineId machine { podHostId } } }`],
-      ['deployCpuPod', `mutation { deployCpuPod( input: { name: "p", imageName: "x/y", cloudType: SECURE, instanceId: "cpu3c-2-4", templateId: "runpod-ubuntu" } ) { id } }`],
+      [
+        'podFindAndDeployOnDemand',
+        `mutation { podFindAndDeployOnDemand( input: { name: "p", imageName: "x/y", cloudType: ALL, dataCenterId: null, gpuTypeId: "NVIDIA L4", gpuCount: 1, supportPublicIp: true, allowedCudaVersions: ["12.4"] } ) { id imageName env machineId machine { podHostId } } }`,
+      ],
+      [
+        'deployCpuPod',
+        `mutation { deployCpuPod( input: { name: "p", imageName: "x/y", cloudType: SECURE, instanceId: "cpu3c-2-4", templateId: "runpod-ubuntu" } ) { id } }`,
+      ],
       ['podRentInterruptable', `mutation { podRentInterruptable(input: {bidPerGpu: 0.2, gpuCount: 1}) { id } }`],
       ['podStop', `mutation { podStop(input: {podId: "abc"}) { id desiredStatus } }`],
-      ['podResume', `mutation { podResume(input: {podId: "abc", gpuCount: 1}) { id desiredStatus imageName env machineId machine { podHostId } } }`],
+      [
+        'podResume',
+        `mutation { podResume(input: {podId: "abc", gpuCount: 1}) { id desiredStatus imageName env machineId machine { podHostId } } }`,
+      ],
       ['podTerminate', `mutation { podTerminate(input: {podId: "abc"}) }`],
       ['pod', SDK_GET_POD('abc')],
     ];

@@ -11,9 +11,14 @@ let lbId = '';
 before(async () => {
   g = await startLive({ workerProvider: 'process', scaleIntervalMs: '100', lbHealthIntervalMs: '100', workerStopGraceMs: '1000' });
   const created = await g.call('POST', '/v2/serverless', {
-    name: 'hop', type: 'LOAD_BALANCER', image: 'local/hop', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'REQUEST_COUNT', requestCount: 8 }, workers: { min: 1, max: 1 },
-    entrypoint: [process.execPath], cmd: ['test/fixtures/workers/hop-by-hop.mjs'],
+    name: 'hop',
+    type: 'LOAD_BALANCER',
+    image: 'local/hop',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'REQUEST_COUNT', requestCount: 8 },
+    workers: { min: 1, max: 1 },
+    entrypoint: [process.execPath],
+    cmd: ['test/fixtures/workers/hop-by-hop.mjs'],
   });
   assert.equal(created.statusCode, 201, created.body);
   lbId = created.json().id;
@@ -23,10 +28,16 @@ after(() => g.close());
 
 test('request headers named by Connection do not reach the worker', async () => {
   const answer = await lbFetch({
-    url: g.url, path: `/v2/lb/${lbId}/echo`,
+    url: g.url,
+    path: `/v2/lb/${lbId}/echo`,
     headers: {
-      authorization: `Bearer ${g.adminKey}`, connection: 'keep-alive, X-Client-Secret, x-other',
-      'x-client-secret': 'hop', 'x-other': 'hop', 'x-client-public': 'end-to-end', te: 'trailers', 'keep-alive': 'timeout=5',
+      authorization: `Bearer ${g.adminKey}`,
+      connection: 'keep-alive, X-Client-Secret, x-other',
+      'x-client-secret': 'hop',
+      'x-other': 'hop',
+      'x-client-public': 'end-to-end',
+      te: 'trailers',
+      'keep-alive': 'timeout=5',
     },
   });
   assert.equal(answer.status, 200, answer.text);
@@ -46,7 +57,9 @@ test('an upgrade passes Connection and Upgrade but not the headers they name, bo
   const target = new URL(g.url);
   const { headers, seen } = await new Promise<{ headers: Record<string, unknown>; seen: Record<string, string> }>((resolve, reject) => {
     const req = request({
-      host: target.hostname, port: target.port, path: `/v2/lb/${lbId}/ws`,
+      host: target.hostname,
+      port: target.port,
+      path: `/v2/lb/${lbId}/ws`,
       headers: { authorization: `Bearer ${g.adminKey}`, connection: 'Upgrade, X-Client-Secret', upgrade: 'echo', 'x-client-secret': 'hop' },
     });
     req.on('upgrade', (res, socket) => {

@@ -42,7 +42,7 @@ async function takeOne(): Promise<string> {
 
 describe('JSON nesting limit', () => {
   test('/run with input nested 5,000 levels is a 400 problem', async () => {
-    const res = await runText((`{"input":{"deep":${nested(5000)}}}`));
+    const res = await runText(`{"input":{"deep":${nested(5000)}}}`);
     assert.equal(res.status, 400, JSON.stringify(res.json));
     assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
     assert.match(res.json.detail, /nest/);
@@ -50,9 +50,9 @@ describe('JSON nesting limit', () => {
 
   test('input exactly at the limit is accepted; one level more is refused', async () => {
     // The body itself is one level ({input: ...}), input another.
-    const ok = await runText((`{"input":{"deep":${nested(JSON_NESTING_LIMIT - 2)}}}`));
+    const ok = await runText(`{"input":{"deep":${nested(JSON_NESTING_LIMIT - 2)}}}`);
     assert.equal(ok.status, 200, JSON.stringify(ok.json));
-    const over = await runText((`{"input":{"deep":${nested(JSON_NESTING_LIMIT - 1)}}}`));
+    const over = await runText(`{"input":{"deep":${nested(JSON_NESTING_LIMIT - 1)}}}`);
     assert.equal(over.status, 400, JSON.stringify(over.json));
   });
 

@@ -10,7 +10,13 @@ import { closedWithin, openRawTunnel } from './support/raw-tunnel.js';
 import type { ConfigFlags } from '../src/config.js';
 
 const STUBBORN_WORKER = { entrypoint: [process.execPath], cmd: [resolve('test/fixtures/workers/stubborn-websocket.mjs')] };
-const SETTINGS: ConfigFlags = { workerProvider: 'process', scaleIntervalMs: '100', lbHealthIntervalMs: '100', lbHoldMs: '8000', workerStopGraceMs: '200' };
+const SETTINGS: ConfigFlags = {
+  workerProvider: 'process',
+  scaleIntervalMs: '100',
+  lbHealthIntervalMs: '100',
+  lbHoldMs: '8000',
+  workerStopGraceMs: '200',
+};
 
 const servers: Live[] = [];
 after(() => Promise.all(servers.map((g) => g.close())));
@@ -20,8 +26,13 @@ async function stubbornEndpoint(flags: ConfigFlags, requestCount: number) {
   const g = await startLive({ ...SETTINGS, ...flags });
   servers.push(g);
   const created = await g.call('POST', '/v2/serverless', {
-    name: 'stubborn', type: 'LOAD_BALANCER', image: 'local/stubborn', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'REQUEST_COUNT', requestCount }, workers: { min: 1, max: 1 }, ...STUBBORN_WORKER,
+    name: 'stubborn',
+    type: 'LOAD_BALANCER',
+    image: 'local/stubborn',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'REQUEST_COUNT', requestCount },
+    workers: { min: 1, max: 1 },
+    ...STUBBORN_WORKER,
   });
   assert.equal(created.statusCode, 201, created.body);
   const id = created.json().id as string;

@@ -10,8 +10,13 @@ const HTTP_WORKER = { entrypoint: [process.execPath], cmd: ['--import', 'tsx', '
 let g: Live;
 
 const SETTINGS = {
-  workerProvider: 'process', scaleIntervalMs: '100', lbHealthIntervalMs: '100', lbUnhealthyMs: '300',
-  lbHoldMs: '30000', workerStopGraceMs: '2000', crashBackoffMs: '100',
+  workerProvider: 'process',
+  scaleIntervalMs: '100',
+  lbHealthIntervalMs: '100',
+  lbUnhealthyMs: '300',
+  lbHoldMs: '30000',
+  workerStopGraceMs: '2000',
+  crashBackoffMs: '100',
 } as const;
 
 before(async () => {
@@ -33,8 +38,13 @@ async function withSettings(changed: ConfigFlags, check: () => Promise<void>): P
 
 async function createLb(extra: Record<string, unknown>): Promise<string> {
   const res = await g.call('POST', '/v2/serverless', {
-    name: 'http', type: 'LOAD_BALANCER', image: 'local/http', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'REQUEST_COUNT', requestCount: 4 }, ...HTTP_WORKER, ...extra,
+    name: 'http',
+    type: 'LOAD_BALANCER',
+    image: 'local/http',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'REQUEST_COUNT', requestCount: 4 },
+    ...HTTP_WORKER,
+    ...extra,
   });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().id;
@@ -48,10 +58,14 @@ test('the first request to an endpoint at zero is held while a worker starts, th
   const id = await createLb({ workers: { min: 0, max: 2, idleTimeout: 1 }, env: { STARTUP_MS: '600' } });
   assert.equal((await workersOf(id)).summary.total, 0);
   const first = call(id, '/whoami');
-  const held = await eventually(async () => {
-    const health = await call(id, '/ping');
-    return health.json.requests.held === 1 && health.json;
-  }, 10_000, 20);
+  const held = await eventually(
+    async () => {
+      const health = await call(id, '/ping');
+      return health.json.requests.held === 1 && health.json;
+    },
+    10_000,
+    20,
+  );
   assert.equal(held.workers.ready, 0, 'no worker was ready while the request was held');
   const answer = await first;
   assert.equal(answer.status, 200, answer.text);
@@ -72,7 +86,7 @@ test('each local worker gets its own PORT and PORT_HEALTH, and is health-checked
   // The worker answers /ping on its main port with 404: only a check of /healthz on PORT_HEALTH finds it ready.
   assert.equal((await call(split, '/ping')).status, 404);
   const together = (await call(shared, '/whoami')).json;
-  assert.notEqual(together.port, together.healthPort, 'without PORT_HEALTH, health is on the contract\'s 80, a port of its own here');
+  assert.notEqual(together.port, together.healthPort, "without PORT_HEALTH, health is on the contract's 80, a port of its own here");
   assert.equal(together.healthPath, '/ping');
   await Promise.all([remove(split), remove(shared)]);
 });
@@ -88,10 +102,13 @@ test('requests spread across ready workers by outstanding requests', async () =>
   await remove(id);
 });
 
-test('requests beyond the workers\' capacity scale the endpoint up', async () => {
+test("requests beyond the workers' capacity scale the endpoint up", async () => {
   const id = await createLb({ workers: { min: 0, max: 3, idleTimeout: 1 }, scaling: { type: 'REQUEST_COUNT', requestCount: 1 } });
   const answers = await Promise.all(Array.from({ length: 3 }, () => call(id, '/sleep?ms=1500')));
-  assert.deepEqual(answers.map((a) => a.status), [200, 200, 200]);
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200],
+  );
   assert.equal(new Set(answers.map((a) => a.json.worker)).size, 3, 'one worker per concurrent request at requestCount 1');
   await remove(id);
 });
@@ -102,9 +119,15 @@ test('a worker that turns unhealthy leaves the rotation and is replaced', () =>
     const id = await createLb({ workers: { min: 2, max: 2 } });
     await eventually(async () => (await workersOf(id)).summary.idle === 2, 20_000);
     const sick = (await call(id, '/unhealthy', 'POST')).json.worker as string;
-    await eventually(async () => (await workersOf(id)).workers.find((w: { id: string; status: string }) => w.id === sick && w.status === 'UNHEALTHY'), 10_000);
+    await eventually(
+      async () => (await workersOf(id)).workers.find((w: { id: string; status: string }) => w.id === sick && w.status === 'UNHEALTHY'),
+      10_000,
+    );
     const answers = await Promise.all(Array.from({ length: 10 }, () => call(id, '/whoami')));
-    assert.ok(answers.every((a) => a.status === 200 && a.json.worker !== sick), 'no request went to the unhealthy worker');
+    assert.ok(
+      answers.every((a) => a.status === 200 && a.json.worker !== sick),
+      'no request went to the unhealthy worker',
+    );
     await eventually(async () => (await workersOf(id)).workers.every((w: { id: string }) => w.id !== sick), 10_000);
     await eventually(async () => (await workersOf(id)).summary.idle === 2, 20_000);
     await remove(id);

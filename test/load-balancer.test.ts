@@ -16,8 +16,13 @@ let lbId: string;
 before(async () => {
   g = await startLive({ workerProvider: 'process', scaleIntervalMs: '100', lbHealthIntervalMs: '100', workerStopGraceMs: '2000' });
   const created = await g.call('POST', '/v2/serverless', {
-    name: 'http', type: 'LOAD_BALANCER', image: 'local/http', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'REQUEST_COUNT', requestCount: 8 }, workers: { min: 1, max: 1 }, ...HTTP_WORKER,
+    name: 'http',
+    type: 'LOAD_BALANCER',
+    image: 'local/http',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'REQUEST_COUNT', requestCount: 8 },
+    workers: { min: 1, max: 1 },
+    ...HTTP_WORKER,
   });
   assert.equal(created.statusCode, 201, created.body);
   lbId = created.json().id;
@@ -27,16 +32,25 @@ after(() => g.close());
 
 const workersOf = async (id: string) => (await g.call('GET', `/v2/serverless/${id}/workers`)).json();
 const bearer = () => ({ authorization: `Bearer ${g.adminKey}` });
-const viaPath = (path: string, extra: Partial<LbCall> = {}): LbCall => ({ url: g.url, path: `/v2/lb/${lbId}${path}`, headers: bearer(), ...extra });
+const viaPath = (path: string, extra: Partial<LbCall> = {}): LbCall => ({
+  url: g.url,
+  path: `/v2/lb/${lbId}${path}`,
+  headers: bearer(),
+  ...extra,
+});
 
-test('requests on the endpoint\'s own host reach a worker with path, query, method, headers and body unchanged', async () => {
+test("requests on the endpoint's own host reach a worker with path, query, method, headers and body unchanged", async () => {
   const endpoint = (await g.call('GET', `/v2/serverless/${lbId}`)).json();
   const base = new URL(endpoint.requestUrls.base);
   assert.equal(base.hostname, `${lbId}.lb.localhost`);
   assert.equal(endpoint.requestUrls.health, `${endpoint.requestUrls.base}/ping`);
   const answer = await lbFetch({
-    url: g.url, host: base.host, method: 'PUT', path: '/echo?a=1&b=two',
-    headers: { ...bearer(), 'x-custom': 'kept', 'content-type': 'text/plain', 'x-forwarded-for': '10.0.0.9' }, body: 'the body',
+    url: g.url,
+    host: base.host,
+    method: 'PUT',
+    path: '/echo?a=1&b=two',
+    headers: { ...bearer(), 'x-custom': 'kept', 'content-type': 'text/plain', 'x-forwarded-for': '10.0.0.9' },
+    body: 'the body',
   });
   assert.equal(answer.status, 200, answer.text);
   const seen = answer.json;
@@ -54,11 +68,11 @@ test('the same endpoint answers under /v2/lb/{id} on the main address', async ()
   assert.equal(answer.status, 200, answer.text);
   assert.deepEqual([answer.json.path, answer.json.query, answer.json.body], ['/echo', '?x=1', 'hi']);
   const root = await lbFetch(viaPath(''));
-  assert.equal(root.status, 404, 'the worker\'s own 404 for its root');
+  assert.equal(root.status, 404, "the worker's own 404 for its root");
   assert.equal(root.json.error, 'no route GET /');
 });
 
-test('the health URL answers the balancer\'s view of the endpoint\'s workers', async () => {
+test("the health URL answers the balancer's view of the endpoint's workers", async () => {
   const answer = await lbFetch(viaPath('/ping'));
   assert.equal(answer.status, 200);
   assert.deepEqual(answer.json, {
@@ -79,11 +93,19 @@ test('callers need an API key that may use the endpoint, and the endpoint must b
   const forbidden = await problemOf(viaPath('/echo', { headers: { authorization: `Bearer ${otherEndpointKey}` } }));
   assert.deepEqual([forbidden.status, forbidden.detail], [403, `this API key may not use endpoint ${lbId}`]);
   const ownKey = await g.newKey({ permission: 'endpoints', endpointIds: [lbId] });
-  assert.equal((await lbFetch(viaPath('/whoami', { headers: { authorization: ownKey } }))).status, 200, 'a bare key works as on the queue API');
+  assert.equal(
+    (await lbFetch(viaPath('/whoami', { headers: { authorization: ownKey } }))).status,
+    200,
+    'a bare key works as on the queue API',
+  );
   const readKey = await g.newKey({ permission: 'read' });
   assert.equal((await problemOf(viaPath('/echo', { method: 'POST', headers: { authorization: `Bearer ${readKey}` } }))).status, 403);
   const other = await g.newKey({ accountName: 'someone-else' });
-  assert.equal((await problemOf(viaPath('/echo', { headers: { authorization: `Bearer ${other}` } }))).status, 404, 'another account\'s endpoint is unknown');
+  assert.equal(
+    (await problemOf(viaPath('/echo', { headers: { authorization: `Bearer ${other}` } }))).status,
+    404,
+    "another account's endpoint is unknown",
+  );
   const queuePaths = await problemOf({ url: g.url, path: `/v2/lb/${g.endpointId}/echo`, headers: bearer() });
   assert.equal(queuePaths.status, 400);
   assert.match(queuePaths.detail, /is a QUEUE endpoint/);
@@ -112,7 +134,9 @@ test('a 50 MB upload streams through to the worker without the server holding it
   const rssBefore = process.memoryUsage().rss;
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20);
-  const answer = await lbFetch(viaPath('/upload', { method: 'POST', body, headers: { ...bearer(), 'content-type': 'application/octet-stream' } }));
+  const answer = await lbFetch(
+    viaPath('/upload', { method: 'POST', body, headers: { ...bearer(), 'content-type': 'application/octet-stream' } }),
+  );
   clearInterval(sampler);
   assert.equal(answer.status, 200, answer.text);
   assert.deepEqual([answer.json.bytes, answer.json.sha256], [size, expected.digest('hex')]);
@@ -136,7 +160,10 @@ test('server-sent events pass through one by one, as the worker sends them', asy
       buffer = buffer.slice(end + 2);
     }
   }
-  assert.deepEqual(arrivals.map((a) => a.i), [0, 1, 2, 3]);
+  assert.deepEqual(
+    arrivals.map((a) => a.i),
+    [0, 1, 2, 3],
+  );
   assert.ok(arrivals[0]!.receivedAt < arrivals[3]!.at, 'the first event arrived before the worker sent the last');
 });
 
@@ -158,7 +185,12 @@ test('a WebSocket upgrade passes through and echoes', async () => {
   const closed = new Promise((resolve) => (ws.onclose = resolve));
   ws.close();
   await closed;
-  const upgradeHeaders = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+  const upgradeHeaders = {
+    connection: 'Upgrade',
+    upgrade: 'websocket',
+    'sec-websocket-version': '13',
+    'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+  };
   const refused = await lbFetch(viaPath('/ws', { headers: upgradeHeaders }));
   assert.equal(refused.status, 401, 'an upgrade without a key is refused');
   assert.equal(refused.json.status, 401);
@@ -166,7 +198,13 @@ test('a WebSocket upgrade passes through and echoes', async () => {
 
 test('/metrics counts load-balanced requests by status and shows those in flight', async () => {
   const scrape = async () => (await fetch(`${g.url}/metrics`, { headers: { authorization: `Bearer ${g.adminKey}` } })).text();
-  const value = (text: string, series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? 0);
+  const value = (text: string, series: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`${series} `))
+        ?.slice(series.length + 1) ?? 0,
+    );
   const ok = `gantry_lb_requests_total{endpoint="${lbId}",code="200"}`;
   const notFound = `gantry_lb_requests_total{endpoint="${lbId}",code="404"}`;
   const durations = `gantry_lb_request_seconds_count{endpoint="${lbId}"}`;
@@ -181,7 +219,7 @@ test('/metrics counts load-balanced requests by status and shows those in flight
   assert.equal((await slow).status, 200);
   const after = await scrape();
   assert.equal(value(after, ok) - value(before, ok), 3, 'echo, whoami and sleep');
-  assert.equal(value(after, notFound) - value(before, notFound), 1, 'the worker\'s own 404');
+  assert.equal(value(after, notFound) - value(before, notFound), 1, "the worker's own 404");
   assert.equal(value(after, durations) - value(before, durations), 4, 'unauthenticated requests are not counted');
   assert.equal(value(after, inFlight), 0);
 });

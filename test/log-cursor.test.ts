@@ -20,7 +20,10 @@ test('Last-Event-ID resumes right after that line; it wins over since and tail',
   const lines = buffer.tail(100);
   const seen = lines[6]!.ts;
   const resumed = selectLines(lines, logCursor(seen, '2000-01-01T00:00:00Z', 1));
-  assert.deepEqual(resumed.map((l) => l.line), ['line 7', 'line 8', 'line 9']);
+  assert.deepEqual(
+    resumed.map((l) => l.line),
+    ['line 7', 'line 8', 'line 9'],
+  );
 });
 
 test('since takes any RFC 3339 time and resumes from it; tail is the default', () => {
@@ -29,8 +32,17 @@ test('since takes any RFC 3339 time and resumes from it; tail is the default', (
     { ts: '2026-11-23T18:00:01.000000Z', line: 'b' },
     { ts: '2026-11-23T18:00:01.000001Z', line: 'c' },
   ];
-  assert.deepEqual(selectLines(lines, logCursor(undefined, '2026-11-23T19:00:01+01:00', 1)).map((l) => l.line), ['b', 'c']);
-  assert.deepEqual(selectLines(lines, logCursor(undefined, undefined, 1)).map((l) => l.line), ['c']);
+  assert.deepEqual(
+    selectLines(lines, logCursor(undefined, '2026-11-23T19:00:01+01:00', 1)).map((l) => l.line),
+    ['b', 'c'],
+  );
+  assert.deepEqual(
+    selectLines(lines, logCursor(undefined, undefined, 1)).map((l) => l.line),
+    ['c'],
+  );
   assert.deepEqual(selectLines(lines, logCursor(undefined, undefined, 0)), []);
-  assert.throws(() => logCursor(undefined, 'yesterday', undefined), (err: unknown) => err instanceof ApiError && err.status === 400);
+  assert.throws(
+    () => logCursor(undefined, 'yesterday', undefined),
+    (err: unknown) => err instanceof ApiError && err.status === 400,
+  );
 });

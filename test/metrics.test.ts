@@ -51,7 +51,7 @@ test('/metrics without credentials is refused with a problem', async () => {
   assert.equal(wrong.status, 401);
 });
 
-test('an API key sees its own endpoints only, never another account\'s or the process figures', async () => {
+test("an API key sees its own endpoints only, never another account's or the process figures", async () => {
   const ep = `endpoint="${g.endpointId}"`;
   await g.queue('POST', '/run', { input: { tenant: 'a' } });
   const own = await scrape();
@@ -65,13 +65,15 @@ test('an API key sees its own endpoints only, never another account\'s or the pr
   await g.queue('POST', '/purge-queue');
 });
 
-
-test('the operator\'s metrics token sees every account; an explicitly open scrape needs nothing', async () => {
+test("the operator's metrics token sees every account; an explicitly open scrape needs nothing", async () => {
   const token = 'operator-scrape-token-0123456789';
   const h = await startHarness({ metricsToken: token });
   try {
     const created = await h.call('POST', '/v2/serverless', {
-      name: 'metrics-all', type: 'QUEUE', image: 'acme/echo:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+      name: 'metrics-all',
+      type: 'QUEUE',
+      image: 'acme/echo:1',
+      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
       scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
     });
     assert.equal(created.statusCode, 201, created.body);

@@ -24,8 +24,12 @@ async function createVolume(body: Record<string, unknown> = {}, key?: string) {
 }
 
 const endpointBody = (extra: Record<string, unknown>) => ({
-  name: 'uses-volume', type: 'QUEUE', image: 'acme/worker:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-  scaling: { type: 'QUEUE_DELAY', queueDelay: 4 }, ...extra,
+  name: 'uses-volume',
+  type: 'QUEUE',
+  image: 'acme/worker:1',
+  cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+  scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
+  ...extra,
 });
 
 test('a volume is created with its directory (0700) under the volume root, and listed, read and deleted with it', async () => {
@@ -50,12 +54,19 @@ test('a volume is created with its directory (0700) under the volume root, and l
 
 test('another account cannot see, change or delete a volume', async () => {
   const volume = await createVolume();
-  for (const [method, body] of [['GET', undefined], ['PATCH', { size: 20 }], ['DELETE', undefined]] as const) {
+  for (const [method, body] of [
+    ['GET', undefined],
+    ['PATCH', { size: 20 }],
+    ['DELETE', undefined],
+  ] as const) {
     const res = await h.call(method, `/v2/network-volumes/${volume.id}`, body, otherKey);
     assert.equal(res.statusCode, 404, `${method}: ${res.body}`);
   }
   const theirs = (await h.call('GET', '/v2/network-volumes', undefined, otherKey)).json().networkVolumes as { id: string }[];
-  assert.equal(theirs.some((v) => v.id === volume.id), false);
+  assert.equal(
+    theirs.some((v) => v.id === volume.id),
+    false,
+  );
 });
 
 test('size is 10 to 4096 GB and only grows; the data center cannot change', async () => {
@@ -97,7 +108,10 @@ test("an endpoint takes its own account's volumes only, where it may run, and a 
 
   const unknown = await h.call('POST', '/v2/serverless', endpointBody({ networkVolumes: [theirs.id, volume.id, volume.id] }));
   assert.equal(unknown.statusCode, 400);
-  assert.deepEqual(unknown.json().errors, [`networkVolumes[0]: unknown network volume '${theirs.id}'`, 'networkVolumes[2]: duplicates networkVolumes[1]']);
+  assert.deepEqual(unknown.json().errors, [
+    `networkVolumes[0]: unknown network volume '${theirs.id}'`,
+    'networkVolumes[2]: duplicates networkVolumes[1]',
+  ]);
 
   const outside = await h.call('POST', '/v2/serverless', endpointBody({ networkVolumes: [volume.id], dataCenterIds: ['EU-RO-1'] }));
   assert.equal(outside.statusCode, 400);

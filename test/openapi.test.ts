@@ -14,8 +14,9 @@ test('GET /v2/openapi.json is a valid OpenAPI 3.1 document of the management API
     const result = await new Validator().validate(doc);
     assert.deepEqual(result.errors ?? [], [], JSON.stringify(result.errors, null, 1));
     assert.equal(result.valid, true);
-    const operations = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>)
-      .flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    const operations = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((methods) =>
+      Object.values(methods).map((op) => op.operationId),
+    );
     for (const id of ['listEndpoints', 'createEndpoint', 'getEndpoint', 'updateEndpoint', 'deleteEndpoint']) {
       assert.ok(operations.includes(id), `${id} is documented`);
     }

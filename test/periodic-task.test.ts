@@ -127,7 +127,10 @@ test('a failing run is reported and the loop carries on', async () => {
   time.advance(100);
   await settle();
   assert.equal(runs, 2);
-  assert.deepEqual(errors.map((e) => (e as Error).message), ['database away']);
+  assert.deepEqual(
+    errors.map((e) => (e as Error).message),
+    ['database away'],
+  );
   await task.stop();
 });
 

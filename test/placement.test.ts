@@ -7,7 +7,12 @@ import type { EndpointSpec } from '../src/domain/endpoint-spec.js';
 import { FIXTURE_CATALOG } from './support/harness.js';
 
 const catalog = loadCatalog(FIXTURE_CATALOG);
-const device = (deviceId: string, type: string, cudaVersion: string, dataCenterId = 'LOCAL'): GpuDevice => ({ deviceId, type, cudaVersion, dataCenterId });
+const device = (deviceId: string, type: string, cudaVersion: string, dataCenterId = 'LOCAL'): GpuDevice => ({
+  deviceId,
+  type,
+  cudaVersion,
+  dataCenterId,
+});
 const gpus = [
   device('0', 'NVIDIA L4', '12.4'),
   device('1', 'NVIDIA GeForce RTX 4090', '12.8'),
@@ -15,7 +20,12 @@ const gpus = [
   device('3', 'NVIDIA L40', '12.2', 'US-TX-3'),
 ];
 const spec = (gpu: Partial<NonNullable<EndpointSpec['gpu']>>, extra: Partial<EndpointSpec> = {}) =>
-  ({ gpu: { pools: ['ADA_24'], excludedTypes: [], count: 1, allowedCudaVersions: [], minCudaVersion: null, ...gpu }, cpu: null, dataCenterIds: [], ...extra }) as EndpointSpec;
+  ({
+    gpu: { pools: ['ADA_24'], excludedTypes: [], count: 1, allowedCudaVersions: [], minCudaVersion: null, ...gpu },
+    cpu: null,
+    dataCenterIds: [],
+    ...extra,
+  }) as EndpointSpec;
 
 test('GPU workers get their own devices, honouring exclusions, count and CUDA', () => {
   const pool = new CapacityPool(gpus, [], catalog);
@@ -35,7 +45,8 @@ test('data centers narrow placement; pools are tried in order', () => {
 
 test('CPU workers take vCPUs from a site offering their flavor', () => {
   const pool = new CapacityPool([], [{ vcpus: 8, dataCenterId: 'LOCAL', flavors: ['cpu3c'] }], catalog);
-  const cpu = (id: string, vcpuCount: number) => ({ gpu: null, cpu: [{ id, vcpuCount, memory: 1 }], dataCenterIds: [] }) as unknown as EndpointSpec;
+  const cpu = (id: string, vcpuCount: number) =>
+    ({ gpu: null, cpu: [{ id, vcpuCount, memory: 1 }], dataCenterIds: [] }) as unknown as EndpointSpec;
   assert.equal(pool.allocate('a', cpu('cpu3c', 4))?.vcpuCount, 4);
   assert.equal(pool.allocate('b', cpu('cpu3c', 4))?.vcpuCount, 4);
   assert.equal(pool.allocate('c', cpu('cpu3c', 2)), undefined, 'eight vCPUs are used');

@@ -16,7 +16,15 @@ provider.onExit((e) => exits.push(e));
 after(() => provider.close(0));
 
 const spec = (workerId: string, cmd: string[], env: Record<string, string> = {}): WorkerSpec => ({
-  workerId, endpointId: 'ep', version: 3, image: 'local/test', entrypoint: [process.execPath], cmd, env, gpuDeviceIds: ['1', '3'], vcpuCount: 4,
+  workerId,
+  endpointId: 'ep',
+  version: 3,
+  image: 'local/test',
+  entrypoint: [process.execPath],
+  cmd,
+  env,
+  gpuDeviceIds: ['1', '3'],
+  vcpuCount: 4,
 });
 const alive = (pid: number) => {
   try {
@@ -29,7 +37,9 @@ const alive = (pid: number) => {
 
 test('runs entrypoint + cmd without a shell, with the spec env and no host secrets', async () => {
   process.env.GANTRY_TEST_SECRET = 'do-not-leak';
-  const handle = await provider.start(spec('w1', [new URL('./fixtures/workers/report.mjs', import.meta.url).pathname, '$HOME', 'a;b'], { MODEL: 'x' }));
+  const handle = await provider.start(
+    spec('w1', [new URL('./fixtures/workers/report.mjs', import.meta.url).pathname, '$HOME', 'a;b'], { MODEL: 'x' }),
+  );
   const first = await eventually(async () => provider.logs('w1', 50).find((l) => l.source === 'stdout' && l.line.startsWith('{')));
   const report = JSON.parse(first.line);
   assert.deepEqual(report.argv, ['$HOME', 'a;b'], 'no shell: $HOME and ; are literal');
@@ -84,8 +94,16 @@ test('GPUs are read from nvidia-smi output; without nvidia-smi there are none', 
     { index: '1', name: 'NVIDIA GeForce RTX 4090', memoryMiB: 24564, cudaVersion: '12.4' },
   ]);
   const recorded = (file: string, args: string[]) => (args.length === 0 ? banner : '0, NVIDIA L4, 23034\n');
-  assert.deepEqual(detectGpus(recorded).map((g) => g.name), ['NVIDIA L4']);
-  assert.deepEqual(detectGpus(() => { throw Object.assign(new Error('spawn nvidia-smi ENOENT'), { code: 'ENOENT' }); }), []);
+  assert.deepEqual(
+    detectGpus(recorded).map((g) => g.name),
+    ['NVIDIA L4'],
+  );
+  assert.deepEqual(
+    detectGpus(() => {
+      throw Object.assign(new Error('spawn nvidia-smi ENOENT'), { code: 'ENOENT' });
+    }),
+    [],
+  );
 });
 
 test('a process worker finds its network volume directory in RUNPOD_VOLUME_PATH, its working directory unchanged', async () => {

@@ -113,10 +113,7 @@ describe('cancel, retry, purge, health', () => {
     const id = await runAndTake();
     const res = await g.worker('GET', '/job-stop/w1?gpu=none');
     assert.equal(res.status, 204, 'nothing to stop yet');
-    const [cancel, stop] = await Promise.all([
-      g.queue('POST', `/cancel/${id}`, {}),
-      g.worker('GET', '/job-stop/w1?gpu=none'),
-    ]);
+    const [cancel, stop] = await Promise.all([g.queue('POST', `/cancel/${id}`, {}), g.worker('GET', '/job-stop/w1?gpu=none')]);
     assert.equal(cancel.json.status, 'CANCELLED');
     assert.deepEqual(stop.json, { jobsToStop: [id] });
     await done(id, { output: 'too late' });
@@ -191,7 +188,11 @@ describe('input, limits and errors', () => {
     ['input not an object', { input: 'text' }, ['input: must be object']],
     ['input an array', { input: [1] }, ['input: must be object']],
     ['unknown top-level property', { input: {}, inputs: {} }, ['inputs: unknown property']],
-    ['bad policy', { input: {}, policy: { ttl: 'soon', priority: 1 } }, ['policy.priority: unknown property', 'policy.ttl: must be integer']],
+    [
+      'bad policy',
+      { input: {}, policy: { ttl: 'soon', priority: 1 } },
+      ['policy.priority: unknown property', 'policy.ttl: must be integer'],
+    ],
   ];
   for (const [name, body, errors] of cases) {
     test(`${name} is a 400 naming the field`, async () => {
@@ -204,12 +205,19 @@ describe('input, limits and errors', () => {
 
   test('right after an endpoint is deleted, its queue answers 404 (no stale copy serves it)', async () => {
     const created = await g.call('POST', '/v2/serverless', {
-      name: 'short-lived', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 2 }, image: 'acme/echo:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+      name: 'short-lived',
+      type: 'QUEUE',
+      scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
+      image: 'acme/echo:1',
+      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
     });
     const id = created.json().id as string;
-    const submit = () => fetch(`${g.url}/v2/${id}/run`, {
-      method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input: {} }),
-    });
+    const submit = () =>
+      fetch(`${g.url}/v2/${id}/run`, {
+        method: 'POST',
+        headers: { authorization: g.adminKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: {} }),
+      });
     assert.equal((await submit()).status, 200);
     assert.equal((await g.call('DELETE', `/v2/serverless/${id}`)).statusCode, 204);
     assert.equal((await submit()).status, 404);
@@ -246,9 +254,18 @@ describe('input, limits and errors', () => {
   });
 
   test('unknown endpoint, unknown job, other account: 404', async () => {
-    assert.equal((await g.queue('POST', '/run', { input: {} }, g.adminKey).then(() => fetch(`${g.url}/v2/nosuchendpoint/run`, {
-      method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: '{"input":{}}',
-    }))).status, 404);
+    assert.equal(
+      (
+        await g.queue('POST', '/run', { input: {} }, g.adminKey).then(() =>
+          fetch(`${g.url}/v2/nosuchendpoint/run`, {
+            method: 'POST',
+            headers: { authorization: g.adminKey, 'content-type': 'application/json' },
+            body: '{"input":{}}',
+          }),
+        )
+      ).status,
+      404,
+    );
     const unknownJob = await g.queue('GET', '/status/00000000-0000-0000-0000-000000000000');
     assert.equal(unknownJob.status, 404);
     const other = await g.newKey({ accountName: 'someone-else' });
@@ -268,7 +285,11 @@ describe('input, limits and errors', () => {
 
   test('queue operations on a load-balancing endpoint are a clear 400', async () => {
     const lb = await g.call('POST', '/v2/serverless', {
-      name: 'lb', type: 'LOAD_BALANCER', scaling: { type: 'REQUEST_COUNT', requestCount: 1 }, image: 'x', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+      name: 'lb',
+      type: 'LOAD_BALANCER',
+      scaling: { type: 'REQUEST_COUNT', requestCount: 1 },
+      image: 'x',
+      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
     });
     const res = await fetch(`${g.url}/v2/${lb.json().id}/health`, { headers: { authorization: g.adminKey } });
     assert.equal(res.status, 400);

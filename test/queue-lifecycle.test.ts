@@ -33,7 +33,7 @@ test('the endpoint timeout applies when the job sets none', async () => {
   await g.call('PATCH', `/v2/serverless/${g.endpointId}`, { timeout: 300000 });
 });
 
-test('policy.ttl bounds the job\'s life: an expired job is gone, even mid-run, and cannot be retried', async () => {
+test("policy.ttl bounds the job's life: an expired job is gone, even mid-run, and cannot be retried", async () => {
   const queued = (await g.queue('POST', '/run', { input: {}, policy: { ttl: 1000 } })).json.id;
   assert.equal((await statusOf(queued)).status, 200);
   await eventually(async () => (await statusOf(queued)).status === 404, 3000);
@@ -69,7 +69,11 @@ test('results are kept after completion for the retention period, then gone', as
 
 test('deleting the endpoint drops its queue', async () => {
   const extra = await g.call('POST', '/v2/serverless', {
-    name: 'short-lived', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 2 }, image: 'x', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    name: 'short-lived',
+    type: 'QUEUE',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
+    image: 'x',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
   });
   const endpointId = extra.json().id;
   const job = await g.services.jobs.submit(await g.services.endpoints.get(g.adminAccountId, endpointId), { input: {} }, 60_000);

@@ -30,8 +30,12 @@ async function createCredential(extra: Record<string, unknown> = {}, key?: strin
 }
 
 const endpointBody = (extra: Record<string, unknown>) => ({
-  name: 'private', type: 'QUEUE', image: 'registry.example.com/acme/private:1', scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
-  gpu: { pools: ['ADA_24'] }, ...extra,
+  name: 'private',
+  type: 'QUEUE',
+  image: 'registry.example.com/acme/private:1',
+  scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
+  gpu: { pools: ['ADA_24'] },
+  ...extra,
 });
 
 /** Every row of the credentials table as the database holds it, read without Gantry. */
@@ -92,7 +96,9 @@ describe('the credential itself', () => {
     await createCredential({ name: 'shared-name' });
     const again = await h.call('POST', '/v2/registries', { name: 'shared-name', username: 'u', password: 'p' });
     assert.deepEqual(problem(again), {
-      title: 'Conflict', status: 409, detail: "a registry credential named 'shared-name' already exists in this account",
+      title: 'Conflict',
+      status: 409,
+      detail: "a registry credential named 'shared-name' already exists in this account",
       errors: ["name: 'shared-name' is already used by another registry credential of this account"],
     });
     await createCredential({ name: 'shared-name' }, otherKey);
@@ -102,7 +108,10 @@ describe('the credential itself', () => {
     const res = await h.call('POST', '/v2/registries', { name: '', password: PASSWORD, token: 'x' });
     const body = problem(res);
     assert.equal(res.statusCode, 422);
-    assert.deepEqual(body.errors?.slice().sort(), ['name: must NOT have fewer than 1 characters', 'token: unknown property', 'username: is required'].sort());
+    assert.deepEqual(
+      body.errors?.slice().sort(),
+      ['name: must NOT have fewer than 1 characters', 'token: unknown property', 'username: is required'].sort(),
+    );
     assert.ok(!res.body.includes(PASSWORD));
   });
 
@@ -126,7 +135,9 @@ describe('references from endpoints and templates', () => {
     for (const registry of ['nosuchcred', theirs.id]) {
       const res = await h.call('POST', '/v2/serverless', endpointBody({ registry }));
       assert.deepEqual(problem(res), {
-        title: 'Not Found', status: 404, detail: `registry credential ${registry} not found`,
+        title: 'Not Found',
+        status: 404,
+        detail: `registry credential ${registry} not found`,
         errors: [`registry: no registry credential ${registry} in this account`],
       });
     }
@@ -154,7 +165,8 @@ describe('references from endpoints and templates', () => {
     const endpoint = (await h.call('POST', '/v2/serverless', endpointBody({ name: 'pulls-privately', registry: id }))).json();
     const refused = await h.call('DELETE', `/v2/registries/${id}`);
     assert.deepEqual(problem(refused), {
-      title: 'Bad Request', status: 400,
+      title: 'Bad Request',
+      status: 400,
       detail: `registry credential ${id} is in use by endpoint ${endpoint.id} ('pulls-privately'): set their registry to another credential or null first`,
       errors: [`endpoint ${endpoint.id} ('pulls-privately') pulls its image with registry credential ${id}`],
     });
@@ -163,7 +175,7 @@ describe('references from endpoints and templates', () => {
     assert.equal((await h.call('DELETE', `/v2/registries/${id}`)).statusCode, 204);
   });
 
-  test('deleting a credential a template names clears the template\'s registry', async () => {
+  test("deleting a credential a template names clears the template's registry", async () => {
     const { id } = await createCredential();
     const template = (await h.call('POST', '/v2/templates', { name: 'tpl-loses-registry', image: 'x/y', registry: id })).json();
     assert.equal((await h.call('DELETE', `/v2/registries/${id}`)).statusCode, 204);
@@ -174,7 +186,9 @@ describe('references from endpoints and templates', () => {
     const { id, name } = await createCredential();
     const endpoint = (await h.call('POST', '/v2/serverless', endpointBody({ registry: id }))).json();
     assert.deepEqual(await h.services.registryAuths.loginFor(endpoint.id), {
-      username: USERNAME, password: PASSWORD, label: `registry credential ${id} ('${name}')`,
+      username: USERNAME,
+      password: PASSWORD,
+      label: `registry credential ${id} ('${name}')`,
     });
     const plain = (await h.call('POST', '/v2/serverless', endpointBody({}))).json();
     assert.equal(await h.services.registryAuths.loginFor(plain.id), undefined);
@@ -182,7 +196,11 @@ describe('references from endpoints and templates', () => {
 });
 
 test('ECR delegations are not offered: every delegation route answers 501 problem+json saying so', async () => {
-  for (const [method, url] of [['GET', '/v2/registries/delegations'], ['POST', '/v2/registries/delegations'], ['DELETE', '/v2/registries/delegations/deleg_abc']] as const) {
+  for (const [method, url] of [
+    ['GET', '/v2/registries/delegations'],
+    ['POST', '/v2/registries/delegations'],
+    ['DELETE', '/v2/registries/delegations/deleg_abc'],
+  ] as const) {
     const res = await h.call(method, url, method === 'POST' ? { resource: 'arn:aws:ecr:us-east-2:1:repository/x' } : undefined);
     const body = problem(res);
     assert.equal(body.status, 501, `${method} ${url}`);

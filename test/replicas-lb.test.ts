@@ -21,8 +21,20 @@ let leader: ServeProcess;
 let follower: ServeProcess;
 
 const replicaArgs = () => [
-  '--database', schema.url, '--data-dir', dataDir, '--worker-provider', 'process', '--scale-interval-ms', '100',
-  '--lb-health-interval-ms', '100', '--leader-lease-ms', '1000', '--worker-stop-grace-ms', '1000',
+  '--database',
+  schema.url,
+  '--data-dir',
+  dataDir,
+  '--worker-provider',
+  'process',
+  '--scale-interval-ms',
+  '100',
+  '--lb-health-interval-ms',
+  '100',
+  '--leader-lease-ms',
+  '1000',
+  '--worker-stop-grace-ms',
+  '1000',
 ];
 
 const api = (base: string, method: string, path: string, body?: unknown) => callApi(base, adminKey, method, path, body);
@@ -44,16 +56,26 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('a request to the replica that does not lead is relayed to the leader\'s worker, from zero', { skip, timeout: 60_000 }, async () => {
+test("a request to the replica that does not lead is relayed to the leader's worker, from zero", { skip, timeout: 60_000 }, async () => {
   const created = await api(follower.url, 'POST', '/v2/serverless', {
-    name: 'http', type: 'LOAD_BALANCER', image: 'local/http', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'REQUEST_COUNT', requestCount: 4 }, workers: { min: 0, max: 1 },
-    entrypoint: [process.execPath], cmd: ['--import', 'tsx', 'examples/http-worker.ts'],
+    name: 'http',
+    type: 'LOAD_BALANCER',
+    image: 'local/http',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'REQUEST_COUNT', requestCount: 4 },
+    workers: { min: 0, max: 1 },
+    entrypoint: [process.execPath],
+    cmd: ['--import', 'tsx', 'examples/http-worker.ts'],
   });
   assert.equal(created.status, 201, created.text);
   const id = JSON.parse(created.text).id as string;
 
-  const answer = await lbFetch({ url: follower.url, path: `/v2/lb/${id}/whoami`, method: 'GET', headers: { authorization: `Bearer ${adminKey}` } });
+  const answer = await lbFetch({
+    url: follower.url,
+    path: `/v2/lb/${id}/whoami`,
+    method: 'GET',
+    headers: { authorization: `Bearer ${adminKey}` },
+  });
   assert.equal(answer.status, 200, answer.text);
   const workerId = answer.json.worker as string;
   assert.match(workerId, new RegExp(`^${id.slice(0, 6)}-`));

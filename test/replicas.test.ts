@@ -25,17 +25,33 @@ let endpointId: string;
 const cli = runCli;
 
 const replicaArgs = () => [
-  '--database', schema.url, '--data-dir', dataDir, '--worker-provider', 'none',
-  '--take-wait-ms', '3000', '--job-lease-ms', '1500', '--sweep-interval-ms', '100', '--leader-lease-ms', '1000',
+  '--database',
+  schema.url,
+  '--data-dir',
+  dataDir,
+  '--worker-provider',
+  'none',
+  '--take-wait-ms',
+  '3000',
+  '--job-lease-ms',
+  '1500',
+  '--sweep-interval-ms',
+  '100',
+  '--leader-lease-ms',
+  '1000',
   // Longer than every wait below: an answer in time proves a notification woke the waiter.
-  '--event-fallback-ms', '10000', '--worker-ping-interval-ms', '300',
+  '--event-fallback-ms',
+  '10000',
+  '--worker-ping-interval-ms',
+  '300',
 ];
 
 const call = (base: string, method: string, path: string, body?: unknown, key = adminKey) => callApi(base, key, method, path, body);
 
 /** What the replicas printed last and what their database connections are doing, for a failure message. */
 async function diagnostics(): Promise<string> {
-  const activity = await query(`SELECT application_name, state, wait_event_type, wait_event, left(query, 120) AS query, now() - query_start AS running
+  const activity =
+    await query(`SELECT application_name, state, wait_event_type, wait_event, left(query, 120) AS query, now() - query_start AS running
     FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY query_start`);
   return `${replicas.map((r) => r.output().slice(-1500)).join('\n---\n')}\n--- pg_stat_activity:\n${activity.map((row) => JSON.stringify(row)).join('\n')}`;
 }
@@ -43,10 +59,15 @@ async function diagnostics(): Promise<string> {
 /** The worker environment `gantry worker-env` prints, pointed at one replica. */
 function workerEnv(replicaUrl: string, workerId: string): Record<string, string> {
   const out = cli(['worker-env', endpointId, '--database', schema.url, '--worker-api-url', replicaUrl, '--worker-id', workerId]);
-  return Object.fromEntries(out.trim().split('\n').map((line) => {
-    const [, key, value] = /^(\w+)='(.*)'$/.exec(line)!;
-    return [key!, value!];
-  }));
+  return Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [, key, value] = /^(\w+)='(.*)'$/.exec(line)!;
+        return [key!, value!];
+      }),
+  );
 }
 
 async function query<T extends pg.QueryResultRow>(sql: string): Promise<T[]> {
@@ -70,7 +91,11 @@ before(async () => {
   await settles(async () => assert.ok(await leaseHolder()), 10_000);
   replicas.push(...(await Promise.all([serve(replicaArgs()), serve(replicaArgs())])));
   const created = await call(replicas[0]!.url, 'POST', '/v2/serverless', {
-    name: 'replicated', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 2 }, image: 'acme/echo:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    name: 'replicated',
+    type: 'QUEUE',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
+    image: 'acme/echo:1',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
   });
   assert.equal(created.status, 201, JSON.stringify(created.json));
   endpointId = created.json.id;
@@ -176,7 +201,11 @@ test('rate-limit windows are shared: a key cannot multiply its quota across repl
     assert.equal(res.status, 200);
     remaining.push(Number(/r=(\d+)/.exec(res.headers.get('ratelimit') ?? '')?.[1]));
   }
-  assert.deepEqual(remaining.map((r) => remaining[0]! - r), [0, 1, 2], `remaining per request: ${remaining.join(', ')}`);
+  assert.deepEqual(
+    remaining.map((r) => remaining[0]! - r),
+    [0, 1, 2],
+    `remaining per request: ${remaining.join(', ')}`,
+  );
 });
 
 test('gantry doctor sees the schema, notifications and all three replicas with their leader', { skip }, async () => {
@@ -188,7 +217,9 @@ test('gantry doctor sees the schema, notifications and all three replicas with t
 
 test('replicas started together on an empty database print one admin key between them, and it works on both', { skip }, async () => {
   const empty = await createPostgresSchema();
-  const started = await Promise.allSettled([0, 1].map(() => serve(['--database', empty.url, '--data-dir', dataDir, '--worker-provider', 'none'])));
+  const started = await Promise.allSettled(
+    [0, 1].map(() => serve(['--database', empty.url, '--data-dir', dataDir, '--worker-provider', 'none'])),
+  );
   try {
     const both = started.map((s) => (s.status === 'fulfilled' ? s.value : assert.fail(`a replica did not start: ${String(s.reason)}`)));
     const printed = both.map((replica) => /^\s+(gantry_\S+)$/m.exec(replica.output())?.[1]).filter((key) => key !== undefined);
@@ -234,11 +265,15 @@ test('killing the leader under load loses no accepted job', { skip, timeout: 120
     }
   })();
   // Kill A while its worker holds jobs, so they can only finish if another replica requeues them.
-  await settles(async () => {
-    assert.ok(accepted.size >= 30);
-    const held = await query(`SELECT id FROM jobs WHERE worker_id = 'echo-a' AND status = 'IN_PROGRESS'`);
-    assert.ok(held.length > 0);
-  }, 20_000, 10);
+  await settles(
+    async () => {
+      assert.ok(accepted.size >= 30);
+      const held = await query(`SELECT id FROM jobs WHERE worker_id = 'echo-a' AND status = 'IN_PROGRESS'`);
+      assert.ok(held.length > 0);
+    },
+    20_000,
+    10,
+  );
   const leaderBefore = await leaseHolder();
   await stop(replicas[0]!.child, 'SIGKILL');
   killed = true;
@@ -246,15 +281,21 @@ test('killing the leader under load loses no accepted job', { skip, timeout: 120
 
   const survivors = [b, c];
   await settles(async () => {
-    const statuses = await Promise.all([...accepted.keys()].map((id, i) => call(survivors[i % 2]!, 'GET', `/v2/${endpointId}/status/${id}`)));
+    const statuses = await Promise.all(
+      [...accepted.keys()].map((id, i) => call(survivors[i % 2]!, 'GET', `/v2/${endpointId}/status/${id}`)),
+    );
     const unfinished = statuses.filter((s) => s.json?.status !== 'COMPLETED');
-    assert.equal(unfinished.length, 0, `${unfinished.length} of ${accepted.size} not completed yet, e.g. ${JSON.stringify(unfinished[0]?.json)}`);
+    assert.equal(
+      unfinished.length,
+      0,
+      `${unfinished.length} of ${accepted.size} not completed yet, e.g. ${JSON.stringify(unfinished[0]?.json)}`,
+    );
     for (const [i, [, input]] of [...accepted].entries()) assert.equal(statuses[i]!.json.output, input);
   }, 60_000).catch(async (error: Error) => {
     throw new Error(`${error.message}\n${await diagnostics()}`);
   });
   const health = await call(b, 'GET', `/v2/${endpointId}/health`);
-  assert.ok(health.json.jobs.retried > 0, 'the jobs A\'s worker held were requeued and completed elsewhere');
+  assert.ok(health.json.jobs.retried > 0, "the jobs A's worker held were requeued and completed elsewhere");
   const leaderAfter = await leaseHolder();
   assert.ok(leaderAfter && leaderAfter !== leaderBefore, 'another replica took over the leadership');
   console.log(`# ${accepted.size} accepted jobs, all completed after the leader was killed; ${health.json.jobs.retried} were requeued`);

@@ -31,10 +31,12 @@ function rawExchange(request: string): Promise<RawAnswer> {
       const text = Buffer.concat(chunks).toString('utf8');
       const [head = '', body = ''] = text.split('\r\n\r\n');
       const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => {
-        const colon = line.indexOf(':');
-        return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
-      }));
+      const headers = Object.fromEntries(
+        lines.map((line) => {
+          const colon = line.indexOf(':');
+          return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+        }),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
     });
     socket.write(request);
@@ -93,9 +95,6 @@ describe("Node's HTTP parser errors", () => {
   });
 
   test('an upgrade on a path that serves none is a 404 problem', async () => {
-    assertProblem(
-      await rawExchange('GET /v2/serverless HTTP/1.1\r\nhost: x\r\nconnection: upgrade\r\nupgrade: websocket\r\n\r\n'),
-      404,
-    );
+    assertProblem(await rawExchange('GET /v2/serverless HTTP/1.1\r\nhost: x\r\nconnection: upgrade\r\nupgrade: websocket\r\n\r\n'), 404);
   });
 });

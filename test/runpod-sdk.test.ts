@@ -63,7 +63,10 @@ test('stream yields every chunk once, in order', async () => {
   const { id } = await ep.run({ input: { stream: 25 } });
   const tokens: number[] = [];
   for await (const chunk of ep.stream(id)) tokens.push((chunk as { output: { token: number } }).output.token);
-  assert.deepEqual(tokens, Array.from({ length: 25 }, (_, i) => i));
+  assert.deepEqual(
+    tokens,
+    Array.from({ length: 25 }, (_, i) => i),
+  );
 });
 
 test('cancel, health and purgeQueue', async () => {

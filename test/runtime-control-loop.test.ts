@@ -189,7 +189,10 @@ test('FlashBoot: an idle worker is frozen instead of stopped, and thawed when a 
 test('an HTTP endpoint scales on held requests, which its workers serve at the address the provider chose', async (t) => {
   const r = await rig(t);
   const e = await r.createEndpoint({
-    type: 'LOAD_BALANCER', scaling: { type: 'REQUEST_COUNT', requestCount: 1 }, workers: { min: 0, max: 3, idleTimeout: 5 }, env: { PORT: '8000' },
+    type: 'LOAD_BALANCER',
+    scaling: { type: 'REQUEST_COUNT', requestCount: 1 },
+    workers: { min: 0, max: 3, idleTimeout: 5 },
+    env: { PORT: '8000' },
   });
   await r.runtime.tick();
   assert.equal(r.provider.started.length, 0);
@@ -212,12 +215,18 @@ test('an HTTP endpoint scales on held requests, which its workers serve at the a
   const ids = r.provider.started.map((s) => s.workerId);
   for (const id of ids) r.setHealth(id, 'READY');
   const served = await Promise.all([first, second]);
-  assert.deepEqual(served.map((b) => b?.address.host), [FAKE_WORKER_HOST, FAKE_WORKER_HOST]);
+  assert.deepEqual(
+    served.map((b) => b?.address.host),
+    [FAKE_WORKER_HOST, FAKE_WORKER_HOST],
+  );
   assert.deepEqual(new Set(served.map((b) => b?.workerId)), new Set(ids), 'one request on each worker');
   for (const backend of served) r.balancer.backends.release(backend!);
 
   r.time.advance(5_000);
   await r.runtime.tick();
   assert.deepEqual(new Set(r.provider.stopped), new Set(ids), 'idle HTTP workers stop after idleTimeout');
-  assert.deepEqual(ids.map((id) => r.balancer.get(id)), [undefined, undefined]);
+  assert.deepEqual(
+    ids.map((id) => r.balancer.get(id)),
+    [undefined, undefined],
+  );
 });

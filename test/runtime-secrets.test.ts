@@ -22,7 +22,10 @@ test('queue and HTTP workers start with the secret values in place of the refere
   const env = { HF_TOKEN: '{{ RUNPOD_SECRET_hf_token }}', URL: 'https://me:{{RUNPOD_SECRET_hf_token}}@hub', MODE: 'fast' };
   const queue = await r.createEndpoint({ ...alwaysOne, env });
   const http = await r.createEndpoint({
-    ...alwaysOne, type: 'LOAD_BALANCER', scaling: { type: 'REQUEST_COUNT', requestCount: 1 }, env: { ...env, PORT: '8000' },
+    ...alwaysOne,
+    type: 'LOAD_BALANCER',
+    scaling: { type: 'REQUEST_COUNT', requestCount: 1 },
+    env: { ...env, PORT: '8000' },
   });
   await r.runtime.tick();
   const envOf = (endpointId: string) => r.provider.started.find((spec) => spec.endpointId === endpointId)?.env;

@@ -43,7 +43,10 @@ test('a slow start of one endpoint does not hold up scaling another', async (t) 
   await passNow(r);
   await until(() => r.provider.started.some((s) => s.endpointId === quick.id), 'the other endpoint’s worker to start');
   assert.equal(held.count, 1, 'the slow endpoint’s worker is still being started');
-  assert.equal(r.provider.started.some((s) => s.endpointId === slow.id), false);
+  assert.equal(
+    r.provider.started.some((s) => s.endpointId === slow.id),
+    false,
+  );
 
   await r.queueJob(slow.id);
   await passNow(r);
@@ -109,7 +112,10 @@ test('a start that fails after a while is reported with the provider’s reason,
 
   held.fail(`cannot pull image '${SLOW_IMAGE}' from docker.io: manifest unknown`);
   await r.runtime.startsSettled();
-  assert.equal(r.runtime.crashReport(e.id)?.lastReason, `the worker could not start: cannot pull image '${SLOW_IMAGE}' from docker.io: manifest unknown`);
+  assert.equal(
+    r.runtime.crashReport(e.id)?.lastReason,
+    `the worker could not start: cannot pull image '${SLOW_IMAGE}' from docker.io: manifest unknown`,
+  );
   assert.deepEqual(r.runtime.workersOf(e.id), []);
   assert.equal(r.capacity.freeVcpus('local'), 8);
 

@@ -34,7 +34,13 @@ function capacityFile(): string {
 const workersOf = async (endpointId = g.endpointId) => (await g.call('GET', `/v2/serverless/${endpointId}/workers`)).json();
 const createEndpoint = async (extra: Record<string, unknown>) => {
   const res = await g.call('POST', '/v2/serverless', {
-    name: 'runtime', type: 'QUEUE', image: 'local/echo', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, cpu: [{ id: 'cpu3c', vcpuCount: 2 }], ...ECHO_WORKER, ...extra,
+    name: 'runtime',
+    type: 'QUEUE',
+    image: 'local/echo',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    ...ECHO_WORKER,
+    ...extra,
   });
   assert.equal(res.statusCode, 201, res.body);
   return res.json();
@@ -79,7 +85,11 @@ test('a worker that dies mid-job has its job requeued at once and is replaced', 
 });
 
 test('an endpoint whose workers keep crashing says why in its workers view', async () => {
-  const e = await createEndpoint({ entrypoint: [process.execPath], cmd: ['-e', 'console.error("model weights missing"); process.exit(3)'], workers: { min: 1, max: 1 } });
+  const e = await createEndpoint({
+    entrypoint: [process.execPath],
+    cmd: ['-e', 'console.error("model weights missing"); process.exit(3)'],
+    workers: { min: 1, max: 1 },
+  });
   const view = await eventually(async () => {
     const v = await workersOf(e.id);
     return v.crashLoop && v.crashLoop.consecutive >= 2 && v;
@@ -97,7 +107,9 @@ test('without capacity a worker is THROTTLED until some frees up', async () => {
   }, 15_000);
   const placed = view.workers.find((w: { status: string }) => w.status !== 'THROTTLED');
   assert.deepEqual([placed.gpuTypeId, placed.gpuCount, placed.dataCenterId], ['NVIDIA GeForce RTX 4090', 1, 'LOCAL']);
-  const gpus = (await g.call('GET', `/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS`)).json();
+  const gpus = (
+    await g.call('GET', `/v2/catalog/gpus/${encodeURIComponent('NVIDIA GeForce RTX 4090')}?include=AVAILABILITY&product=SERVERLESS`)
+  ).json();
   assert.equal(gpus.availability, 'NONE', 'the catalog reports the capacity in use');
   await g.call('DELETE', `/v2/serverless/${e.id}`);
   await eventually(async () => g.services.runtime!.workersOf(e.id).length === 0, 15_000);
@@ -117,7 +129,10 @@ test('a configuration change rolls workers onto the new version after their job'
   }, 20_000);
   assert.equal(rolled.workers[0].isStale, false);
   const releases = (await g.call('GET', `/v2/serverless/${e.id}/releases`)).json();
-  assert.deepEqual(releases.releases.map((r: { version: number }) => r.version), [2, 1]);
+  assert.deepEqual(
+    releases.releases.map((r: { version: number }) => r.version),
+    [2, 1],
+  );
   assert.deepEqual(releases.releases[0].diff, [{ field: 'env', old: { MODEL: 'a' }, new: { MODEL: 'b' } }]);
   assert.equal(releases.releases[0].source, 'MANUAL');
   await eventually(async () => (await g.call('GET', `/v2/serverless/${e.id}/releases`)).json().rollout.percentOnLatest === 100, 10_000);
@@ -126,14 +141,20 @@ test('a configuration change rolls workers onto the new version after their job'
 
 test('FlashBoot freezes a scaled-down worker and resumes it for the next job', async () => {
   const e = await createEndpoint({ flashboot: 'FLASHBOOT', workers: { min: 0, max: 1, idleTimeout: 1 } });
-  const run = (input: unknown) => fetch(`${g.url}/v2/${e.id}/runsync?wait=30000`, {
-    method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input }),
-  }).then((r) => r.json());
+  const run = (input: unknown) =>
+    fetch(`${g.url}/v2/${e.id}/runsync?wait=30000`, {
+      method: 'POST',
+      headers: { authorization: g.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ input }),
+    }).then((r) => r.json());
   assert.equal((await run({ echo: 1 })).output, 1);
   const worker = g.services.runtime!.workersOf(e.id)[0]!;
   await eventually(async () => g.services.runtime!.workersOf(e.id).length === 0, 15_000);
   // SIGSTOP takes effect a moment after it is sent.
-  const stopped = await eventually(async () => readFileSync(`/proc/${worker.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0] === 'T', 2000);
+  const stopped = await eventually(
+    async () => readFileSync(`/proc/${worker.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0] === 'T',
+    2000,
+  );
   assert.equal(stopped, true, 'the process is stopped, not gone');
   assert.equal((await run({ echo: 2 })).output, 2);
   const resumed = g.services.runtime!.workersOf(e.id)[0]!;
@@ -141,10 +162,12 @@ test('FlashBoot freezes a scaled-down worker and resumes it for the next job', a
   await g.call('DELETE', `/v2/serverless/${e.id}`);
 });
 
-test('a worker\'s logs can be read', async () => {
+test("a worker's logs can be read", async () => {
   const e = await createEndpoint({ workers: { min: 1, max: 1 } });
   const worker = await eventually(async () => g.services.runtime!.workersOf(e.id)[0], 15_000);
-  const res = await fetch(`${g.url}/v2/serverless/${e.id}/workers/${worker.workerId}/logs?tail=10&follow=false`, { headers: { authorization: `Bearer ${g.adminKey}` } });
+  const res = await fetch(`${g.url}/v2/serverless/${e.id}/workers/${worker.workerId}/logs?tail=10&follow=false`, {
+    headers: { authorization: `Bearer ${g.adminKey}` },
+  });
   assert.equal(res.status, 200);
   assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
   const text = await res.text();
@@ -155,21 +178,42 @@ test('a worker\'s logs can be read', async () => {
   assert.ok(ids.length >= 1);
   const logsUrl = `${g.url}/v2/serverless/${e.id}/workers/${worker.workerId}/logs?follow=false`;
   const resumed = await (await fetch(logsUrl, { headers: { authorization: `Bearer ${g.adminKey}`, 'last-event-id': ids.at(-1)! } })).text();
-  assert.deepEqual([...resumed.matchAll(/^id: (.+)$/gm)].map((m) => m[1]!).filter((id) => ids.includes(id)), [], 'nothing already seen is sent again');
-  const fromStart = await (await fetch(`${logsUrl}&since=${encodeURIComponent(ids[0]!)}`, { headers: { authorization: `Bearer ${g.adminKey}` } })).text();
+  assert.deepEqual(
+    [...resumed.matchAll(/^id: (.+)$/gm)].map((m) => m[1]!).filter((id) => ids.includes(id)),
+    [],
+    'nothing already seen is sent again',
+  );
+  const fromStart = await (
+    await fetch(`${logsUrl}&since=${encodeURIComponent(ids[0]!)}`, { headers: { authorization: `Bearer ${g.adminKey}` } })
+  ).text();
   assert.ok(fromStart.includes(`id: ${ids[0]}`), 'since includes the line at that time');
   const badSince = await fetch(`${logsUrl}&since=yesterday`, { headers: { authorization: `Bearer ${g.adminKey}` } });
   assert.equal(badSince.status, 400);
 
   // Through another endpoint's path, another account's or the same account's, the worker is unknown.
   const otherKey = await g.newKey({ accountName: 'logs-probe' });
-  const theirs = await g.call('POST', '/v2/serverless', {
-    name: 'their-endpoint', type: 'QUEUE', image: 'local/echo', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, cpu: [{ id: 'cpu3c', vcpuCount: 2 }], ...ECHO_WORKER,
-  }, otherKey);
+  const theirs = await g.call(
+    'POST',
+    '/v2/serverless',
+    {
+      name: 'their-endpoint',
+      type: 'QUEUE',
+      image: 'local/echo',
+      scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+      ...ECHO_WORKER,
+    },
+    otherKey,
+  );
   assert.equal(theirs.statusCode, 201, theirs.body);
   const mine = await createEndpoint({ name: 'my-other-endpoint' });
-  for (const [endpointId, key] of [[theirs.json().id, otherKey], [mine.id, g.adminKey]] as const) {
-    const probe = await fetch(`${g.url}/v2/serverless/${endpointId}/workers/${worker.workerId}/logs?follow=false`, { headers: { authorization: `Bearer ${key}` } });
+  for (const [endpointId, key] of [
+    [theirs.json().id, otherKey],
+    [mine.id, g.adminKey],
+  ] as const) {
+    const probe = await fetch(`${g.url}/v2/serverless/${endpointId}/workers/${worker.workerId}/logs?follow=false`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     assert.equal(probe.status, 404);
     assert.match(String(probe.headers.get('content-type')), /^application\/problem\+json/);
   }
@@ -181,7 +225,9 @@ test('a worker that asks to be recycled is replaced without its job coming back 
   const e = await createEndpoint({ workers: { min: 0, max: 1, idleTimeout: 30 } });
   const runsync = async (input: unknown) => {
     const res = await fetch(`${g.url}/v2/${e.id}/runsync?wait=30000`, {
-      method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input }),
+      method: 'POST',
+      headers: { authorization: g.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ input }),
     });
     return (await res.json()) as { id: string; status: string; output: unknown; retries?: number };
   };
@@ -189,7 +235,11 @@ test('a worker that asks to be recycled is replaced without its job coming back 
   assert.deepEqual([first.status, first.output], ['COMPLETED', { echo: 'once' }]);
   const [recycled] = g.services.runtime!.workersOf(e.id);
   const second = await runsync({ echo: 'next' });
-  assert.deepEqual([second.status, second.output, second.retries], ['COMPLETED', 'next', undefined], 'the next job ran once, on a fresh worker');
+  assert.deepEqual(
+    [second.status, second.output, second.retries],
+    ['COMPLETED', 'next', undefined],
+    'the next job ran once, on a fresh worker',
+  );
   const [fresh] = g.services.runtime!.workersOf(e.id).filter((w) => w.phase !== 'STOPPING');
   assert.notEqual(fresh?.workerId, recycled?.workerId);
   // The recycled worker's open long-poll was answered at once, so it left by itself before its grace ran out.
@@ -197,14 +247,22 @@ test('a worker that asks to be recycled is replaced without its job coming back 
     const lines = g.services.runtime!.logs(e.id, recycled!.workerId, 50).map((l) => l.line);
     return lines.some((l) => l.startsWith('exited')) && lines;
   }, 15_000);
-  assert.ok(log.some((l) => /exited: code 0/.test(l)), `a clean exit, not a kill: ${log.slice(-3).join(' | ')}`);
+  assert.ok(
+    log.some((l) => /exited: code 0/.test(l)),
+    `a clean exit, not a kill: ${log.slice(-3).join(' | ')}`,
+  );
   await g.call('DELETE', `/v2/serverless/${e.id}`);
 });
 
 test('an endpoint whose GPU this deployment lacks says why in /health and /workers', async () => {
   const created = await g.call('POST', '/v2/serverless', {
-    name: 'no-such-gpu', type: 'QUEUE', image: 'local/echo', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, gpu: { pools: ['AMPERE_80'] },
-    workers: { min: 1, max: 1 }, ...ECHO_WORKER,
+    name: 'no-such-gpu',
+    type: 'QUEUE',
+    image: 'local/echo',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+    gpu: { pools: ['AMPERE_80'] },
+    workers: { min: 1, max: 1 },
+    ...ECHO_WORKER,
   });
   assert.equal(created.statusCode, 201, created.body);
   assert.match(String(created.headers['gantry-warning']), /no worker can be placed: no GPU of pool AMPERE_80/, 'told at create time');
@@ -221,12 +279,21 @@ test('an endpoint whose GPU this deployment lacks says why in /health and /worke
 
 test('an endpoint with an image but no command is accepted with a warning under the process provider', async () => {
   const created = await g.call('POST', '/v2/serverless', {
-    name: 'image-only', type: 'QUEUE', image: 'acme/worker:1', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    name: 'image-only',
+    type: 'QUEUE',
+    image: 'acme/worker:1',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
   });
   assert.equal(created.statusCode, 201, created.body);
   assert.match(String(created.headers['gantry-warning']), /has none: set args .* --worker-provider docker/);
   const fine = await g.call('POST', '/v2/serverless', {
-    name: 'runnable', type: 'QUEUE', image: 'local/echo', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 }, cpu: [{ id: 'cpu3c', vcpuCount: 2 }], ...ECHO_WORKER,
+    name: 'runnable',
+    type: 'QUEUE',
+    image: 'local/echo',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    ...ECHO_WORKER,
   });
   assert.equal(fine.headers['gantry-warning'], undefined, 'an endpoint that can run gets no warning');
   await g.call('DELETE', `/v2/serverless/${created.json().id}`);

@@ -57,7 +57,7 @@ test('the setting is the key when given; PostgreSQL replicas without it refuse t
   try {
     const a = new Secrets({ secretKey: key, dataDir, shared: true });
     const b = new Secrets({ secretKey: key, dataDir: join(dataDir, 'other'), shared: true });
-    assert.equal(b.open(a.seal('pw', 'ctx'), 'ctx'), 'pw', 'replicas with one key open each other\'s values');
+    assert.equal(b.open(a.seal('pw', 'ctx'), 'ctx'), 'pw', "replicas with one key open each other's values");
     assert.throws(() => statSync(join(dataDir, KEY_FILE_NAME)), 'no key file is made');
     const keyless = new Secrets({ secretKey: undefined, dataDir, shared: true });
     assert.match(keyless.unavailable ?? '', /--secret-key \(GANTRY_SECRET_KEY\), the same on every replica/);
@@ -70,12 +70,15 @@ test('the setting is the key when given; PostgreSQL replicas without it refuse t
 test('--secret-key must be 32 bytes of base64, and a bad one is not echoed', () => {
   assert.equal(loadConfig({ secretKey: Buffer.alloc(32, 7).toString('base64') }, {}).secretKey, Buffer.alloc(32, 7).toString('base64'));
   assert.equal(loadConfig({}, {}).secretKey, undefined);
-  assert.throws(() => loadConfig({}, { GANTRY_SECRET_KEY: 'too-short-secret' }), (error: unknown) => {
-    assert.ok(error instanceof ConfigError);
-    assert.match(error.message, /--secret-key \(GANTRY_SECRET_KEY\) must be 32 bytes in base64/);
-    assert.ok(!error.message.includes('too-short-secret'));
-    return true;
-  });
+  assert.throws(
+    () => loadConfig({}, { GANTRY_SECRET_KEY: 'too-short-secret' }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /--secret-key \(GANTRY_SECRET_KEY\) must be 32 bytes in base64/);
+      assert.ok(!error.message.includes('too-short-secret'));
+      return true;
+    },
+  );
   assert.throws(() => loadConfig({ secretKey: Buffer.alloc(16).toString('base64') }, {}), /got 16 bytes/);
 });
 

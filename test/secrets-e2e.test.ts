@@ -35,8 +35,14 @@ after(() => g.close());
 
 const createEndpoint = async (env: Record<string, string>) => {
   const res = await g.call('POST', '/v2/serverless', {
-    name: 'secret-user', type: 'QUEUE', image: 'local/digest', scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }], workers: { min: 0, max: 1, idleTimeout: 5 }, env, ...DIGEST_WORKER,
+    name: 'secret-user',
+    type: 'QUEUE',
+    image: 'local/digest',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 1 },
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    workers: { min: 0, max: 1, idleTimeout: 5 },
+    env,
+    ...DIGEST_WORKER,
   });
   assert.equal(res.statusCode, 201, res.body);
   return res.json() as { id: string };
@@ -44,7 +50,9 @@ const createEndpoint = async (env: Record<string, string>) => {
 
 const runsync = async (endpointId: string, input: unknown) => {
   const res = await fetch(`${g.url}/v2/${endpointId}/runsync?wait=30000`, {
-    method: 'POST', headers: { authorization: g.adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ input }),
+    method: 'POST',
+    headers: { authorization: g.adminKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ input }),
   });
   return (await res.json()) as { status: string; output: unknown };
 };
@@ -77,7 +85,11 @@ test('the worker gets the value; the API and the logs show only the reference', 
   const workers = await g.call('GET', `/v2/serverless/${endpoint.id}/workers`);
   assert.equal(workers.json().workers.length, 1, 'the worker is listed');
   assert.ok(logText.includes('worker started'), 'the logs were captured');
-  for (const [where, text] of [['endpoint', shown.body], ['workers', workers.body], ['logs', logText]] as const) {
+  for (const [where, text] of [
+    ['endpoint', shown.body],
+    ['workers', workers.body],
+    ['logs', logText],
+  ] as const) {
     assert.ok(!text.includes(VALUE), `the value appears in the ${where}`);
   }
 });

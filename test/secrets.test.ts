@@ -21,14 +21,23 @@ before(async () => {
 });
 after(() => h.close());
 
-async function createSecret(name = uniqueName(), value = VALUE, key?: string): Promise<{ name: string; createdAt: string; updatedAt: string }> {
+async function createSecret(
+  name = uniqueName(),
+  value = VALUE,
+  key?: string,
+): Promise<{ name: string; createdAt: string; updatedAt: string }> {
   const res = await h.call('POST', '/v2/secrets', { name, value }, key);
   assert.equal(res.statusCode, 201, res.body);
   return res.json();
 }
 
 const endpointBody = (extra: Record<string, unknown>) => ({
-  name: 'uses-secrets', type: 'QUEUE', image: 'acme/model:1', scaling: { type: 'QUEUE_DELAY', queueDelay: 2 }, gpu: { pools: ['ADA_24'] }, ...extra,
+  name: 'uses-secrets',
+  type: 'QUEUE',
+  image: 'acme/model:1',
+  scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
+  gpu: { pools: ['ADA_24'] },
+  ...extra,
 });
 
 /** Every row of the secrets table as the database holds it, read without Gantry. */
@@ -62,7 +71,10 @@ describe('the secret itself', () => {
     const got = await h.call('GET', '/v2/secrets/hf_token');
     assert.deepEqual([got.statusCode, got.json()], [200, created]);
     const listed = await h.call('GET', '/v2/secrets');
-    assert.deepEqual(listed.json().secrets.find((s: { name: string }) => s.name === 'hf_token'), created);
+    assert.deepEqual(
+      listed.json().secrets.find((s: { name: string }) => s.name === 'hf_token'),
+      created,
+    );
     for (const body of [res.body, got.body, listed.body]) assert.ok(!body.includes(VALUE), `write-only: ${body}`);
   });
 
@@ -77,7 +89,11 @@ describe('the secret itself', () => {
   test("another account's secret is an unknown name: not listed, read, rotated or deleted", async () => {
     const theirs = await createSecret(uniqueName(), 'theirs', otherKey);
     assert.ok(!(await h.call('GET', '/v2/secrets')).json().secrets.some((s: { name: string }) => s.name === theirs.name));
-    assert.deepEqual(problem(await h.call('GET', `/v2/secrets/${theirs.name}`)), { title: 'Not Found', status: 404, detail: `secret '${theirs.name}' not found` });
+    assert.deepEqual(problem(await h.call('GET', `/v2/secrets/${theirs.name}`)), {
+      title: 'Not Found',
+      status: 404,
+      detail: `secret '${theirs.name}' not found`,
+    });
     assert.equal((await h.call('PATCH', `/v2/secrets/${theirs.name}`, { value: 'hijack' })).statusCode, 404);
     assert.equal((await h.call('DELETE', `/v2/secrets/${theirs.name}`)).statusCode, 404);
     assert.equal((await h.call('GET', `/v2/secrets/${theirs.name}`, undefined, otherKey)).statusCode, 200, 'still there for its owner');
@@ -87,7 +103,9 @@ describe('the secret itself', () => {
     await createSecret('shared_name');
     const again = await h.call('POST', '/v2/secrets', { name: 'shared_name', value: 'other' });
     assert.deepEqual(problem(again), {
-      title: 'Conflict', status: 409, detail: "a secret named 'shared_name' already exists in this account",
+      title: 'Conflict',
+      status: 409,
+      detail: "a secret named 'shared_name' already exists in this account",
       errors: ["name: 'shared_name' is already used by another secret of this account"],
     });
     await createSecret('shared_name', VALUE, otherKey);
@@ -139,11 +157,17 @@ describe('references from endpoint and template env values', () => {
   test('an endpoint may reference only secrets of its account: 404 lists every unknown reference', async () => {
     const known = await createSecret();
     const theirs = await createSecret(uniqueName(), 'theirs', otherKey);
-    const res = await h.call('POST', '/v2/serverless', endpointBody({
-      env: { TOKEN: `{{ RUNPOD_SECRET_${known.name} }}`, DB: '{{RUNPOD_SECRET_db_pass}}', THEIRS: `{{ RUNPOD_SECRET_${theirs.name} }}` },
-    }));
+    const res = await h.call(
+      'POST',
+      '/v2/serverless',
+      endpointBody({
+        env: { TOKEN: `{{ RUNPOD_SECRET_${known.name} }}`, DB: '{{RUNPOD_SECRET_db_pass}}', THEIRS: `{{ RUNPOD_SECRET_${theirs.name} }}` },
+      }),
+    );
     assert.deepEqual(problem(res), {
-      title: 'Not Found', status: 404, detail: `secrets 'db_pass', '${theirs.name}' not found`,
+      title: 'Not Found',
+      status: 404,
+      detail: `secrets 'db_pass', '${theirs.name}' not found`,
       errors: ["env.DB: no secret 'db_pass' in this account", `env.THEIRS: no secret '${theirs.name}' in this account`],
     });
   });
@@ -168,10 +192,21 @@ describe('references from endpoint and template env values', () => {
   });
 
   test("a template's env is checked the same way, and an endpoint built on it must resolve the references in its own account", async () => {
-    const bad = await h.call('POST', '/v2/templates', { name: 'tpl-bad-secret', image: 'x/y', serverless: true, env: { T: '{{ RUNPOD_SECRET_nope }}' } });
+    const bad = await h.call('POST', '/v2/templates', {
+      name: 'tpl-bad-secret',
+      image: 'x/y',
+      serverless: true,
+      env: { T: '{{ RUNPOD_SECRET_nope }}' },
+    });
     assert.deepEqual(problem(bad).errors, ["env.T: no secret 'nope' in this account"]);
     const { name } = await createSecret();
-    const tpl = await h.call('POST', '/v2/templates', { name: 'tpl-secret', image: 'x/y', serverless: true, public: true, env: { T: `{{ RUNPOD_SECRET_${name} }}` } });
+    const tpl = await h.call('POST', '/v2/templates', {
+      name: 'tpl-secret',
+      image: 'x/y',
+      serverless: true,
+      public: true,
+      env: { T: `{{ RUNPOD_SECRET_${name} }}` },
+    });
     assert.equal(tpl.statusCode, 201, tpl.body);
     assert.equal((await h.call('PATCH', `/v2/templates/${tpl.json().id}`, { env: { T: '{{ RUNPOD_SECRET_nope }}' } })).statusCode, 404);
     const mine = await h.call('POST', '/v2/serverless', endpointBody({ templateId: tpl.json().id, image: undefined }));
@@ -183,11 +218,16 @@ describe('references from endpoint and template env values', () => {
 
   test('a secret endpoints or templates reference cannot be deleted: 400 names them', async () => {
     const { name } = await createSecret();
-    const endpoint = (await h.call('POST', '/v2/serverless', endpointBody({ name: 'needs-token', env: { T: `{{ RUNPOD_SECRET_${name} }}` } }))).json();
-    const template = (await h.call('POST', '/v2/templates', { name: 'tpl-needs-token', image: 'x/y', env: { T: `{{RUNPOD_SECRET_${name}}}` } })).json();
+    const endpoint = (
+      await h.call('POST', '/v2/serverless', endpointBody({ name: 'needs-token', env: { T: `{{ RUNPOD_SECRET_${name} }}` } }))
+    ).json();
+    const template = (
+      await h.call('POST', '/v2/templates', { name: 'tpl-needs-token', image: 'x/y', env: { T: `{{RUNPOD_SECRET_${name}}}` } })
+    ).json();
     const refused = await h.call('DELETE', `/v2/secrets/${name}`);
     assert.deepEqual(problem(refused), {
-      title: 'Bad Request', status: 400,
+      title: 'Bad Request',
+      status: 400,
       detail: `secret '${name}' is in use by endpoint ${endpoint.id} ('needs-token'), template ${template.id} ('tpl-needs-token'): remove the references from their env first`,
       errors: [
         `endpoint ${endpoint.id} ('needs-token') references {{ RUNPOD_SECRET_${name} }} in its env`,
@@ -199,7 +239,7 @@ describe('references from endpoint and template env values', () => {
     assert.equal((await h.call('DELETE', `/v2/secrets/${name}`)).statusCode, 204);
   });
 
-  test('the runtime gets env values resolved in the endpoint owner\'s account, and a clear error once a secret is gone', async () => {
+  test("the runtime gets env values resolved in the endpoint owner's account, and a clear error once a secret is gone", async () => {
     const { name } = await createSecret(uniqueName(), 'first-value');
     const env = { URL: `https://user:{{ RUNPOD_SECRET_${name} }}@hub`, PLAIN: 'x' };
     assert.deepEqual(await h.services.accountSecrets.resolve(h.adminAccountId, env), { URL: 'https://user:first-value@hub', PLAIN: 'x' });

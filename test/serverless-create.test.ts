@@ -24,7 +24,11 @@ const without = (body: Record<string, unknown>, key: string) => Object.fromEntri
 
 let h: Harness;
 before(async () => {
-  h = await startHarness({ catalogFile: FIXTURE_CATALOG, publicUrl: 'https://api.example.test', lbUrlPattern: 'https://{id}.lb.example.test' });
+  h = await startHarness({
+    catalogFile: FIXTURE_CATALOG,
+    publicUrl: 'https://api.example.test',
+    lbUrlPattern: 'https://{id}.lb.example.test',
+  });
 });
 after(() => h.close());
 
@@ -97,7 +101,15 @@ describe('create: defaults and response shape', () => {
   });
 
   test('CPU endpoints list their configurations in order with memory from the flavor', async () => {
-    const e = await created(cpuBody({ cpu: [{ id: 'cpu5m', vcpuCount: 8 }, { id: 'cpu3c', vcpuCount: 4 }, { id: 'cpu3c', vcpuCount: 8 }] }));
+    const e = await created(
+      cpuBody({
+        cpu: [
+          { id: 'cpu5m', vcpuCount: 8 },
+          { id: 'cpu3c', vcpuCount: 4 },
+          { id: 'cpu3c', vcpuCount: 8 },
+        ],
+      }),
+    );
     assert.deepEqual(e.cpu, [
       { id: 'cpu5m', vcpuCount: 8, memory: 64 },
       { id: 'cpu3c', vcpuCount: 4, memory: 8 },
@@ -107,7 +119,9 @@ describe('create: defaults and response shape', () => {
   });
 
   test('the endpoint can be read back exactly as created', async () => {
-    const e = await created(gpuBody({ env: { A: '1' }, ports: ['8000/http', '22/tcp'], disk: 40, workers: { min: 1, max: 5, idleTimeout: 60 } }));
+    const e = await created(
+      gpuBody({ env: { A: '1' }, ports: ['8000/http', '22/tcp'], disk: 40, workers: { min: 1, max: 5, idleTimeout: 60 } }),
+    );
     const res = await h.call('GET', `/v2/serverless/${e.id}`);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), e);
@@ -124,7 +138,12 @@ describe('create: schema violations answer 422 listing each failure', () => {
         scaling: { type: 'QUEUE_DELAY', queueDelay: 2, requestCount: 1 },
       }),
       422,
-      ['bogus: unknown property', 'gpu.extra: unknown property', 'workers.burst: unknown property', 'scaling.requestCount: unknown property'],
+      [
+        'bogus: unknown property',
+        'gpu.extra: unknown property',
+        'workers.burst: unknown property',
+        'scaling.requestCount: unknown property',
+      ],
     );
     await rejected(cpuBody({ cpu: [{ id: 'cpu3c', vcpuCount: 4, memory: 8 }] }), 422, ['cpu[0].memory: unknown property']);
   });
@@ -173,7 +192,16 @@ describe('create: schema violations answer 422 listing each failure', () => {
   });
 
   test('exactly duplicate CPU configurations are rejected', async () => {
-    await rejected(cpuBody({ cpu: [{ id: 'cpu3c', vcpuCount: 4 }, { id: 'cpu3c', vcpuCount: 4 }] }), 422, ['cpu[1]: duplicates cpu[0]']);
+    await rejected(
+      cpuBody({
+        cpu: [
+          { id: 'cpu3c', vcpuCount: 4 },
+          { id: 'cpu3c', vcpuCount: 4 },
+        ],
+      }),
+      422,
+      ['cpu[1]: duplicates cpu[0]'],
+    );
   });
 
   test('GPU schema rules: pools non-empty, exclusion pattern and uniqueness, CUDA version format', async () => {
@@ -230,10 +258,16 @@ describe('create: rule conflicts answer 400', () => {
 
   test('vcpuCount is a power of two valid for the flavor; the flavor must exist', async () => {
     await rejected(cpuBody({ cpu: [{ id: 'cpu3c', vcpuCount: 6 }] }), 400, ['cpu[0].vcpuCount: must be a power of two']);
-    await rejected(cpuBody({ cpu: [{ id: 'cpu5m', vcpuCount: 2 }, { id: 'cpu5m', vcpuCount: 32 }] }), 400, [
-      'cpu[0].vcpuCount: must be from 4 to 16 for flavor cpu5m',
-      'cpu[1].vcpuCount: must be from 4 to 16 for flavor cpu5m',
-    ]);
+    await rejected(
+      cpuBody({
+        cpu: [
+          { id: 'cpu5m', vcpuCount: 2 },
+          { id: 'cpu5m', vcpuCount: 32 },
+        ],
+      }),
+      400,
+      ['cpu[0].vcpuCount: must be from 4 to 16 for flavor cpu5m', 'cpu[1].vcpuCount: must be from 4 to 16 for flavor cpu5m'],
+    );
     await rejected(cpuBody({ cpu: [{ id: 'cpu9z', vcpuCount: 4 }] }), 400, [
       "cpu[0].id: unknown CPU flavor 'cpu9z'; known flavors: cpu3c, cpu5m",
     ]);
@@ -275,11 +309,11 @@ describe('create: rule conflicts answer 400', () => {
   });
 
   test('all rule violations of one request come back together', async () => {
-    const p = await rejected(
-      cpuBody({ cpu: [{ id: 'cpu3c', vcpuCount: 6 }], workers: { min: 9 }, dataCenterIds: ['X'] }),
-      400,
-      ['cpu[0].vcpuCount: must be a power of two', 'workers.min: must not exceed workers.max (3)', "dataCenterIds[0]: unknown data center 'X'; known: LOCAL, US-TX-3, EU-RO-1"],
-    );
+    const p = await rejected(cpuBody({ cpu: [{ id: 'cpu3c', vcpuCount: 6 }], workers: { min: 9 }, dataCenterIds: ['X'] }), 400, [
+      'cpu[0].vcpuCount: must be a power of two',
+      'workers.min: must not exceed workers.max (3)',
+      "dataCenterIds[0]: unknown data center 'X'; known: LOCAL, US-TX-3, EU-RO-1",
+    ]);
     assert.equal(p.title, 'Bad Request');
   });
 });

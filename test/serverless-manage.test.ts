@@ -29,7 +29,7 @@ async function patch(id: string, body: unknown, status = 200) {
 }
 
 describe('list, get and delete', () => {
-  test('list returns the account\'s endpoints in creation order', async () => {
+  test("list returns the account's endpoints in creation order", async () => {
     const key = await h.newKey({ accountName: 'lister' });
     const a = await create({ name: 'a', gpu: { pools: ['ADA_24'] } }, key);
     const b = await create({ name: 'b', cpu: [{ id: 'cpu3c', vcpuCount: 2 }] }, key);
@@ -47,11 +47,15 @@ describe('list, get and delete', () => {
     assert.equal((await h.call('DELETE', `/v2/serverless/${e.id}`)).statusCode, 404);
   });
 
-  test('another account\'s endpoint answers 404 exactly like an unknown one', async () => {
+  test("another account's endpoint answers 404 exactly like an unknown one", async () => {
     const e = await create();
     const other = await h.newKey({ accountName: 'intruder' });
     const unknown = await h.call('GET', '/v2/serverless/doesnotexist00', undefined, other);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { name: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { name: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await h.call(method, `/v2/serverless/${e.id}`, body, other);
       assert.equal(res.statusCode, 404);
       assert.deepEqual(Object.keys(problem(res)), Object.keys(problem(unknown)));
@@ -106,7 +110,9 @@ describe('PATCH', () => {
   test('CUDA constraints: clearing, and conflicts with what the endpoint already carries', async () => {
     const e = await create({ gpu: { pools: ['ADA_24'], allowedCudaVersions: ['12.8'] } });
     const conflict = await patch(e.id, { gpu: { minCudaVersion: '12.2' } }, 400);
-    assert.deepEqual(conflict.errors, ['gpu.minCudaVersion: cannot be combined with a non-empty gpu.allowedCudaVersions; use one or the other']);
+    assert.deepEqual(conflict.errors, [
+      'gpu.minCudaVersion: cannot be combined with a non-empty gpu.allowedCudaVersions; use one or the other',
+    ]);
     const swapped = await patch(e.id, { gpu: { allowedCudaVersions: [], minCudaVersion: '12.2' } });
     assert.deepEqual([swapped.gpu.allowedCudaVersions, swapped.gpu.minCudaVersion], [[], '12.2']);
     const cleared = await patch(e.id, { gpu: { minCudaVersion: '' } });
@@ -153,7 +159,10 @@ describe('PATCH', () => {
   test('the command: args replaces it, entrypoint or cmd alone replace their part', async () => {
     const e = await create({ gpu: { pools: ['ADA_24'] }, entrypoint: ['/entry.sh'], cmd: ['serve'] });
     const cmd = await patch(e.id, { cmd: ['serve', '--fast'] });
-    assert.deepEqual([cmd.entrypoint, cmd.cmd, cmd.args], [['/entry.sh'], ['serve', '--fast'], '{"entrypoint":["/entry.sh"],"cmd":["serve","--fast"]}']);
+    assert.deepEqual(
+      [cmd.entrypoint, cmd.cmd, cmd.args],
+      [['/entry.sh'], ['serve', '--fast'], '{"entrypoint":["/entry.sh"],"cmd":["serve","--fast"]}'],
+    );
     const args = await patch(e.id, { args: 'python app.py' });
     assert.deepEqual([args.entrypoint, args.cmd, args.args], [[], ['python', 'app.py'], 'python app.py']);
     const cleared = await patch(e.id, { args: '' });
@@ -163,7 +172,13 @@ describe('PATCH', () => {
   test('the configuration version grows only when what workers run changes', async () => {
     const e = await create({ gpu: { pools: ['ADA_24'] }, env: { A: '1', B: '2' } });
     assert.equal(e.version, 1);
-    const settings = await patch(e.id, { name: 'n2', workers: { max: 6 }, scaling: { type: 'QUEUE_DELAY', queueDelay: 9 }, timeout: 60000, flashboot: 'FLASHBOOT' });
+    const settings = await patch(e.id, {
+      name: 'n2',
+      workers: { max: 6 },
+      scaling: { type: 'QUEUE_DELAY', queueDelay: 9 },
+      timeout: 60000,
+      flashboot: 'FLASHBOOT',
+    });
     assert.equal(settings.version, 1, 'name, workers, scaling, timeout and flashboot are not worker config');
     const sameEnv = await patch(e.id, { env: { B: '2', A: '1' }, image: 'acme/worker:1' });
     assert.equal(sameEnv.version, 1, 'the same values in another order are no change');

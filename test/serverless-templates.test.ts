@@ -48,13 +48,17 @@ test('rule 1: the template resolves into image, args, disk, ports, env and regis
 });
 
 test('rule 2: body fields override the template; env merges per key with the body winning', async () => {
-  const res = await h.call('POST', '/v2/serverless', body({
-    templateId: ownTemplate.id,
-    image: 'acme/override:1',
-    disk: 5,
-    env: { SHARED: 'body', EXTRA: '1' },
-    cmd: ['python', 'other.py'],
-  }));
+  const res = await h.call(
+    'POST',
+    '/v2/serverless',
+    body({
+      templateId: ownTemplate.id,
+      image: 'acme/override:1',
+      disk: 5,
+      env: { SHARED: 'body', EXTRA: '1' },
+      cmd: ['python', 'other.py'],
+    }),
+  );
   const e = res.json();
   assert.deepEqual([e.image, e.disk], ['acme/override:1', 5]);
   assert.deepEqual(e.env, { MODEL: 'own', SHARED: 'body', EXTRA: '1' });
@@ -62,16 +66,26 @@ test('rule 2: body fields override the template; env merges per key with the bod
   assert.deepEqual(e.ports, ['9000/http'], 'fields the body leaves out come from the template');
 });
 
-test('rule 3: the template\'s CUDA versions seed a GPU create, unless the body sets its own or a floor', async () => {
+test("rule 3: the template's CUDA versions seed a GPU create, unless the body sets its own or a floor", async () => {
   const seeded = (await h.call('POST', '/v2/serverless', body({ templateId: ownTemplate.id }))).json();
   assert.deepEqual(seeded.gpu.allowedCudaVersions, ['12.8']);
-  const own = (await h.call('POST', '/v2/serverless', body({ templateId: ownTemplate.id, gpu: { pools: ['ADA_24'], allowedCudaVersions: ['12.4'] } }))).json();
+  const own = (
+    await h.call('POST', '/v2/serverless', body({ templateId: ownTemplate.id, gpu: { pools: ['ADA_24'], allowedCudaVersions: ['12.4'] } }))
+  ).json();
   assert.deepEqual(own.gpu.allowedCudaVersions, ['12.4']);
-  const floor = await h.call('POST', '/v2/serverless', body({ templateId: ownTemplate.id, gpu: { pools: ['ADA_24'], minCudaVersion: '12.2' } }));
+  const floor = await h.call(
+    'POST',
+    '/v2/serverless',
+    body({ templateId: ownTemplate.id, gpu: { pools: ['ADA_24'], minCudaVersion: '12.2' } }),
+  );
   assert.equal(floor.statusCode, 201, 'no manufactured conflict between a seeded set and a floor');
   assert.deepEqual([floor.json().gpu.allowedCudaVersions, floor.json().gpu.minCudaVersion], [[], '12.2']);
-  const cpu = await h.call('POST', '/v2/serverless', { ...body({ templateId: ownTemplate.id }), gpu: undefined, cpu: [{ id: 'cpu3c', vcpuCount: 2 }] });
-  assert.equal(cpu.statusCode, 201, 'a CPU create ignores the template\'s CUDA versions');
+  const cpu = await h.call('POST', '/v2/serverless', {
+    ...body({ templateId: ownTemplate.id }),
+    gpu: undefined,
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+  });
+  assert.equal(cpu.statusCode, 201, "a CPU create ignores the template's CUDA versions");
   assert.equal(cpu.json().gpu, null);
 });
 
@@ -103,7 +117,7 @@ test('rule 6: own or public templates; unknown or inaccessible is 404, non-serve
 
   const other = await h.newKey({ accountName: 'template-stranger' });
   const hidden = await h.call('POST', '/v2/serverless', body({ templateId: ownTemplate.id }), other);
-  assert.equal(hidden.statusCode, 404, 'another account\'s private template is not found');
+  assert.equal(hidden.statusCode, 404, "another account's private template is not found");
 
   const pod = await h.call('POST', '/v2/serverless', body({ templateId: 'pubpodtmpl' }));
   assert.equal(pod.statusCode, 422);

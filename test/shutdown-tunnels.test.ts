@@ -61,15 +61,30 @@ async function sceneWithQuietTunnel(): Promise<Scene> {
   dirs.push(dataDir);
   const workerFile = join(dataDir, 'worker.json');
   const gantry = await serve([
-    '--data-dir', dataDir, '--worker-provider', 'process', '--worker-work-dir', dataDir, '--worker-stop-grace-ms', String(GRACE_MS),
-    '--scale-interval-ms', '100', '--lb-health-interval-ms', '100',
+    '--data-dir',
+    dataDir,
+    '--worker-provider',
+    'process',
+    '--worker-work-dir',
+    dataDir,
+    '--worker-stop-grace-ms',
+    String(GRACE_MS),
+    '--scale-interval-ms',
+    '100',
+    '--lb-health-interval-ms',
+    '100',
   ]);
   const key = /^\s+(gantry_[a-z0-9]{12}_\S{43})$/m.exec(gantry.output())?.[1];
   assert.ok(key, gantry.output());
   const created = await callApi(gantry.url, key, 'POST', '/v2/serverless', {
-    name: 'stubborn', type: 'LOAD_BALANCER', image: 'local/stubborn', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'REQUEST_COUNT', requestCount: 4 }, workers: { min: 1, max: 1 },
-    entrypoint: [process.execPath], cmd: [STUBBORN_WORKER, workerFile],
+    name: 'stubborn',
+    type: 'LOAD_BALANCER',
+    image: 'local/stubborn',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'REQUEST_COUNT', requestCount: 4 },
+    workers: { min: 1, max: 1 },
+    entrypoint: [process.execPath],
+    cmd: [STUBBORN_WORKER, workerFile],
   });
   assert.equal(created.status, 201, created.text);
   const id = created.json.id as string;
@@ -102,8 +117,8 @@ function exitAfter(gantry: ServeProcess, signals: NodeJS.Signals[], gapMs: numbe
 async function assertNothingLeft(scene: Scene): Promise<void> {
   await eventually(async () => !running(scene.worker.pid), 2000).catch(() => undefined);
   assert.equal(running(scene.worker.pid), false, `the worker (pid ${scene.worker.pid}) outlived gantry serve`);
-  assert.equal(await portFree(scene.worker.port), true, 'the worker\'s port is free');
-  assert.equal(await portFree(Number(new URL(scene.gantry.url).port)), true, 'gantry\'s port is free');
+  assert.equal(await portFree(scene.worker.port), true, "the worker's port is free");
+  assert.equal(await portFree(Number(new URL(scene.gantry.url).port)), true, "gantry's port is free");
 }
 
 test('SIGTERM with a quiet tunnel open exits within the worker stop grace and stops the worker', async () => {

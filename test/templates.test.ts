@@ -153,12 +153,24 @@ describe('POST /v2/templates', () => {
       { name: 's3', image: 'i', mounts: { persistent: { size: 5, path: '/data', mode: 'rw' } } },
       ['mounts.persistent.mode: unknown property'],
     ],
-    ['mount path not absolute', { name: 's4', image: 'i', mounts: { persistent: { size: 5, path: 'data' } } }, ['mounts.persistent.path: must match pattern "^/"']],
+    [
+      'mount path not absolute',
+      { name: 's4', image: 'i', mounts: { persistent: { size: 5, path: 'data' } } },
+      ['mounts.persistent.path: must match pattern "^/"'],
+    ],
     ['missing name', { image: 'i' }, ['name: is required']],
     ['empty name', { name: '', image: 'i' }, ['name: must NOT have fewer than 1 characters']],
     ['missing image', { name: 's5' }, ['image: is required']],
-    ['bad cuda version', { name: 's6', image: 'i', allowedCudaVersions: ['12'] }, ['allowedCudaVersions[0]: must match pattern "^\\d+\\.\\d+$"']],
-    ['duplicate cuda version', { name: 's7', image: 'i', allowedCudaVersions: ['12.4', '12.4'] }, ['allowedCudaVersions[1]: duplicates allowedCudaVersions[0]']],
+    [
+      'bad cuda version',
+      { name: 's6', image: 'i', allowedCudaVersions: ['12'] },
+      ['allowedCudaVersions[0]: must match pattern "^\\d+\\.\\d+$"'],
+    ],
+    [
+      'duplicate cuda version',
+      { name: 's7', image: 'i', allowedCudaVersions: ['12.4', '12.4'] },
+      ['allowedCudaVersions[1]: duplicates allowedCudaVersions[0]'],
+    ],
     ['disk 0', { name: 's8', image: 'i', disk: 0 }, ['disk: must be >= 1']],
     ['bad category', { name: 's9', image: 'i', category: 'TPU' }, ['category: must be one of CPU, NVIDIA, AMD']],
   ];
@@ -182,7 +194,11 @@ describe('POST /v2/templates', () => {
       { env: { '1BAD': 'x' } },
       ['env.1BAD: must be a valid environment variable name (letters, digits and _, not starting with a digit)'],
     ],
-    ['args and cmd disagree', { args: 'python a.py', cmd: ['python', 'b.py'] }, ['cmd: does not match args, which gives cmd ["python","a.py"]']],
+    [
+      'args and cmd disagree',
+      { args: 'python a.py', cmd: ['python', 'b.py'] },
+      ['cmd: does not match args, which gives cmd ["python","a.py"]'],
+    ],
     ['malformed JSON args', { args: '{"cmd": [' }, ['args: looks like a JSON object but is not valid JSON']],
     [
       'several at once',
@@ -364,10 +380,7 @@ describe('PATCH /v2/templates/{id}', () => {
     const original = await create({ ports: ['8000/http'] });
     const rules = await h.call('PATCH', `/v2/templates/${original.id}`, { ports: ['8000/http', '8000/http'], args: '{bad' });
     assert.equal(rules.statusCode, 400);
-    assert.deepEqual(problem(rules).errors, [
-      'args: looks like a JSON object but is not valid JSON',
-      'ports[1]: duplicates ports[0]',
-    ]);
+    assert.deepEqual(problem(rules).errors, ['args: looks like a JSON object but is not valid JSON', 'ports[1]: duplicates ports[0]']);
     const schema = await h.call('PATCH', `/v2/templates/${original.id}`, { name: '', disk: 0, extra: 1 });
     assert.equal(schema.statusCode, 422);
     assert.deepEqual(problem(schema).errors, [

@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { FIXTURE_CATALOG, problem, startHarness, type Harness } from './support/harness.js';
 import type { CreateEndpointInput } from '../src/domain/endpoint-rules.js';
 
-const endpointBody = { name: 'e', type: 'QUEUE', image: 'acme/w:1', gpu: { pools: ['ADA_24'] }, scaling: { type: 'QUEUE_DELAY', queueDelay: 4 } };
+const endpointBody = {
+  name: 'e',
+  type: 'QUEUE',
+  image: 'acme/w:1',
+  gpu: { pools: ['ADA_24'] },
+  scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
+};
 const templateBody = { name: 't', image: 'acme/w:1' };
 const NOT_OBJECTS = [0, -1, '', 'QUEUE_DELAY', [], [{ type: 'QUEUE_DELAY', queueDelay: 4 }], true, false, null];
 const NOT_STRING_OR_NULL = [0, true, [], {}, ''];
@@ -20,7 +26,10 @@ after(() => h.close());
 async function assertRejected(method: string, url: string, body: unknown, field: string) {
   const res = await h.call(method, url, body);
   assert.equal(res.statusCode, 422, `${method} ${url} ${JSON.stringify(body)}: ${res.body}`);
-  assert.ok(problem(res).errors?.some((line) => line.startsWith(`${field}:`)), res.body);
+  assert.ok(
+    problem(res).errors?.some((line) => line.startsWith(`${field}:`)),
+    res.body,
+  );
 }
 
 async function assertListsStillWork() {
@@ -75,7 +84,11 @@ describe('a stored row that does not fit the response schema', () => {
   test('is left out of the list instead of failing it', async () => {
     const good = (await h.call('POST', '/v2/serverless', { ...endpointBody, name: 'good' })).json().id;
     // Stored past the HTTP validation, as an older version with the scaling bug could have done.
-    const bad = await h.services.endpoints.create(h.adminAccountId, { ...endpointBody, name: 'bad', scaling: 0 } as unknown as CreateEndpointInput);
+    const bad = await h.services.endpoints.create(h.adminAccountId, {
+      ...endpointBody,
+      name: 'bad',
+      scaling: 0,
+    } as unknown as CreateEndpointInput);
     const res = await h.call('GET', '/v2/serverless');
     assert.equal(res.statusCode, 200, res.body);
     const ids = (res.json().endpoints as { id: string }[]).map((e) => e.id);

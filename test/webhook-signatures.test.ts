@@ -15,7 +15,10 @@ import { startHarness } from './support/harness.js';
 import { anEndpoint } from './store-conformance/records.js';
 
 type Verify = (secret: string, headers: IncomingHttpHeaders, rawBody: string) => boolean;
-interface Hit { headers: IncomingHttpHeaders; body: string }
+interface Hit {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-signed-webhooks-'));
 let gantry: ServeProcess;
@@ -48,7 +51,16 @@ before(async () => {
   verify = await documentedVerifier();
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
   hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  gantry = await serve(['--data-dir', dataDir, '--worker-provider', 'none', '--webhook-allow-cidrs', '127.0.0.0/8', '--log-level', 'trace']);
+  gantry = await serve([
+    '--data-dir',
+    dataDir,
+    '--worker-provider',
+    'none',
+    '--webhook-allow-cidrs',
+    '127.0.0.0/8',
+    '--log-level',
+    'trace',
+  ]);
   key = /^\s+(gantry_[a-z0-9]{12}_\S{43})$/m.exec(gantry.output())?.[1] ?? '';
   assert.ok(key, gantry.output());
 });
@@ -69,10 +81,16 @@ async function cancelledJobOn(endpointId: string): Promise<string> {
   return run.json.id as string;
 }
 
-test('deliveries verify with the endpoint\'s secret, a retry keeps its webhook-id, and a rotated secret signs from then on', async () => {
-  const created = await call('POST', '/v2/serverless', { name: 'signed', type: 'QUEUE', image: 'acme/x:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }], scaling: { type: 'QUEUE_DELAY', queueDelay: 4 } });
+test("deliveries verify with the endpoint's secret, a retry keeps its webhook-id, and a rotated secret signs from then on", async () => {
+  const created = await call('POST', '/v2/serverless', {
+    name: 'signed',
+    type: 'QUEUE',
+    image: 'acme/x:1',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
+  });
   assert.equal(created.status, 201, created.text);
-  assert.equal(created.json.webhookSecret, undefined, 'the endpoint\'s representation does not carry the secret');
+  assert.equal(created.json.webhookSecret, undefined, "the endpoint's representation does not carry the secret");
   const endpointId = created.json.id as string;
   const jobId = await cancelledJobOn(endpointId);
   // The first attempt is answered 500; the retry comes after the outbox's retry delay (10 s).
@@ -103,14 +121,20 @@ test('deliveries verify with the endpoint\'s secret, a retry keeps its webhook-i
   }
 });
 
-test('only a full-access key of the endpoint\'s account reads or rotates its secret', async () => {
-  const created = await call('POST', '/v2/serverless', { name: 'guarded', type: 'QUEUE', image: 'acme/x:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }], scaling: { type: 'QUEUE_DELAY', queueDelay: 4 } });
+test("only a full-access key of the endpoint's account reads or rotates its secret", async () => {
+  const created = await call('POST', '/v2/serverless', {
+    name: 'guarded',
+    type: 'QUEUE',
+    image: 'acme/x:1',
+    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
+  });
   const path = `/v2/serverless/${created.json.id}/webhook-secret`;
   const readOnly = runCli(['keys', 'create', '--data-dir', dataDir, '--permission', 'read']).trim();
   assert.equal((await call('GET', path, undefined, readOnly)).status, 403);
   assert.equal((await call('POST', `${path}/rotate`, undefined, readOnly)).status, 403);
   const stranger = runCli(['keys', 'create', '--data-dir', dataDir, '--account', 'someone-else']).trim();
-  assert.equal((await call('GET', path, undefined, stranger)).status, 404, 'another account\'s endpoint is unknown');
+  assert.equal((await call('GET', path, undefined, stranger)).status, 404, "another account's endpoint is unknown");
   assert.equal((await call('GET', '/v2/serverless/nosuchendpoint/webhook-secret')).status, 404);
 });
 

@@ -16,7 +16,11 @@ import { eventually, sleep, startLive, type Live } from './support/live.js';
 import { openTestStore, TEST_STORE, type TestStore } from './support/test-store.js';
 import { silentLogger, type Logger } from '../src/domain/logger.js';
 
-interface Hit { at: number; body: string; headers: IncomingMessage['headers'] }
+interface Hit {
+  at: number;
+  body: string;
+  headers: IncomingMessage['headers'];
+}
 
 /** A local receiver answering with the given statuses in turn ('hang' never answers). */
 async function receiver(statuses: (number | 'hang')[]) {
@@ -36,10 +40,11 @@ async function receiver(statuses: (number | 'hang')[]) {
     hits,
     url: `http://127.0.0.1:${port}/hook`,
     port,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -69,7 +74,11 @@ describe(`delivery [${TEST_STORE}]`, () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const outbox = (sender = new WebhookSender({ allowedCidrs: ['127.0.0.0/8'], timeoutMs: 300 }), options: Partial<OutboxOptions> = {}, store = t.store) => {
+  const outbox = (
+    sender = new WebhookSender({ allowedCidrs: ['127.0.0.0/8'], timeoutMs: 300 }),
+    options: Partial<OutboxOptions> = {},
+    store = t.store,
+  ) => {
     const secrets = new Secrets({ secretKey: undefined, dataDir, shared: false });
     const created = new WebhookOutbox(store.jobs, sender, new WebhookSecretService(store, secrets), { ...FAST, ...options }, log);
     outboxes.push(created);
@@ -81,8 +90,18 @@ describe(`delivery [${TEST_STORE}]`, () => {
   async function finishedJob(webhook: string): Promise<string> {
     const now = Date.now();
     const job: NewJob = {
-      id: `hook-job-${++seq}`, endpointId: `ep-hooks-${seq}`, accountId: 'acct', input: '{}', webhook, s3Config: null,
-      executionTimeoutMs: 60_000, lowPriority: false, retentionMs: 600_000, ttlMs: 3_600_000, submittedAt: now, expiresAt: now + 3_600_000,
+      id: `hook-job-${++seq}`,
+      endpointId: `ep-hooks-${seq}`,
+      accountId: 'acct',
+      input: '{}',
+      webhook,
+      s3Config: null,
+      executionTimeoutMs: 60_000,
+      lowPriority: false,
+      retentionMs: 600_000,
+      ttlMs: 3_600_000,
+      submittedAt: now,
+      expiresAt: now + 3_600_000,
     };
     await t.store.jobs.insert(job);
     await t.store.jobs.take(job.endpointId, 'w1', 1, now, now + 60_000);
@@ -90,7 +109,7 @@ describe(`delivery [${TEST_STORE}]`, () => {
     return job.id;
   }
 
-  test('a finished job\'s receiver gets its status body once, as JSON', async () => {
+  test("a finished job's receiver gets its status body once, as JSON", async () => {
     const r = await receiver([200]);
     const d = outbox();
     const id = await finishedJob(r.url);
@@ -199,7 +218,16 @@ describe('targets', () => {
   test('checkTarget refuses what can never be a public webhook', async () => {
     // No test resolves a public name for real.
     const d = new WebhookSender({ resolve: async () => ['93.184.215.14'] });
-    for (const url of ['ftp://example.com/x', '/relative', 'http://user:pass@example.com/', 'http://10.0.0.1/', 'http://[::1]/', 'http://169.254.169.254/latest', 'http://[::ffff:127.0.0.1]/', 'http://localhost:8080/']) {
+    for (const url of [
+      'ftp://example.com/x',
+      '/relative',
+      'http://user:pass@example.com/',
+      'http://10.0.0.1/',
+      'http://[::1]/',
+      'http://169.254.169.254/latest',
+      'http://[::ffff:127.0.0.1]/',
+      'http://localhost:8080/',
+    ]) {
       assert.equal(typeof (await d.checkTarget(url)), 'string', url);
     }
     assert.equal(await d.checkTarget('https://example.com/hook'), undefined);
@@ -207,7 +235,22 @@ describe('targets', () => {
   });
 
   test('address classification', () => {
-    const refused = ['10.1.2.3', '172.16.0.1', '192.168.1.1', '127.0.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', 'fe80::1', 'fc00::1', '::ffff:10.0.0.1', '::'];
+    const refused = [
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '127.0.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:10.0.0.1',
+      '::',
+    ];
     for (const address of refused) assert.equal(isRefusedAddress(address, []), true, address);
     for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700::1111']) assert.equal(isRefusedAddress(address, []), false, address);
     assert.equal(isRefusedAddress('10.1.2.3', ['10.0.0.0/8']), false);

@@ -12,7 +12,12 @@ const workers: ChildProcess[] = [];
 
 async function startWorker(workerId: string, extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
   const credential = await g.services.workerCredentials.create(g.endpointId);
-  const env = { ...workerEnvironment(g.services.config, g.endpointId, credential, workerId), RUNPOD_PING_INTERVAL: '200', PATH: process.env.PATH ?? '', ...extraEnv };
+  const env = {
+    ...workerEnvironment(g.services.config, g.endpointId, credential, workerId),
+    RUNPOD_PING_INTERVAL: '200',
+    PATH: process.env.PATH ?? '',
+    ...extraEnv,
+  };
   const child = spawn(process.execPath, ['--import', 'tsx', 'examples/echo-worker.ts'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   workers.push(child);
   return child;
@@ -58,7 +63,10 @@ test('many streamed chunks reach the RunPod SDK in order', async () => {
   const { id } = await endpoint.run({ input: { stream: 300, chunk: 'tok' } });
   const seen: number[] = [];
   for await (const chunk of endpoint.stream(id)) seen.push((chunk as { output: { i: number } }).output.i);
-  assert.deepEqual(seen, Array.from({ length: 300 }, (_, i) => i));
+  assert.deepEqual(
+    seen,
+    Array.from({ length: 300 }, (_, i) => i),
+  );
 });
 
 test('cancelling a running job stops it on the worker, which moves on', async () => {

@@ -10,7 +10,10 @@ let other: { id: string; key: string };
 before(async () => {
   g = await startLive({ maxWorkersPerEndpoint: '4', takeWaitMs: '300' });
   const created = await g.call('POST', '/v2/serverless', {
-    name: 'other-endpoint', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 2 }, image: 'acme/echo:1',
+    name: 'other-endpoint',
+    type: 'QUEUE',
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
+    image: 'acme/echo:1',
     cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
   });
   assert.equal(created.statusCode, 201, created.body);
@@ -23,7 +26,7 @@ after(() => g.close());
 const asOther = (path: string) => fetch(`${g.url}/v2/${other.id}${path}`, { headers: { authorization: other.key } });
 const health = async () => (await g.queue('GET', '/health')).json.workers;
 
-test('another endpoint\'s credential using a bound worker id is refused and changes nothing', async () => {
+test("another endpoint's credential using a bound worker id is refused and changes nothing", async () => {
   const submitted = await g.queue('POST', '/run', { input: { n: 1 } });
   const taken = await g.worker('GET', '/job-take/bound-w1');
   assert.equal(taken.status, 200);

@@ -21,11 +21,15 @@ describe('authentication', () => {
     assert.equal((await g.worker('GET', '/ping/w1', undefined, undefined, `Bearer ${g.workerKey}`)).status, 200);
   });
 
-  test('API keys and unknown credentials are 401; another endpoint\'s credential is 403', async () => {
+  test("API keys and unknown credentials are 401; another endpoint's credential is 403", async () => {
     assert.equal((await g.worker('GET', '/ping/w1', undefined, undefined, g.adminKey)).status, 401);
     assert.equal((await g.worker('GET', '/ping/w1', undefined, undefined, 'gantry_wk_aaaaaaaaaaaa_' + 'b'.repeat(43))).status, 401);
     const second = await g.call('POST', '/v2/serverless', {
-      name: 'second', type: 'QUEUE', scaling: { type: 'QUEUE_DELAY', queueDelay: 2 }, image: 'x', cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+      name: 'second',
+      type: 'QUEUE',
+      scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
+      image: 'x',
+      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
     });
     const other = await g.services.workerCredentials.create(second.json().id);
     const res = await g.worker('GET', '/job-take/w1', undefined, undefined, other);
@@ -61,26 +65,34 @@ describe('take', () => {
     const ids = [await run({ i: 1 }), await run({ i: 2 }), await run({ i: 3 })];
     const res = await g.worker('GET', '/job-take-batch/w1?gpu=none&job_in_progress=0&batch_size=2');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.json.map((j: { id: string }) => j.id), ids.slice(0, 2));
+    assert.deepEqual(
+      res.json.map((j: { id: string }) => j.id),
+      ids.slice(0, 2),
+    );
     const rest = await g.worker('GET', '/job-take-batch/w1?batch_size=5');
-    assert.deepEqual(rest.json.map((j: { id: string }) => j.id), ids.slice(2));
+    assert.deepEqual(
+      rest.json.map((j: { id: string }) => j.id),
+      ids.slice(2),
+    );
     for (const id of ids) await done(id, '{"output":null}');
   });
 
   test('two workers never receive the same job', async () => {
     const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => run({ i })));
     const seen: string[] = [];
-    await Promise.all(['a', 'b', 'c'].map(async (worker) => {
-      for (;;) {
-        const res = await g.worker('GET', `/job-take-batch/${worker}?batch_size=3`);
-        if (res.status === 204) return;
-        for (const job of res.json) {
-          seen.push(job.id);
-          await done(job.id, '{"output":true}', worker);
+    await Promise.all(
+      ['a', 'b', 'c'].map(async (worker) => {
+        for (;;) {
+          const res = await g.worker('GET', `/job-take-batch/${worker}?batch_size=3`);
+          if (res.status === 204) return;
+          for (const job of res.json) {
+            seen.push(job.id);
+            await done(job.id, '{"output":true}', worker);
+          }
+          if (seen.length === ids.length) return;
         }
-        if (seen.length === ids.length) return;
-      }
-    }));
+      }),
+    );
     assert.deepEqual([...seen].sort(), [...ids].sort());
   });
 });
@@ -95,7 +107,11 @@ describe('done', () => {
   });
 
   test('{error} forms mean FAILED, never COMPLETED', async () => {
-    for (const body of ['{"error": "handler crashed"}', '{"output": {"x": 1}, "error": "bad"}', '{"error": "{\\"type\\": \\"ValueError\\"}"}']) {
+    for (const body of [
+      '{"error": "handler crashed"}',
+      '{"output": {"x": 1}, "error": "bad"}',
+      '{"error": "{\\"type\\": \\"ValueError\\"}"}',
+    ]) {
       const id = await run();
       await take();
       await done(id, body);
@@ -181,7 +197,10 @@ describe('stream', () => {
       got.push(...res.json.stream.map((c: { output: number }) => c.output));
       if (res.json.stream.length === 0) break;
     }
-    assert.deepEqual(got, Array.from({ length: 200 }, (_, i) => i));
+    assert.deepEqual(
+      got,
+      Array.from({ length: 200 }, (_, i) => i),
+    );
   });
 
   test('a chunk over 1 MB is split', async () => {
@@ -212,7 +231,10 @@ describe('stream', () => {
     const parts = res.json.stream.filter((c: { output: unknown }) => typeof c.output === 'object').map((c: any) => c.output.gantryPart);
     assert.ok(parts.length >= 4);
     assert.ok(parts.every((p: any) => p.of === parts[0].of && p.count === parts.length));
-    const joined = [...parts].sort((a: any, b: any) => a.index - b.index).map((p: any) => p.json).join('');
+    const joined = [...parts]
+      .sort((a: any, b: any) => a.index - b.index)
+      .map((p: any) => p.json)
+      .join('');
     assert.deepEqual(JSON.parse(joined), value);
     await done(id, '{}', 'w1', true);
   });

@@ -8,7 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { readEnvironment, serve, WorkerConfigError, type Handler, type ServeOptions, type WorkerJob } from '../src/worker/index.js';
 
-interface Seen { method: string; path: string; query: URLSearchParams; auth: string | undefined; body: any; at: number }
+interface Seen {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  auth: string | undefined;
+  body: any;
+  at: number;
+}
 type Answer = number | 'drop';
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -66,7 +73,14 @@ class FakeQueue {
     let text = '';
     for await (const chunk of req) text += String(chunk);
     const url = new URL(req.url!, this.url);
-    const seen: Seen = { method: req.method!, path: url.pathname, query: url.searchParams, auth: req.headers.authorization, body: text ? JSON.parse(text) : undefined, at: Date.now() };
+    const seen: Seen = {
+      method: req.method!,
+      path: url.pathname,
+      query: url.searchParams,
+      auth: req.headers.authorization,
+      body: text ? JSON.parse(text) : undefined,
+      at: Date.now(),
+    };
     this.seen.push(seen);
     let gone = false;
     res.on('close', () => (gone = true));
@@ -104,14 +118,24 @@ async function until<T>(find: () => T | undefined | false, what: string, ms = 30
   }
 }
 
-interface TestInput { result?: unknown; fail?: string; sleepMs?: number; ignoreStop?: boolean; stream?: number; progress?: number }
+interface TestInput {
+  result?: unknown;
+  fail?: string;
+  sleepMs?: number;
+  ignoreStop?: boolean;
+  stream?: number;
+  progress?: number;
+}
 const aborted: string[] = [];
 
 /** Returns `result`, throws `fail`, sleeps (stopping early on abort unless `ignoreStop`), streams `{i}` chunks. */
 const testHandler: Handler = async (job: WorkerJob) => {
   const input = job.input as TestInput;
   job.signal.addEventListener('abort', () => aborted.push(job.id));
-  if (input.stream !== undefined) return (async function* () { for (let i = 0; i < input.stream!; i++) yield { i }; })();
+  if (input.stream !== undefined)
+    return (async function* () {
+      for (let i = 0; i < input.stream!; i++) yield { i };
+    })();
   for (let step = 1; step <= (input.progress ?? 0); step++) void job.progress({ step });
   if (input.sleepMs) await sleep(input.sleepMs, input.ignoreStop ? undefined : job.signal);
   if (input.fail) throw new Error(input.fail);
@@ -148,9 +172,21 @@ test('a job is taken and its output posted, on RunPod URL shapes with the raw cr
   const [done] = await until(() => fake.requests('job-done', 'j1').length > 0 && fake.requests('job-done', 'j1'), 'the result');
   const take = fake.requests('job-take')[0]!;
   assert.equal(take.path, '/v2/ep/job-take/w1');
-  assert.deepEqual([...take.query], [['runtime', 'gantry'], ['job_in_progress', '0']]);
+  assert.deepEqual(
+    [...take.query],
+    [
+      ['runtime', 'gantry'],
+      ['job_in_progress', '0'],
+    ],
+  );
   assert.equal(done!.path, '/v2/ep/job-done/w1/j1');
-  assert.deepEqual([...done!.query], [['runtime', 'gantry'], ['isStream', 'false']]);
+  assert.deepEqual(
+    [...done!.query],
+    [
+      ['runtime', 'gantry'],
+      ['isStream', 'false'],
+    ],
+  );
   assert.deepEqual(done!.body, { output: { a: 1 } });
   assert.deepEqual([...new Set(fake.seen.map((s) => s.auth))], ['wk-secret'], 'no Bearer prefix, on every request');
 });
@@ -188,8 +224,15 @@ test('progress updates reach job-done as IN_PROGRESS before the result, even whe
   fake.progressDelayMs = 60; // slow answers: the result must still wait for the updates before it
   fake.jobs.push({ id: 'p', input: { progress: 2, result: 'done' } });
   await until(() => doneBodies('p').length === 3, 'two updates and the result');
-  assert.deepEqual(doneBodies('p'), [{ status: 'IN_PROGRESS', output: { step: 1 } }, { status: 'IN_PROGRESS', output: { step: 2 } }, { output: 'done' }]);
-  assert.deepEqual(fake.requests('job-done', 'p').map((s) => s.query.get('isStream')), ['false', 'false', 'false']);
+  assert.deepEqual(doneBodies('p'), [
+    { status: 'IN_PROGRESS', output: { step: 1 } },
+    { status: 'IN_PROGRESS', output: { step: 2 } },
+    { output: 'done' },
+  ]);
+  assert.deepEqual(
+    fake.requests('job-done', 'p').map((s) => s.query.get('isStream')),
+    ['false', 'false', 'false'],
+  );
 });
 
 test('a streaming handler posts each chunk in order, then job-done with isStream=true', async () => {
@@ -197,8 +240,14 @@ test('a streaming handler posts each chunk in order, then job-done with isStream
   fake.jobs.push({ id: 's', input: { stream: 3 } });
   await until(() => doneBodies('s').length > 0, 'the end of the stream');
   const chunks = fake.requests('job-stream', 's');
-  assert.deepEqual(chunks.map((s) => s.body), [{ output: { i: 0 } }, { output: { i: 1 } }, { output: { i: 2 } }]);
-  assert.deepEqual(chunks.map((s) => [s.path, s.query.get('isStream')]), Array(3).fill(['/v2/ep/job-stream/w1/s', 'false']));
+  assert.deepEqual(
+    chunks.map((s) => s.body),
+    [{ output: { i: 0 } }, { output: { i: 1 } }, { output: { i: 2 } }],
+  );
+  assert.deepEqual(
+    chunks.map((s) => [s.path, s.query.get('isStream')]),
+    Array(3).fill(['/v2/ep/job-stream/w1/s', 'false']),
+  );
   const [done] = fake.requests('job-done', 's');
   assert.deepEqual([done!.query.get('isStream'), done!.body], ['true', {}], 'no output unless aggregated');
   assert.ok(done!.at >= chunks[2]!.at);
@@ -249,7 +298,10 @@ test('job-done is retried after a 500 and a dropped connection, but not after a 
   await until(() => doneBodies('rejected').length > 0, 'the rejected post');
   await sleep(500);
   assert.equal(doneBodies('rejected').length, 1);
-  assert.ok(logs.some((line) => line.includes('rejected') && line.includes('400')), logs.join('\n'));
+  assert.ok(
+    logs.some((line) => line.includes('rejected') && line.includes('400')),
+    logs.join('\n'),
+  );
 });
 
 test('job-take survives a dropped connection and a 503 by asking again', async () => {
@@ -261,12 +313,28 @@ test('job-take survives a dropped connection and a 503 by asking again', async (
 });
 
 test('with several free slots the worker takes a batch; with one, a single job while others run', async () => {
-  await startWorker({ concurrency: 3 }, [{ id: 'a', input: { sleepMs: 800 } }, { id: 'b', input: { sleepMs: 800 } }]);
+  await startWorker({ concurrency: 3 }, [
+    { id: 'a', input: { sleepMs: 800 } },
+    { id: 'b', input: { sleepMs: 800 } },
+  ]);
   const batch = await until(() => fake.requests('job-take-batch')[0], 'a batch take');
   assert.equal(batch.path, '/v2/ep/job-take-batch/w1');
-  assert.deepEqual([...batch.query], [['runtime', 'gantry'], ['job_in_progress', '0'], ['batch_size', '3']]);
+  assert.deepEqual(
+    [...batch.query],
+    [
+      ['runtime', 'gantry'],
+      ['job_in_progress', '0'],
+      ['batch_size', '3'],
+    ],
+  );
   const single = await until(() => fake.requests('job-take').find((s) => s.at > batch.at), 'a take for the last free slot');
-  assert.deepEqual([...single.query], [['runtime', 'gantry'], ['job_in_progress', '1']]);
+  assert.deepEqual(
+    [...single.query],
+    [
+      ['runtime', 'gantry'],
+      ['job_in_progress', '1'],
+    ],
+  );
   fake.jobs.push({ id: 'c', input: { sleepMs: 250, result: 'c' } });
   await until(() => fake.requests('ping').some((s) => s.query.get('job_id') === 'a,b,c'), 'all three jobs at once');
   await until(() => doneBodies('c').length > 0, 'the third job');
@@ -292,7 +360,8 @@ async function captureStdout(run: () => Promise<void>): Promise<string> {
   const original = process.stdout.write;
   let text = '';
   // Only strings are ours: the test runner's own reports are written as buffers.
-  process.stdout.write = ((chunk: any, ...rest: any[]) => (typeof chunk === 'string' ? ((text += chunk), true) : original.call(process.stdout, chunk, ...rest))) as any;
+  process.stdout.write = ((chunk: any, ...rest: any[]) =>
+    typeof chunk === 'string' ? ((text += chunk), true) : original.call(process.stdout, chunk, ...rest)) as any;
   try {
     await run();
   } finally {
@@ -302,14 +371,23 @@ async function captureStdout(run: () => Promise<void>): Promise<string> {
 }
 
 test('local mode runs the handler once on the test input and prints the result, with no server', async () => {
-  assert.equal(await captureStdout(() => serve(testHandler, { env: {}, testInput: { result: { got: 'hi' } } })), '{"output":{"got":"hi"}}\n');
+  assert.equal(
+    await captureStdout(() => serve(testHandler, { env: {}, testInput: { result: { got: 'hi' } } })),
+    '{"output":{"got":"hi"}}\n',
+  );
   assert.equal(await captureStdout(() => serve(testHandler, { env: {}, testInput: { stream: 2 } })), '{"output":[{"i":0},{"i":1}]}\n');
   const failed = await captureStdout(() => serve(testHandler, { env: { RUNPOD_TEST_INPUT: '{"input":{"fail":"broken"}}' } }));
   assert.equal(failed, '{"error":"broken"}\n');
   assert.equal(process.exitCode, 1, 'a failure given from outside is an exit code for scripts');
   process.exitCode = 0;
-  await assert.rejects(serve(testHandler, { env: { RUNPOD_TEST_INPUT: '{"input":' } }), /^WorkerConfigError: RUNPOD_TEST_INPUT is not valid JSON/);
-  await assert.rejects(serve(testHandler, { env: { RUNPOD_TEST_INPUT: '{"prompt":"x"}' } }), /RUNPOD_TEST_INPUT must be a JSON object of the form \{"input": \.\.\.\}/);
+  await assert.rejects(
+    serve(testHandler, { env: { RUNPOD_TEST_INPUT: '{"input":' } }),
+    /^WorkerConfigError: RUNPOD_TEST_INPUT is not valid JSON/,
+  );
+  await assert.rejects(
+    serve(testHandler, { env: { RUNPOD_TEST_INPUT: '{"prompt":"x"}' } }),
+    /RUNPOD_TEST_INPUT must be a JSON object of the form \{"input": \.\.\.\}/,
+  );
 });
 
 test('a missing variable, a template without ? or a bad concurrency is named', async () => {
@@ -333,7 +411,10 @@ test('ping URLs that already hold a ? get their parameters with &', () => {
 
 test('the example worker runs locally from --test_input and prints the result', () => {
   const run = (input: unknown) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'examples/echo-worker.ts', '--test_input', JSON.stringify({ input })], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+    spawnSync(process.execPath, ['--import', 'tsx', 'examples/echo-worker.ts', '--test_input', JSON.stringify({ input })], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+    });
   const echo = run({ echo: { a: 1 } });
   assert.deepEqual([echo.stdout, echo.status], ['{"output":{"a":1}}\n', 0]);
   const fail = run({ fail: 'broken' });

@@ -7,7 +7,11 @@ let next = 0;
 app.post('/v2/:ep/run', async () => ({ id: `job-${next++}`, status: 'IN_QUEUE' }));
 app.get('/v2/:ep/job-take/:worker', async () => ({ id: `job-${next}`, input: { n: 1 } }));
 app.post('/v2/:ep/job-done/:worker/:job', async () => ({}));
-app.get('/v2/:ep/status-sync/:job', async (request) => ({ id: (request.params as { job: string }).job, status: 'COMPLETED', output: { n: 1 } }));
+app.get('/v2/:ep/status-sync/:job', async (request) => ({
+  id: (request.params as { job: string }).job,
+  status: 'COMPLETED',
+  output: { n: 1 },
+}));
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`${JSON.stringify({ url: address, endpointId: 'echo', apiKey: 'none', workerKey: 'none' })}\n`);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

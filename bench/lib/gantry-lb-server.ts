@@ -27,7 +27,9 @@ for (;;) {
   const worker = server.services.runtime!.workersOf(endpoint.id)[0];
   const backend = worker && server.services.balancer.get(worker.workerId);
   if (backend?.health === 'READY') {
-    process.stdout.write(`${JSON.stringify({ url: server.url, endpointId: endpoint.id, apiKey: key.token, worker: backend.address, workerPid: worker!.pid })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ url: server.url, endpointId: endpoint.id, apiKey: key.token, worker: backend.address, workerPid: worker!.pid })}\n`,
+    );
     break;
   }
   if (Date.now() > deadline) throw new Error('the worker did not become ready in 30 s');

@@ -11,7 +11,14 @@ import { startServer } from '../../src/server.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
 const database = process.env.BENCH_DATABASE;
 const config = loadConfig(
-  { dataDir, port: '0', logLevel: 'silent', takeWaitMs: '20000', workerProvider: 'none', ...(database ? { database, databasePoolSize: '16' } : {}) },
+  {
+    dataDir,
+    port: '0',
+    logLevel: 'silent',
+    takeWaitMs: '20000',
+    workerProvider: 'none',
+    ...(database ? { database, databasePoolSize: '16' } : {}),
+  },
   {},
 );
 const server = await startServer(config);

@@ -36,7 +36,10 @@ process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 /** Starts a server script that prints one JSON line with its url (and, for the first replica, its keys). */
 export async function startNode(script: string, env: Record<string, string> = {}): Promise<{ node: Node; info: Record<string, string> }> {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   children.push(child);
   const line = await new Promise<string>((resolve, reject) => {
     let buffer = '';
@@ -62,7 +65,14 @@ export async function stopTarget(t: Target): Promise<void> {
 // Bodies are whatever the server answered; the benchmark reads a few known fields.
 type Json = { id: string; status: string; removed: number } & Record<string, unknown>;
 
-async function call(t: Target, via: number, method: 'GET' | 'POST', path: string, key: string, body?: unknown): Promise<{ status: number; json: Json }> {
+async function call(
+  t: Target,
+  via: number,
+  method: 'GET' | 'POST',
+  path: string,
+  key: string,
+  body?: unknown,
+): Promise<{ status: number; json: Json }> {
   const node = t.nodes[via % t.nodes.length]!;
   const res = await node.pool.request({
     method,
@@ -159,7 +169,10 @@ export async function runsync(t: Target, s: LoadSettings): Promise<number[]> {
   return samples;
 }
 
-export async function backlog(t: Target, queued: number): Promise<{ rssBefore: number; rssAfter: number; submitRate: number; purgeMs: number; removed: number }> {
+export async function backlog(
+  t: Target,
+  queued: number,
+): Promise<{ rssBefore: number; rssAfter: number; submitRate: number; purgeMs: number; removed: number }> {
   const pid = t.nodes[0]!.child.pid!;
   const rssBefore = rssMiB(pid);
   let sent = 0;

@@ -47,7 +47,13 @@ export interface SimResult {
 
 export function simulate(trace: Trace, settings: SimSettings, scaler: Scaler, prewarmed = 0): SimResult {
   const queue: number[] = [];
-  let workers: SimWorker[] = Array.from({ length: prewarmed }, (_, i) => ({ id: `w${i}`, startedAt: 0, readyAt: 0, busyUntil: 0, idleSince: 0 }));
+  let workers: SimWorker[] = Array.from({ length: prewarmed }, (_, i) => ({
+    id: `w${i}`,
+    startedAt: 0,
+    readyAt: 0,
+    busyUntil: 0,
+    idleSince: 0,
+  }));
   let starts = 0;
   let peak = workers.length;
   let workerMs = 0;

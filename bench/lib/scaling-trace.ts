@@ -39,6 +39,8 @@ export function buildTrace(shape: TraceShape = DEFAULT_TRACE): Trace {
 
 export function describeTrace(shape: TraceShape = DEFAULT_TRACE): string {
   const s = (ms: number) => `${ms / 1000} s`;
-  return `${s(shape.idleBeforeMs)} idle, ${shape.burstJobs} jobs within ${s(shape.burstMs)}, ` +
-    `then 1 job every ${s(shape.trickleEveryMs)} for ${s(shape.trickleJobs * shape.trickleEveryMs)}, then ${s(shape.idleAfterMs)} idle`;
+  return (
+    `${s(shape.idleBeforeMs)} idle, ${shape.burstJobs} jobs within ${s(shape.burstMs)}, ` +
+    `then 1 job every ${s(shape.trickleEveryMs)} for ${s(shape.trickleJobs * shape.trickleEveryMs)}, then ${s(shape.idleAfterMs)} idle`
+  );
 }

@@ -8,7 +8,6 @@ import { sendRawProblem } from '../http/raw-problem.js';
 import type { HttpAddress } from '../domain/workers.js';
 import { connectionValuesOf, hopByHopNames, withoutHeaders } from './hop-by-hop.js';
 
-
 export interface ForwardRequest {
   address: HttpAddress;
   path: string;
@@ -73,7 +72,14 @@ export function forward(req: IncomingMessage, res: ServerResponse, target: Forwa
     }, timeoutMs);
 
     const send = (retried: boolean) => {
-      upstream = request({ host: address.host, port: address.port, method: req.method, path, headers: upstreamHeaders(req, false, target.keepAuthorization), agent });
+      upstream = request({
+        host: address.host,
+        port: address.port,
+        method: req.method,
+        path,
+        headers: upstreamHeaders(req, false, target.keepAuthorization),
+        agent,
+      });
       upstream.on('socket', (socket) => socket.setNoDelay(true));
       upstream.on('error', (err: NodeJS.ErrnoException) => {
         if (res.writableEnded || res.destroyed) return;

@@ -29,7 +29,9 @@ export function createFrontServer(
   });
   // Node answers an Expect other than 100-continue with a bare 417 unless told otherwise.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    sendRawProblem(res, new ApiError(417, `Expect: ${String(req.headers.expect)} is not supported; only 100-continue is`), { connection: 'close' });
+    sendRawProblem(res, new ApiError(417, `Expect: ${String(req.headers.expect)} is not supported; only 100-continue is`), {
+      connection: 'close',
+    });
   });
   // The settings Fastify gives the servers it makes itself.
   if (timeouts.keepAliveTimeout !== undefined) server.keepAliveTimeout = timeouts.keepAliveTimeout;

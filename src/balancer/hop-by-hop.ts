@@ -1,7 +1,17 @@
 // Which headers describe one connection rather than the message, and so are never passed on:
 // the standard list plus every header the Connection header names (RFC 9110 7.6.1).
 
-const STANDARD_HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const STANDARD_HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 /** The header names (lower case) listed in Connection header values. */
 function namedByConnection(values: Iterable<string>): string[] {

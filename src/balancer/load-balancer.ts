@@ -81,7 +81,14 @@ export class LoadBalancer {
     // Only the leader runs workers: another replica passes the request on untouched, key included.
     const leader = relayTarget(req, this.deps);
     if (leader) {
-      const relay = { address: leader, path: req.url ?? '/', timeoutMs: RELAY_TIMEOUT_MS, agent: this.agent, responseHeaders: {}, keepAuthorization: true };
+      const relay = {
+        address: leader,
+        path: req.url ?? '/',
+        timeoutMs: RELAY_TIMEOUT_MS,
+        agent: this.agent,
+        responseHeaders: {},
+        keepAuthorization: true,
+      };
       return forward(req, res, { ...relay, onWorkerFailure: () => undefined });
     }
     const arrived = process.hrtime.bigint();
@@ -89,7 +96,9 @@ export class LoadBalancer {
       const admitted = await this.admit(req, target);
       headers = admitted.headers;
       const { endpoint } = admitted;
-      res.once('close', () => this.deps.metrics.lbRequestFinished(endpoint.id, res.statusCode, Number(process.hrtime.bigint() - arrived) / 1e9));
+      res.once('close', () =>
+        this.deps.metrics.lbRequestFinished(endpoint.id, res.statusCode, Number(process.hrtime.bigint() - arrived) / 1e9),
+      );
       if (this.isHealthCheck(req, target, endpoint)) return this.sendHealth(res, endpoint, headers);
       const backend = await this.backendFor(endpoint, res);
       try {
@@ -120,7 +129,14 @@ export class LoadBalancer {
     socket.once('close', () => this.upgraded.delete(socket));
     const leader = relayTarget(req, this.deps);
     if (leader) {
-      const relay = { address: leader, path: req.url ?? '/', timeoutMs: RELAY_TIMEOUT_MS, idleMs: this.deps.config.lbTunnelIdleMs, responseHeaders: {}, keepAuthorization: true };
+      const relay = {
+        address: leader,
+        path: req.url ?? '/',
+        timeoutMs: RELAY_TIMEOUT_MS,
+        idleMs: this.deps.config.lbTunnelIdleMs,
+        responseHeaders: {},
+        keepAuthorization: true,
+      };
       return forwardUpgrade(req, socket, head, relay);
     }
     let headers: Record<string, string> = {};
@@ -129,7 +145,13 @@ export class LoadBalancer {
       headers = admitted.headers;
       const backend = await this.backendFor(admitted.endpoint, socket);
       try {
-        await forwardUpgrade(req, socket, head, { address: backend.address, path: target.path, timeoutMs: admitted.endpoint.spec.timeout, idleMs: this.deps.config.lbTunnelIdleMs, responseHeaders: headers });
+        await forwardUpgrade(req, socket, head, {
+          address: backend.address,
+          path: target.path,
+          timeoutMs: admitted.endpoint.spec.timeout,
+          idleMs: this.deps.config.lbTunnelIdleMs,
+          responseHeaders: headers,
+        });
       } finally {
         this.deps.backends.release(backend);
       }
@@ -159,7 +181,9 @@ export class LoadBalancer {
       const endpoint = await jobs.endpointOf(key.accountId, target.endpointId);
       if (!endpoint) throw notFound(`endpoint ${target.endpointId} not found`);
       if (endpoint.spec.type !== 'LOAD_BALANCER') {
-        throw badRequest(`endpoint ${target.endpointId} is a QUEUE endpoint; it serves no worker-defined paths (submit jobs to /v2/${target.endpointId}/run or /runsync)`);
+        throw badRequest(
+          `endpoint ${target.endpointId} is a QUEUE endpoint; it serves no worker-defined paths (submit jobs to /v2/${target.endpointId}/run or /runsync)`,
+        );
       }
       return { endpoint, headers };
     } catch (err) {
@@ -194,7 +218,14 @@ export class LoadBalancer {
     const counts = this.deps.workerDirectory.counts(endpoint.id, endpoint.version);
     const demand = this.deps.backends.demand(endpoint.id);
     const body = JSON.stringify({
-      workers: { ready: counts.ready, idle: counts.idle, running: counts.running, initializing: counts.initializing, throttled: counts.throttled, unhealthy: counts.unhealthy },
+      workers: {
+        ready: counts.ready,
+        idle: counts.idle,
+        running: counts.running,
+        initializing: counts.initializing,
+        throttled: counts.throttled,
+        unhealthy: counts.unhealthy,
+      },
       requests: { inFlight: demand.inFlight, held: demand.held },
     });
     res.writeHead(200, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });

@@ -62,7 +62,10 @@ function compileHost(pattern: string): RegExp | undefined {
   const hostPart = /^[a-z]+:\/\/([^/?#]+)/i.exec(pattern)?.[1];
   if (!hostPart || !hostPart.includes('{id}')) return undefined;
   const hostname = hostnameOf(hostPart.toLowerCase());
-  const source = hostname.split('{id}').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(ID);
+  const source = hostname
+    .split('{id}')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join(ID);
   return new RegExp(`^${source}$`);
 }
 

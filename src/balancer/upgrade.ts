@@ -48,22 +48,35 @@ export function forwardUpgrade(req: IncomingMessage, client: Duplex, clientHead:
     upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
     upstream.on('error', (err: NodeJS.ErrnoException) => {
       const status = err.code === 'ETIMEDOUT' ? 504 : 502;
-      writeSocketProblem(client, new ApiError(status, `the worker did not accept the upgrade: ${err.code ?? err.message}`), target.responseHeaders);
+      writeSocketProblem(
+        client,
+        new ApiError(status, `the worker did not accept the upgrade: ${err.code ?? err.message}`),
+        target.responseHeaders,
+      );
     });
     upstream.on('upgrade', (answer, socket, upstreamHead) => {
       if (client.destroyed) return void socket.destroy();
       socket.setNoDelay(true);
       // The handshake keeps Connection and Upgrade, but not the other headers Connection names.
-      const passed = withoutHeaders(answer.rawHeaders, hopByHopNames(connectionValuesOf(answer.rawHeaders), true))
-        .map((item, i, list) => (i % 2 === 1 && list[i - 1]!.toLowerCase() === 'connection' ? 'Upgrade' : item));
-      client.write(head(answer.statusCode ?? 101, answer.statusMessage ?? 'Switching Protocols', [...passed, ...flat(target.responseHeaders)]));
+      const passed = withoutHeaders(answer.rawHeaders, hopByHopNames(connectionValuesOf(answer.rawHeaders), true)).map((item, i, list) =>
+        i % 2 === 1 && list[i - 1]!.toLowerCase() === 'connection' ? 'Upgrade' : item,
+      );
+      client.write(
+        head(answer.statusCode ?? 101, answer.statusMessage ?? 'Switching Protocols', [...passed, ...flat(target.responseHeaders)]),
+      );
       if (upstreamHead.length > 0) client.write(upstreamHead);
       if (clientHead.length > 0) socket.write(clientHead);
       joinTunnel(client, socket, { idleMs: target.idleMs });
     });
     // The worker refused the upgrade: its answer goes back as an ordinary response.
     upstream.on('response', (answer) => {
-      client.write(head(answer.statusCode ?? 502, answer.statusMessage ?? '', [...downstreamHeaders(answer.rawHeaders, target.responseHeaders), 'connection', 'close']));
+      client.write(
+        head(answer.statusCode ?? 502, answer.statusMessage ?? '', [
+          ...downstreamHeaders(answer.rawHeaders, target.responseHeaders),
+          'connection',
+          'close',
+        ]),
+      );
       answer.pipe(client);
     });
     upstream.end();

@@ -29,7 +29,10 @@ function floorAccepts(version: string, minimum: string | null): boolean {
 
 function matching(devices: GpuDevice[], type: string, filter: GpuFilter): GpuDevice[] {
   return devices.filter(
-    (d) => d.type === type && cudaVersionAccepted(d.cudaVersion, filter.cudaVersions, null) && floorAccepts(d.cudaVersion, filter.minCudaVersion),
+    (d) =>
+      d.type === type &&
+      cudaVersionAccepted(d.cudaVersion, filter.cudaVersions, null) &&
+      floorAccepts(d.cudaVersion, filter.minCudaVersion),
   );
 }
 
@@ -48,7 +51,12 @@ export function gpuAvailability(gpu: GpuTypeEntry, pool: CapacityPool, catalog: 
   const dataCenters = [...new Set(all.map((d) => d.dataCenterId))].map((id) => ({
     id,
     name: catalog.dataCenter(id)?.name ?? id,
-    availability: levelOf(units(free.filter((d) => d.dataCenterId === id), filter.count)),
+    availability: levelOf(
+      units(
+        free.filter((d) => d.dataCenterId === id),
+        filter.count,
+      ),
+    ),
   }));
   // Versions the catalog says this type runs, plus any a machine here reports, narrowed by the filters.
   const versions = [...new Set([...gpu.cudaVersions, ...pool.gpus.filter((d) => d.type === gpu.id).map((d) => d.cudaVersion)])]
@@ -58,12 +66,27 @@ export function gpuAvailability(gpu: GpuTypeEntry, pool: CapacityPool, catalog: 
     availability: levelOf(units(free, filter.count)),
     ...(dataCenters.length > 0 ? { dataCenters } : {}),
     ...(versions.length > 0
-      ? { cudaVersions: versions.map((version) => ({ version, available: units(free.filter((d) => d.cudaVersion === version), filter.count) > 0 })) }
+      ? {
+          cudaVersions: versions.map((version) => ({
+            version,
+            available:
+              units(
+                free.filter((d) => d.cudaVersion === version),
+                filter.count,
+              ) > 0,
+          })),
+        }
       : {}),
   };
 }
 
-export function cpuAvailability(flavor: CpuFlavorEntry, pool: CapacityPool, catalog: Catalog, vcpuCount: number | null, serverless: boolean) {
+export function cpuAvailability(
+  flavor: CpuFlavorEntry,
+  pool: CapacityPool,
+  catalog: Catalog,
+  vcpuCount: number | null,
+  serverless: boolean,
+) {
   const per = Math.max(flavor.vcpu.min, vcpuCount ?? flavor.vcpu.min);
   const sites = serverless ? pool.cpus.filter((site) => site.flavors.includes(flavor.id)) : [];
   const unitsIn = (dataCenterId: string) => Math.floor(Math.max(0, pool.freeVcpus(dataCenterId)) / per);

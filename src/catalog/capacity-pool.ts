@@ -98,7 +98,13 @@ export class CapacityPool {
         for (const devices of groups.values()) {
           if (devices.length >= gpu.count) {
             const chosen = devices.slice(0, gpu.count);
-            return { gpuTypeId: type, dataCenterId: chosen[0]!.dataCenterId, deviceIds: chosen.map((d) => d.deviceId), cpuFlavor: null, vcpuCount: null };
+            return {
+              gpuTypeId: type,
+              dataCenterId: chosen[0]!.dataCenterId,
+              deviceIds: chosen.map((d) => d.deviceId),
+              cpuFlavor: null,
+              vcpuCount: null,
+            };
           }
         }
       }

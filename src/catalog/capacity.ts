@@ -55,10 +55,12 @@ function declaredDevices(parsed: CapacityFile, catalog: Catalog, problems: strin
     const where = `gpus[${i}]`;
     if (!catalog.gpuType(entry.type)) problems.push(`${where}.type: unknown GPU type '${entry.type}'`);
     if (!Number.isInteger(entry.count) || entry.count < 1) problems.push(`${where}.count: must be a positive integer`);
-    if (typeof entry.cudaVersion !== 'string' || !/^\d+\.\d+$/.test(entry.cudaVersion)) problems.push(`${where}.cudaVersion: must be major.minor`);
+    if (typeof entry.cudaVersion !== 'string' || !/^\d+\.\d+$/.test(entry.cudaVersion))
+      problems.push(`${where}.cudaVersion: must be major.minor`);
     const dataCenterId = entry.dataCenterId ?? LOCAL_DATA_CENTER;
     if (!catalog.dataCenter(dataCenterId)) problems.push(`${where}.dataCenterId: unknown data center '${dataCenterId}'`);
-    if (entry.deviceIds && entry.deviceIds.length !== entry.count) problems.push(`${where}.deviceIds: must list count (${entry.count}) ids`);
+    if (entry.deviceIds && entry.deviceIds.length !== entry.count)
+      problems.push(`${where}.deviceIds: must list count (${entry.count}) ids`);
     for (let n = 0; n < (Number.isInteger(entry.count) ? entry.count : 0); n++) {
       devices.push({ deviceId: entry.deviceIds?.[n] ?? String(next), type: entry.type, cudaVersion: entry.cudaVersion, dataCenterId });
       next++;

@@ -14,7 +14,8 @@ export interface DetectedGpu {
 export type RunCommand = (file: string, args: string[]) => string;
 
 // Read once at start; a missing nvidia-smi throws ENOENT at once.
-const run: RunCommand = (file, args) => execFileSync(file, args, { timeout: 10_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const run: RunCommand = (file, args) =>
+  execFileSync(file, args, { timeout: 10_000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 
 /** Parses `nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits`. */
 export function parseGpuList(csv: string, cudaVersion: string): DetectedGpu[] {

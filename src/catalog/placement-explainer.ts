@@ -26,10 +26,18 @@ export function explainUnplaceable(spec: EndpointSpec, view: PlacementView, cata
 function explainGpu(spec: EndpointSpec, view: PlacementView, catalog: Catalog): Unplaceable {
   const gpu = spec.gpu!;
   const pools = gpu.pools.join(', ');
-  const types = new Set(catalog.gpuTypesInPools(gpu.pools).map((t) => t.id).filter((id) => !gpu.excludedTypes.includes(id)));
+  const types = new Set(
+    catalog
+      .gpuTypesInPools(gpu.pools)
+      .map((t) => t.id)
+      .filter((id) => !gpu.excludedTypes.includes(id)),
+  );
   const ofType = view.gpus.filter((d) => types.has(d.type));
   if (view.gpus.length === 0) {
-    return { lasting: true, reason: `no GPU of pool ${pools} on this deployment: it has no GPU at all (none in the capacity file, or nvidia-smi found none); see --capacity-file` };
+    return {
+      lasting: true,
+      reason: `no GPU of pool ${pools} on this deployment: it has no GPU at all (none in the capacity file, or nvidia-smi found none); see --capacity-file`,
+    };
   }
   if (ofType.length === 0) {
     const here = [...new Set(view.gpus.map((d) => d.type))].join(', ');
@@ -37,7 +45,10 @@ function explainGpu(spec: EndpointSpec, view: PlacementView, catalog: Catalog): 
   }
   const inPlace = ofType.filter((d) => spec.dataCenterIds.length === 0 || spec.dataCenterIds.includes(d.dataCenterId));
   if (inPlace.length === 0) {
-    return { lasting: true, reason: `the GPUs of pool ${pools} are in ${dataCentersOf(ofType)}, not in the endpoint's data centers ${spec.dataCenterIds.join(', ')}` };
+    return {
+      lasting: true,
+      reason: `the GPUs of pool ${pools} are in ${dataCentersOf(ofType)}, not in the endpoint's data centers ${spec.dataCenterIds.join(', ')}`,
+    };
   }
   const cudaOk = inPlace.filter((d) => cudaVersionAccepted(d.cudaVersion, gpu.allowedCudaVersions, gpu.minCudaVersion));
   if (cudaOk.length === 0) {
@@ -45,19 +56,30 @@ function explainGpu(spec: EndpointSpec, view: PlacementView, catalog: Catalog): 
     return { lasting: true, reason: `the GPUs of pool ${pools} run CUDA ${versions}, which the endpoint's CUDA settings do not accept` };
   }
   if (cudaOk.length < gpu.count) {
-    return { lasting: true, reason: `the endpoint wants ${gpu.count} GPUs of pool ${pools} on one machine; this deployment has ${cudaOk.length}` };
+    return {
+      lasting: true,
+      reason: `the endpoint wants ${gpu.count} GPUs of pool ${pools} on one machine; this deployment has ${cudaOk.length}`,
+    };
   }
   const free = new Set(view.freeGpus().map((d) => d.deviceId));
   const available = cudaOk.filter((d) => free.has(d.deviceId)).length;
-  return { lasting: false, reason: `all ${cudaOk.length} GPUs of pool ${pools} that fit are in use (${available} free, ${gpu.count} wanted)` };
+  return {
+    lasting: false,
+    reason: `all ${cudaOk.length} GPUs of pool ${pools} that fit are in use (${available} free, ${gpu.count} wanted)`,
+  };
 }
 
 function explainCpu(spec: EndpointSpec, view: PlacementView): Unplaceable {
   const flavors = (spec.cpu ?? []).map((c) => c.id);
   const sites = view.cpus.filter((site) => flavors.some((f) => site.flavors.includes(f)));
-  if (sites.length === 0) return { lasting: true, reason: `no capacity for CPU flavor ${flavors.join(', ')} on this deployment; see --capacity-file` };
+  if (sites.length === 0)
+    return { lasting: true, reason: `no capacity for CPU flavor ${flavors.join(', ')} on this deployment; see --capacity-file` };
   const inPlace = sites.filter((s) => spec.dataCenterIds.length === 0 || spec.dataCenterIds.includes(s.dataCenterId));
-  if (inPlace.length === 0) return { lasting: true, reason: `CPU flavor ${flavors.join(', ')} is offered in ${[...new Set(sites.map((s) => s.dataCenterId))].join(', ')}, not in the endpoint's data centers` };
+  if (inPlace.length === 0)
+    return {
+      lasting: true,
+      reason: `CPU flavor ${flavors.join(', ')} is offered in ${[...new Set(sites.map((s) => s.dataCenterId))].join(', ')}, not in the endpoint's data centers`,
+    };
   const wanted = Math.min(...(spec.cpu ?? []).map((c) => c.vcpuCount));
   const most = Math.max(...inPlace.map((s) => s.vcpus));
   if (most < wanted) return { lasting: true, reason: `a worker wants ${wanted} vCPUs; the largest site here has ${most}` };

@@ -26,4 +26,10 @@ export const CLIENT_COMMANDS: (() => Command | Command[])[] = [
 ];
 
 /** Verbs of the operator, on the machine that holds the data. */
-export const OPERATOR_COMMANDS: (() => Command | Command[])[] = [serveCommand, keysCommand, workerEnvCommand, migrateCommand, doctorCommand];
+export const OPERATOR_COMMANDS: (() => Command | Command[])[] = [
+  serveCommand,
+  keysCommand,
+  workerEnvCommand,
+  migrateCommand,
+  doctorCommand,
+];

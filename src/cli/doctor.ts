@@ -13,11 +13,18 @@ const MARK: Record<CheckResult['status'], string> = { ok: 'ok  ', warn: 'warn', 
 
 export function doctorCommand(): Command {
   return withDataDir(new Command('doctor'))
-    .description("check the deployment's database (connectivity, schema version, notifications, replicas) and, with the docker provider, its Docker engine")
+    .description(
+      "check the deployment's database (connectivity, schema version, notifications, replicas) and, with the docker provider, its Docker engine",
+    )
     .option(SETTINGS.workerProvider.flag, helpLine(SETTINGS.workerProvider))
     .option(SETTINGS.secretKey.flag, helpLine(SETTINGS.secretKey))
     .action(async (flags: StoreFlags & { workerProvider?: string; secretKey?: string }) => {
-      const config = configFrom({ dataDir: flags.dataDir, database: flags.database, workerProvider: flags.workerProvider, secretKey: flags.secretKey });
+      const config = configFrom({
+        dataDir: flags.dataDir,
+        database: flags.database,
+        workerProvider: flags.workerProvider,
+        secretKey: flags.secretKey,
+      });
       const results = config.databaseUrl ? await checkPostgres(config) : await checkSqlite(config);
       results.push(checkSecretKey(config));
       if (config.workerProvider === 'docker') results.push(...(await checkDocker(config)));

@@ -2,7 +2,16 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { addContainerFlags, applyContainerFlags, type ContainerFlags } from './remote/container-flags.js';
 import { commaList, integer, oneOf, setIfGiven } from './remote/flag-values.js';
-import { collectionCommand, createVerb, deleteVerb, getVerb, listVerb, updateVerb, type BodyFlags, type Collection } from './remote/resource.js';
+import {
+  collectionCommand,
+  createVerb,
+  deleteVerb,
+  getVerb,
+  listVerb,
+  updateVerb,
+  type BodyFlags,
+  type Collection,
+} from './remote/resource.js';
 
 interface EndpointRow {
   id: string;
@@ -67,7 +76,9 @@ function scalingChoice(value: string): NonNullable<EndpointFlags['scaling']> {
   const match = /^(queue-delay|request-count):(\d+(?:\.\d+)?)$/i.exec(value);
   if (!match) throw new InvalidArgumentError('use queue-delay:SECONDS or request-count:N, e.g. queue-delay:4');
   const amount = Number(match[2]);
-  return match[1]!.toLowerCase() === 'queue-delay' ? { type: 'QUEUE_DELAY', queueDelay: amount } : { type: 'REQUEST_COUNT', requestCount: amount };
+  return match[1]!.toLowerCase() === 'queue-delay'
+    ? { type: 'QUEUE_DELAY', queueDelay: amount }
+    : { type: 'REQUEST_COUNT', requestCount: amount };
 }
 
 function addEndpointFlags(command: Command): Command {
@@ -82,7 +93,11 @@ function addEndpointFlags(command: Command): Command {
     .option('--min-workers <n>', 'workers kept running (workers.min)', integer(0))
     .option('--max-workers <n>', 'most workers at once (workers.max)', integer(0))
     .option('--idle-timeout <seconds>', 'idle seconds before a worker is stopped', integer(1))
-    .option('--scaling <policy>', 'queue-delay:SECONDS or request-count:N (create: default queue-delay:4, request-count:1 for LOAD_BALANCER)', scalingChoice)
+    .option(
+      '--scaling <policy>',
+      'queue-delay:SECONDS or request-count:N (create: default queue-delay:4, request-count:1 for LOAD_BALANCER)',
+      scalingChoice,
+    )
     .option('--timeout <ms>', 'execution timeout of a job or request, in ms', integer(1))
     .option('--flashboot <mode>', FLASHBOOT.join(', '), oneOf(FLASHBOOT))
     .option('--data-centers <ids>', 'preferred data centers, comma-separated', commaList);

@@ -3,7 +3,16 @@
 import { Command } from 'commander';
 import { clientFrom, type ApiClient } from './remote/api-client.js';
 import { ChunkAssembler } from './remote/stream-chunks.js';
-import { exitStatusOf, queuePath, runBody, showJob, TERMINAL, waitUntilFinished, type InputFlags, type JobStatus } from './remote/jobs-api.js';
+import {
+  exitStatusOf,
+  queuePath,
+  runBody,
+  showJob,
+  TERMINAL,
+  waitUntilFinished,
+  type InputFlags,
+  type JobStatus,
+} from './remote/jobs-api.js';
 import { remoteCommand } from './remote/resource.js';
 import type { ConnectionFlags } from './remote/connection.js';
 import { print, printJson, withQuiet, type OutputFlags } from './output/print.js';
@@ -26,16 +35,17 @@ function finish(job: JobStatus, flags: Flags): void {
 }
 
 function runCommand(): Command {
-  return withQuiet(withInput(remoteCommand('run', 'queue a job and print its id at once')))
-    .action(async (endpointId: string, flags: Flags & InputFlags) => {
+  return withQuiet(withInput(remoteCommand('run', 'queue a job and print its id at once'))).action(
+    async (endpointId: string, flags: Flags & InputFlags) => {
       const job = await clientFrom(flags).call<JobStatus>('POST', queuePath(endpointId, 'run'), runBody(flags));
       finish(job, flags);
-    });
+    },
+  );
 }
 
 function runsyncCommand(): Command {
-  return withQuiet(withInput(remoteCommand('runsync', 'run a job and wait for its result (exit 3 when it does not complete)')))
-    .action(async (endpointId: string, flags: Flags & InputFlags) => {
+  return withQuiet(withInput(remoteCommand('runsync', 'run a job and wait for its result (exit 3 when it does not complete)'))).action(
+    async (endpointId: string, flags: Flags & InputFlags) => {
       const client = clientFrom(flags);
       const body = runBody(flags);
       const job = await withSpinner('job submitted', async (spinner) => {
@@ -43,7 +53,8 @@ function runsyncCommand(): Command {
         return waitUntilFinished(client, endpointId, first, spinner);
       });
       finish(job, flags);
-    });
+    },
+  );
 }
 
 function statusCommand(): Command {

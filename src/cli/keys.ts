@@ -45,10 +45,15 @@ function createCommand(): Command {
     .description('create an API key and print only the key on stdout')
     .option('--account <name>', 'account the key belongs to (created if new)', 'default')
     .option('--name <name>', 'a label for the key')
-    .option('--permission <permission>', `one of ${PERMISSIONS.join(', ')}`, (value) => {
-      if (!PERMISSIONS.includes(value as KeyPermission)) throw new InvalidArgumentError(`use one of ${PERMISSIONS.join(', ')}`);
-      return value as KeyPermission;
-    }, 'full')
+    .option(
+      '--permission <permission>',
+      `one of ${PERMISSIONS.join(', ')}`,
+      (value) => {
+        if (!PERMISSIONS.includes(value as KeyPermission)) throw new InvalidArgumentError(`use one of ${PERMISSIONS.join(', ')}`);
+        return value as KeyPermission;
+      },
+      'full',
+    )
     .option('--endpoints <ids>', 'comma-separated endpoint ids (with --permission endpoints)')
     .option('--expires-in <duration>', 'lifetime such as 90m, 12h or 30d', parseDuration)
     .option('--expires-at <date-time>', 'expiry as an ISO 8601 date-time', parseInstant)
@@ -58,7 +63,12 @@ function createCommand(): Command {
         throw new CliError('give --expires-in or --expires-at, not both', EXIT_USAGE);
       }
       const expiresAt = flags.expiresIn !== undefined ? new Date(Date.now() + flags.expiresIn).toISOString() : (flags.expiresAt ?? null);
-      const endpointIds = flags.endpoints ? flags.endpoints.split(',').map((id) => id.trim()).filter(Boolean) : [];
+      const endpointIds = flags.endpoints
+        ? flags.endpoints
+            .split(',')
+            .map((id) => id.trim())
+            .filter(Boolean)
+        : [];
       const created = await withKeys(flags, (keys) =>
         keys
           .create({
@@ -110,9 +120,25 @@ function listCommand(): Command {
         return;
       }
       const header = ['ID', 'ACCOUNT', 'NAME', 'PERMISSION', 'ENDPOINTS', 'EXEMPT', 'CREATED', 'EXPIRES', 'STATUS'];
-      const table = rows.map((r) => [r.id, r.account, r.name, r.permission, r.endpoints.join(',') || '-', r.rateLimitExempt ? 'yes' : 'no', r.createdAt, r.expiresAt ?? '-', r.status]);
+      const table = rows.map((r) => [
+        r.id,
+        r.account,
+        r.name,
+        r.permission,
+        r.endpoints.join(',') || '-',
+        r.rateLimitExempt ? 'yes' : 'no',
+        r.createdAt,
+        r.expiresAt ?? '-',
+        r.status,
+      ]);
       const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
-      for (const row of [header, ...table]) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+      for (const row of [header, ...table])
+        process.stdout.write(
+          `${row
+            .map((cell, i) => cell.padEnd(widths[i]!))
+            .join('  ')
+            .trimEnd()}\n`,
+        );
     });
 }
 
@@ -129,5 +155,9 @@ function revokeCommand(): Command {
 }
 
 export function keysCommand(): Command {
-  return new Command('keys').description('create, list and revoke API keys').addCommand(createCommand()).addCommand(listCommand()).addCommand(revokeCommand());
+  return new Command('keys')
+    .description('create, list and revoke API keys')
+    .addCommand(createCommand())
+    .addCommand(listCommand())
+    .addCommand(revokeCommand());
 }

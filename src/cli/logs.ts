@@ -42,7 +42,12 @@ async function readEvents(client: ApiClient, path: string, lastId: string | unde
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const event = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      const fields = new Map(event.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]));
+      const fields = new Map(
+        event
+          .split('\n')
+          .filter((l) => !l.startsWith(':'))
+          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]),
+      );
       const data = fields.get('data');
       if (data === undefined) continue;
       seen = fields.get('id') ?? seen;
@@ -59,7 +64,7 @@ export function logsCommand(): Command {
     .option('-f, --follow', 'keep printing new lines as they come, until interrupted')
     .option('-n, --tail <lines>', 'start with only the last lines', integer(0))
     .option('--since <time>', 'start with the lines at or after this time (ISO 8601)')
-    .addOption(new Option('--source <source>', 'only the worker\'s own lines or only Gantry\'s').choices(['container', 'system']))
+    .addOption(new Option('--source <source>', "only the worker's own lines or only Gantry's").choices(['container', 'system']))
     .option('-t, --timestamps', 'prefix each line with its time')
     .action(async (endpointId: string, workerId: string, flags: LogFlags) => {
       const client = clientFrom(flags);
@@ -77,7 +82,8 @@ export function logsCommand(): Command {
           // An API answer (404, 401) is final; a connection dropped mid-stream is resumed.
           if (error instanceof CliError || !flags.follow || attempt >= RECONNECTS) throw error;
         }
-        if (attempt >= RECONNECTS) throw new CliError(`the log stream of worker ${workerId} kept closing; stopped after ${RECONNECTS} reconnects`);
+        if (attempt >= RECONNECTS)
+          throw new CliError(`the log stream of worker ${workerId} kept closing; stopped after ${RECONNECTS} reconnects`);
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     });

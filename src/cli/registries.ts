@@ -55,5 +55,9 @@ export function registriesCommand(): Command {
     if (!canPrompt()) throw new CliError('give the password with --password-stdin (or --password, or in --file)', EXIT_USAGE);
     command.setOptionValue('password', await askSecret('Password or token: '));
   });
-  return collectionCommand('registries', 'list, store and delete container registry logins for private images', [listVerb(REGISTRIES), create, deleteVerb(REGISTRIES)]);
+  return collectionCommand('registries', 'list, store and delete container registry logins for private images', [
+    listVerb(REGISTRIES),
+    create,
+    deleteVerb(REGISTRIES),
+  ]);
 }

@@ -49,18 +49,31 @@ async function workerApiBase(endpointId: string, flags: WorkerEnvFlags): Promise
 /** Opens the server's store without creating one: a wrong --data-dir must not leave a new database behind. */
 async function openExistingStore(config: GantryConfig) {
   if (!config.databaseUrl && !existsSync(databaseFile(config))) {
-    throw new CliError(`no Gantry database at ${databaseFile(config)}: run this where the server keeps its data, or give its --data-dir (GANTRY_DATA_DIR) or --database`, EXIT_USAGE);
+    throw new CliError(
+      `no Gantry database at ${databaseFile(config)}: run this where the server keeps its data, or give its --data-dir (GANTRY_DATA_DIR) or --database`,
+      EXIT_USAGE,
+    );
   }
   return openStore(config);
 }
 
 export function workerEnvCommand(): Command {
   return withConnection(withDataDir(new Command('worker-env')))
-    .description('print the environment a worker needs to serve an endpoint (creates a worker credential in the server\'s database)')
+    .description("print the environment a worker needs to serve an endpoint (creates a worker credential in the server's database)")
     .argument('<endpointId>', 'the queue endpoint the worker serves')
-    .option('--worker-api-url <url>', 'the address workers reach the server at (env GANTRY_WORKER_API_URL; default: asked of the server at --url)')
+    .option(
+      '--worker-api-url <url>',
+      'the address workers reach the server at (env GANTRY_WORKER_API_URL; default: asked of the server at --url)',
+    )
     .option('--worker-id <id>', 'the worker id (default: a random one)')
-    .addOption(new Option('--format <format>', 'shell (export lines for eval), env-file (docker --env-file), json, docker-args (for eval "docker run ...")').choices(ENV_FORMATS).default('shell'))
+    .addOption(
+      new Option(
+        '--format <format>',
+        'shell (export lines for eval), env-file (docker --env-file), json, docker-args (for eval "docker run ...")',
+      )
+        .choices(ENV_FORMATS)
+        .default('shell'),
+    )
     .addOption(new Option('--export', 'the shell format (kept for older scripts)').hideHelp())
     .action(async (endpointId: string, flags: WorkerEnvFlags) => {
       const config = configFrom({ dataDir: flags.dataDir, database: flags.database });
@@ -68,7 +81,8 @@ export function workerEnvCommand(): Command {
       const store = await openExistingStore(config);
       try {
         const endpoint = await store.findEndpoint(endpointId);
-        if (!endpoint) throw new CliError(`no endpoint ${endpointId} in ${storeLocation(config)}: is that the database of the server at ${base}?`);
+        if (!endpoint)
+          throw new CliError(`no endpoint ${endpointId} in ${storeLocation(config)}: is that the database of the server at ${base}?`);
         if (endpoint.spec.type !== 'QUEUE') throw new CliError(`endpoint ${endpointId} is a LOAD_BALANCER endpoint; it has no job queue`);
         const credential = await new WorkerCredentialService(store).create(endpointId);
         const env = { ...endpoint.spec.env, ...workerEnvironment(config, endpointId, credential, flags.workerId, base) };

@@ -81,6 +81,7 @@ export class LeaderLease implements Leadership {
     await this.renewal.stop();
     const wasLeader = this.leader;
     this.set(false);
-    if (wasLeader) await this.pool.query('DELETE FROM leases WHERE name = $1 AND holder = $2', [LEASE, this.replicaId]).catch(() => undefined);
+    if (wasLeader)
+      await this.pool.query('DELETE FROM leases WHERE name = $1 AND holder = $2', [LEASE, this.replicaId]).catch(() => undefined);
   }
 }

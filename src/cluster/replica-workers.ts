@@ -28,7 +28,10 @@ export class ReplicaWorkers {
          ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, seen_at = EXCLUDED.seen_at`,
         [this.replicaId, this.replicaUrl(), now],
       );
-      await client.query('DELETE FROM replica_workers WHERE replica_id = $1 OR updated_at < $2', [this.replicaId, now - 20 * this.freshForMs]);
+      await client.query('DELETE FROM replica_workers WHERE replica_id = $1 OR updated_at < $2', [
+        this.replicaId,
+        now - 20 * this.freshForMs,
+      ]);
       if (local.length > 0) {
         await client.query(
           `INSERT INTO replica_workers (replica_id, worker_id, endpoint_id, view, updated_at)

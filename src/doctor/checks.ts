@@ -25,7 +25,8 @@ const NOTIFY_TIMEOUT_MS = 3000;
 export function schemaVerdict(applied: number[], known: number[]): CheckResult {
   const newest = Math.max(0, ...known);
   const ahead = applied.filter((v) => v > newest);
-  if (ahead.length > 0) return fail('schema', `the database has migration ${Math.max(...ahead)}, newer than this Gantry (up to ${newest}): upgrade Gantry`);
+  if (ahead.length > 0)
+    return fail('schema', `the database has migration ${Math.max(...ahead)}, newer than this Gantry (up to ${newest}): upgrade Gantry`);
   const missing = known.filter((v) => !applied.includes(v));
   if (applied.length === 0) return fail('schema', 'the database has no Gantry schema: run `gantry migrate` (or start `gantry serve` once)');
   if (missing.length > 0) return fail('schema', `migrations ${missing.join(', ')} are not applied: run \`gantry migrate\``);
@@ -34,21 +35,30 @@ export function schemaVerdict(applied: number[], known: number[]): CheckResult {
 
 export async function checkSqlite(config: GantryConfig): Promise<CheckResult[]> {
   const file = databaseFile(config);
-  if (!existsSync(file)) return [fail('database', `${file} does not exist: start \`gantry serve\` or run \`gantry migrate\` with this --data-dir`)];
+  if (!existsSync(file))
+    return [fail('database', `${file} does not exist: start \`gantry serve\` or run \`gantry migrate\` with this --data-dir`)];
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
     const mode = db.pragma('journal_mode', { simple: true }) as string;
     const hasLedger = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).get() !== undefined;
-    const applied = hasLedger ? (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version) : [];
+    const applied = hasLedger
+      ? (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version)
+      : [];
     const integrity = db.pragma('quick_check', { simple: true }) as string;
     const wide = widePermissions(file);
     return [
       ok('database', `SQLite at ${file} (journal ${mode})`),
       wide.length === 0
         ? ok('permissions', 'the data directory and database files are private to their owner')
-        : warn('permissions', `${wide.join(', ')}: other users can read secrets; run chmod 700 on the directory and chmod 600 on the files`),
-      schemaVerdict(applied, readMigrations().map((m) => m.version)),
+        : warn(
+            'permissions',
+            `${wide.join(', ')}: other users can read secrets; run chmod 700 on the directory and chmod 600 on the files`,
+          ),
+      schemaVerdict(
+        applied,
+        readMigrations().map((m) => m.version),
+      ),
       integrity === 'ok' ? ok('integrity', 'quick_check passed') : fail('integrity', `quick_check: ${integrity}: restore from a backup`),
     ];
   } catch (error) {
@@ -69,7 +79,11 @@ export async function checkPostgres(config: GantryConfig): Promise<CheckResult[]
     );
     const skewMs = Math.abs(Date.now() - rows[0]!.now);
     results.push(ok('database', `PostgreSQL ${rows[0]!.version} at ${storeLocation(config)}`));
-    results.push(skewMs > 2000 ? warn('clock', `this machine's clock is ${skewMs} ms off the database's: run NTP on every replica`) : ok('clock', `within ${skewMs} ms of the database`));
+    results.push(
+      skewMs > 2000
+        ? warn('clock', `this machine's clock is ${skewMs} ms off the database's: run NTP on every replica`)
+        : ok('clock', `within ${skewMs} ms of the database`),
+    );
     const state = await postgresSchemaState(pool);
     const schema = schemaVerdict(state.applied, state.known);
     results.push(schema);
@@ -111,11 +125,16 @@ async function checkNotify(config: GantryConfig): Promise<CheckResult> {
 
 async function checkReplicas(pool: pg.Pool): Promise<CheckResult> {
   const now = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
-  const live = await pool.query<{ id: string; url: string }>(`SELECT id, url FROM replicas WHERE seen_at > ${now} - 5000 ORDER BY started_at`);
-  const lease = await pool.query<{ holder: string; left_ms: number }>(`SELECT holder, expires_at - ${now} AS left_ms FROM leases WHERE name = 'leader'`);
+  const live = await pool.query<{ id: string; url: string }>(
+    `SELECT id, url FROM replicas WHERE seen_at > ${now} - 5000 ORDER BY started_at`,
+  );
+  const lease = await pool.query<{ holder: string; left_ms: number }>(
+    `SELECT holder, expires_at - ${now} AS left_ms FROM leases WHERE name = 'leader'`,
+  );
   const leader = lease.rows[0];
   const names = live.rows.map((r) => `${r.id} (${r.url})`).join(', ');
   if (live.rows.length === 0) return warn('replicas', 'no replica is running against this database');
-  if (!leader || leader.left_ms < 0) return fail('replicas', `${live.rows.length} running (${names}) but none holds the leader lease: check their logs`);
+  if (!leader || leader.left_ms < 0)
+    return fail('replicas', `${live.rows.length} running (${names}) but none holds the leader lease: check their logs`);
   return ok('replicas', `${live.rows.length} running: ${names}; leader ${leader.holder}`);
 }

@@ -23,15 +23,29 @@ export async function checkDocker(config: GantryConfig, docker = new Docker({ ti
     version = await docker.version();
     info = (await docker.info()) as EngineInfo;
   } catch (error) {
-    return [{ status: 'fail', name: 'docker', detail: `no engine answers at ${engineAddress()}: ${(error as Error).message}: start dockerd or set DOCKER_HOST` }];
+    return [
+      {
+        status: 'fail',
+        name: 'docker',
+        detail: `no engine answers at ${engineAddress()}: ${(error as Error).message}: start dockerd or set DOCKER_HOST`,
+      },
+    ];
   }
   const runtimes = Object.keys(info.Runtimes ?? {});
   return [
-    { status: 'ok', name: 'docker', detail: `Docker Engine ${version.Version} (API ${version.ApiVersion}) at ${engineAddress()}, ${info.NCPU ?? '?'} CPUs` },
+    {
+      status: 'ok',
+      name: 'docker',
+      detail: `Docker Engine ${version.Version} (API ${version.ApiVersion}) at ${engineAddress()}, ${info.NCPU ?? '?'} CPUs`,
+    },
     { status: 'ok', name: 'storage', detail: `storage driver ${info.Driver ?? 'unknown'}` },
     runtimes.includes('nvidia')
       ? { status: 'ok', name: 'gpus', detail: 'the nvidia runtime is installed: GPU workers can be given their devices' }
-      : { status: 'warn', name: 'gpus', detail: `no nvidia runtime (runtimes: ${runtimes.join(', ') || 'none'}): GPU workers cannot start; install the NVIDIA Container Toolkit` },
+      : {
+          status: 'warn',
+          name: 'gpus',
+          detail: `no nvidia runtime (runtimes: ${runtimes.join(', ') || 'none'}): GPU workers cannot start; install the NVIDIA Container Toolkit`,
+        },
     networkVerdict(config),
   ];
 }
@@ -41,6 +55,10 @@ function networkVerdict(config: GantryConfig): CheckResult {
   if (config.dockerNetwork === 'host') return { status: 'ok', name: 'network', detail: `host: workers call ${config.replicaUrl}` };
   const loopbackOnly = config.host === '127.0.0.1' || config.host === '::1' || config.host === 'localhost';
   return loopbackOnly
-    ? { status: 'warn', name: 'network', detail: `bridge: workers call ${config.dockerWorkerApiUrl}, but Gantry listens on ${config.host} only: use --host 0.0.0.0 (or the bridge address)` }
+    ? {
+        status: 'warn',
+        name: 'network',
+        detail: `bridge: workers call ${config.dockerWorkerApiUrl}, but Gantry listens on ${config.host} only: use --host 0.0.0.0 (or the bridge address)`,
+      }
     : { status: 'ok', name: 'network', detail: `bridge: workers call ${config.dockerWorkerApiUrl}` };
 }

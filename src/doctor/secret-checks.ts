@@ -19,7 +19,8 @@ export function checkSecretKey(config: GantryConfig): CheckResult {
   const file = join(config.dataDir, KEY_FILE_NAME);
   const mode = fileMode(file);
   if (mode === undefined) return { status: 'ok', name, detail: `${file} will be made (mode 0600) when the first secret is stored` };
-  if ((mode & 0o077) !== 0) return { status: 'warn', name, detail: `${file} is readable by others (mode 0${(mode & 0o777).toString(8)}): chmod 600 it` };
+  if ((mode & 0o077) !== 0)
+    return { status: 'warn', name, detail: `${file} is readable by others (mode 0${(mode & 0o777).toString(8)}): chmod 600 it` };
   return { status: 'ok', name, detail: `${file}` };
 }
 

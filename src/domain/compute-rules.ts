@@ -39,11 +39,7 @@ function isPowerOfTwo(n: number): boolean {
 }
 
 /** Checks each CPU configuration and derives its memory from the flavor's RAM multiplier. */
-export function resolveCpuConfigs(
-  configs: { id: string; vcpuCount: number }[],
-  catalog: Catalog,
-  v: Violations,
-): CpuConfig[] {
+export function resolveCpuConfigs(configs: { id: string; vcpuCount: number }[], catalog: Catalog, v: Violations): CpuConfig[] {
   return configs.map((config, i) => {
     const flavor = catalog.cpuFlavor(config.id);
     if (!flavor) {

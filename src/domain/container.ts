@@ -85,11 +85,7 @@ function sameList(a: string[], b: string[]): boolean {
  * command and is kept exactly as sent; entrypoint / cmd sent with it must describe the same command.
  * entrypoint / cmd alone replace just their part, and args is re-encoded from the result.
  */
-export function resolveCommand(
-  input: CommandInput,
-  current: ContainerCommand,
-  v: Violations,
-): ContainerCommand {
+export function resolveCommand(input: CommandInput, current: ContainerCommand, v: Violations): ContainerCommand {
   if (input.args !== undefined) {
     const parsed = parseArgs(input.args, v);
     if (!parsed) return current;

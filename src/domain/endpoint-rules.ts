@@ -82,9 +82,7 @@ function withTemplate(template: TemplateDefaults | undefined, body: ContainerFie
 
 function checkScalingMatchesType(type: EndpointType, scaling: Scaling | undefined): void {
   if (type === 'LOAD_BALANCER' && scaling !== undefined && scaling.type !== 'REQUEST_COUNT') {
-    throw new ApiError(422, 'the request body failed validation', [
-      'scaling.type: must be REQUEST_COUNT for a LOAD_BALANCER endpoint',
-    ]);
+    throw new ApiError(422, 'the request body failed validation', ['scaling.type: must be REQUEST_COUNT for a LOAD_BALANCER endpoint']);
   }
 }
 
@@ -129,7 +127,10 @@ function checkNetworkVolumes(spec: EndpointSpec, volumes: AccountVolumes, v: Vio
     if (!volume) return v.add(path, `unknown network volume '${id}'`);
     const other = byDataCenter.get(volume.dataCenterId);
     if (other !== undefined) {
-      return v.add(path, `is in data center ${volume.dataCenterId} like networkVolumes[${other}]; an endpoint takes one volume per data center`);
+      return v.add(
+        path,
+        `is in data center ${volume.dataCenterId} like networkVolumes[${other}]; an endpoint takes one volume per data center`,
+      );
     }
     byDataCenter.set(volume.dataCenterId, i);
     if (spec.dataCenterIds.length > 0 && !spec.dataCenterIds.includes(volume.dataCenterId)) {
@@ -249,8 +250,18 @@ export function applyEndpointPatch(
 
 /** Fields whose change alters what workers run, and so makes a new configuration version. */
 const WORKER_FIELDS = [
-  'image', 'args', 'entrypoint', 'cmd', 'disk', 'ports', 'env', 'registry',
-  'gpu', 'cpu', 'dataCenterIds', 'networkVolumes',
+  'image',
+  'args',
+  'entrypoint',
+  'cmd',
+  'disk',
+  'ports',
+  'env',
+  'registry',
+  'gpu',
+  'cpu',
+  'dataCenterIds',
+  'networkVolumes',
 ] as const satisfies readonly (keyof EndpointSpec)[];
 
 export type WorkerField = (typeof WORKER_FIELDS)[number];

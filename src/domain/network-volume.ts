@@ -37,7 +37,11 @@ export interface UpdateVolumeInput {
  * A new volume's spec. Its data center must offer volumes (its catalog entry lists volume types:
  * in Gantry, the data centers where this deployment runs workers) and the type asked for.
  */
-export function buildVolumeSpec(body: CreateVolumeInput, dataCenter: DataCenterEntry | undefined, known: DataCenterEntry[]): NetworkVolumeSpec {
+export function buildVolumeSpec(
+  body: CreateVolumeInput,
+  dataCenter: DataCenterEntry | undefined,
+  known: DataCenterEntry[],
+): NetworkVolumeSpec {
   const offering = known.filter((dc) => dc.networkVolumeTypes.length > 0).map((dc) => dc.id);
   if (!dataCenter || dataCenter.networkVolumeTypes.length === 0) {
     const where = offering.length > 0 ? offering.join(', ') : 'none';

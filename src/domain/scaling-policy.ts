@@ -67,7 +67,10 @@ export function decideScaling(inputs: ScalingInputs): ScalingDecision {
   // Unhealthy workers are replaced by the runtime; they are no capacity. Starting and throttled
   // ones are, so a booting worker is not started again on every tick.
   const capacity = inputs.workers.filter((w) => w.state !== 'UNHEALTHY');
-  const target = inputs.scaling.type === 'REQUEST_COUNT' ? requestCountTarget(inputs, inputs.scaling.requestCount) : queueDelayTarget(inputs, capacity, inputs.scaling.queueDelay);
+  const target =
+    inputs.scaling.type === 'REQUEST_COUNT'
+      ? requestCountTarget(inputs, inputs.scaling.requestCount)
+      : queueDelayTarget(inputs, capacity, inputs.scaling.queueDelay);
   const { desired, reason } = withinBounds(target, inputs.min, inputs.max);
   const current = capacity.length;
 

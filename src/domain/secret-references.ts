@@ -32,7 +32,9 @@ export class MissingSecretsError extends Error {
   override readonly name = 'MissingSecretsError';
 
   constructor(readonly missing: string[]) {
-    super(`${missing.length === 1 ? 'secret' : 'secrets'} ${missing.map((n) => `'${n}'`).join(', ')} referenced in the env ${missing.length === 1 ? 'does' : 'do'} not exist (any more)`);
+    super(
+      `${missing.length === 1 ? 'secret' : 'secrets'} ${missing.map((n) => `'${n}'`).join(', ')} referenced in the env ${missing.length === 1 ? 'does' : 'do'} not exist (any more)`,
+    );
   }
 }
 
@@ -40,8 +42,13 @@ export class MissingSecretsError extends Error {
  * The env with every reference replaced by its secret's value. Fails naming every name `values`
  * lacks, and never a value.
  */
-export function resolveSecretReferences(env: Readonly<Record<string, string>>, values: ReadonlyMap<string, string>): Record<string, string> {
+export function resolveSecretReferences(
+  env: Readonly<Record<string, string>>,
+  values: ReadonlyMap<string, string>,
+): Record<string, string> {
   const missing = referencedSecretNames(env).filter((name) => !values.has(name));
   if (missing.length > 0) throw new MissingSecretsError(missing);
-  return Object.fromEntries(Object.entries(env).map(([variable, value]) => [variable, value.replace(REFERENCE, (_, name: string) => values.get(name)!)]));
+  return Object.fromEntries(
+    Object.entries(env).map(([variable, value]) => [variable, value.replace(REFERENCE, (_, name: string) => values.get(name)!)]),
+  );
 }

@@ -20,4 +20,3 @@ const TITLES: Record<number, string> = {
 export function titleFor(status: number): string {
   return TITLES[status] ?? 'Error';
 }
-

@@ -59,10 +59,22 @@ export function authorise(key: ApiKeyRecord, method: string, endpointId: string 
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   return {
     RateLimit: serializeList(
-      decision.windows.map((w) => [w.name, new Map([['r', w.remaining], ['t', w.resetSeconds]])]),
+      decision.windows.map((w) => [
+        w.name,
+        new Map([
+          ['r', w.remaining],
+          ['t', w.resetSeconds],
+        ]),
+      ]),
     ),
     'RateLimit-Policy': serializeList(
-      decision.windows.map((w) => [w.name, new Map([['q', w.quota], ['w', w.windowSeconds]])]),
+      decision.windows.map((w) => [
+        w.name,
+        new Map([
+          ['q', w.quota],
+          ['w', w.windowSeconds],
+        ]),
+      ]),
     ),
   };
 }
@@ -111,10 +123,15 @@ export async function authenticateKey(
   const headers = rateLimitHeaders(decision);
   if (decision.exceeded) {
     const { name, quota, resetSeconds } = decision.exceeded;
-    throw new ApiError(429, `rate limit exceeded: ${quota} requests per ${name}; the ${name} window resets in ${resetSeconds} s`, undefined, {
-      ...headers,
-      'Retry-After': String(resetSeconds),
-    });
+    throw new ApiError(
+      429,
+      `rate limit exceeded: ${quota} requests per ${name}; the ${name} window resets in ${resetSeconds} s`,
+      undefined,
+      {
+        ...headers,
+        'Retry-After': String(resetSeconds),
+      },
+    );
   }
   return { key: check.key, headers };
 }

@@ -8,11 +8,19 @@ export class QueryCheck {
   private readonly conflicts: string[] = [];
 
   /** Splits `a,b` and checks each item against the allowed values or a pattern. */
-  list(name: string, raw: string | undefined, rule: { values?: readonly string[]; pattern?: RegExp; maxItems?: number }): string[] | undefined {
+  list(
+    name: string,
+    raw: string | undefined,
+    rule: { values?: readonly string[]; pattern?: RegExp; maxItems?: number },
+  ): string[] | undefined {
     if (raw === undefined) return undefined;
-    const items = raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    const items = raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
     items.forEach((item, i) => {
-      if (rule.values && !rule.values.includes(item)) this.malformed.push(`${name}[${i}]: '${item}' is not one of ${rule.values.join(', ')}`);
+      if (rule.values && !rule.values.includes(item))
+        this.malformed.push(`${name}[${i}]: '${item}' is not one of ${rule.values.join(', ')}`);
       if (rule.pattern && !rule.pattern.test(item)) this.malformed.push(`${name}[${i}]: '${item}' does not match ${rule.pattern.source}`);
     });
     if (rule.maxItems !== undefined && items.length > rule.maxItems) this.malformed.push(`${name}: at most ${rule.maxItems} value(s)`);

@@ -12,7 +12,9 @@ export function endpointWarnings(endpoint: EndpointRecord, capacity: CapacityPoo
   const warnings: string[] = [];
   const spec = endpoint.spec;
   if (config.workerProvider === 'process' && spec.entrypoint.length + spec.cmd.length === 0) {
-    warnings.push('the process provider runs an endpoint\'s command, and this one has none: set args (or entrypoint/cmd), or run Gantry with --worker-provider docker to run the image as built');
+    warnings.push(
+      "the process provider runs an endpoint's command, and this one has none: set args (or entrypoint/cmd), or run Gantry with --worker-provider docker to run the image as built",
+    );
   }
   const unplaceable = capacity.canEverPlace(spec) ? undefined : explainUnplaceable(spec, capacity, capacity.catalog);
   if (unplaceable?.lasting) warnings.push(`no worker can be placed: ${unplaceable.reason}`);
@@ -22,6 +24,9 @@ export function endpointWarnings(endpoint: EndpointRecord, capacity: CapacityPoo
 export function sendWarnings(reply: FastifyReply, log: FastifyBaseLogger, endpointId: string, warnings: string[]): void {
   if (warnings.length === 0) return;
   // Header values are one line of visible ASCII.
-  reply.header('Gantry-Warning', warnings.map((w) => w.replace(/[^\x20-\x7e]/g, '?')));
+  reply.header(
+    'Gantry-Warning',
+    warnings.map((w) => w.replace(/[^\x20-\x7e]/g, '?')),
+  );
   log.warn({ endpointId, warnings }, 'endpoint accepted, but it will not run as it stands');
 }

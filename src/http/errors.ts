@@ -64,9 +64,7 @@ export function installProblemHandlers(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
-      (method) => knownRoutes.find(method as HTTPMethod, path) !== null,
-    );
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => knownRoutes.find(method as HTTPMethod, path) !== null);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       return sendProblem(reply, new ApiError(405, `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`));
@@ -74,4 +72,3 @@ export function installProblemHandlers(app: FastifyInstance): void {
     return sendProblem(reply, new ApiError(404, `no route ${request.method} ${path}`));
   });
 }
-

@@ -11,7 +11,9 @@ const DATABASE_RETRY_AFTER_SECONDS = 2;
 /** What an unexpected failure tells the client: 503 to retry when the database is unreachable, else 500. */
 export function unexpectedProblem(error: unknown): ApiError {
   if (whyStoreUnavailable(error)) {
-    return new ApiError(503, 'the database is unavailable right now; retry shortly', undefined, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
+    return new ApiError(503, 'the database is unavailable right now; retry shortly', undefined, {
+      'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
+    });
   }
   return new ApiError(500, 'an internal error occurred; it has been logged');
 }

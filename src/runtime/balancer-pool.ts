@@ -10,7 +10,10 @@ export class BalancerPool {
 
   constructor(options: { healthIntervalMs: number; healthCheck?: HealthCheck }, now: () => number = Date.now) {
     this.backends = new Backends(now);
-    this.monitor = new HealthMonitor(this.backends, { intervalMs: options.healthIntervalMs, ...(options.healthCheck ? { check: options.healthCheck } : {}) });
+    this.monitor = new HealthMonitor(this.backends, {
+      intervalMs: options.healthIntervalMs,
+      ...(options.healthCheck ? { check: options.healthCheck } : {}),
+    });
   }
 
   add(endpointId: string, workerId: string, address: HttpAddress, healthPath: string): void {

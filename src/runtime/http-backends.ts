@@ -39,8 +39,17 @@ export class Backends {
 
   add(endpointId: string, workerId: string, address: HttpAddress, healthPath: string): Backend {
     const backend: Backend = {
-      workerId, endpointId, address, healthPath, health: 'INITIALIZING', reason: undefined,
-      lastReadyAt: null, unhealthySince: null, inFlight: 0, idleSince: null, parked: false,
+      workerId,
+      endpointId,
+      address,
+      healthPath,
+      health: 'INITIALIZING',
+      reason: undefined,
+      lastReadyAt: null,
+      unhealthySince: null,
+      inFlight: 0,
+      idleSince: null,
+      parked: false,
     };
     this.byWorker.set(workerId, backend);
     let set = this.byEndpoint.get(endpointId);

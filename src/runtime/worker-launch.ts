@@ -6,7 +6,12 @@ import type { Allocation } from '../catalog/capacity-pool.js';
 import type { WorkerSpec } from './provider.js';
 import type { SecretEnvironment } from './ports.js';
 
-export async function baseLaunchSpec(endpoint: EndpointRecord, workerId: string, allocation: Allocation, secrets: SecretEnvironment): Promise<WorkerSpec> {
+export async function baseLaunchSpec(
+  endpoint: EndpointRecord,
+  workerId: string,
+  allocation: Allocation,
+  secrets: SecretEnvironment,
+): Promise<WorkerSpec> {
   const { spec } = endpoint;
   return {
     workerId,

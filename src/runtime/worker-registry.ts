@@ -97,13 +97,25 @@ export class WorkerRegistry {
     }
     if (!worker) {
       if (this.liveCount(endpointId, now) >= this.maxPerEndpoint) {
-        throw new ApiError(429, `endpoint ${endpointId} already has ${this.maxPerEndpoint} workers known; a worker id must be reused or left to lapse`, undefined, {
-          'Retry-After': String(Math.ceil(this.staleAfterMs / 1000)),
-        });
+        throw new ApiError(
+          429,
+          `endpoint ${endpointId} already has ${this.maxPerEndpoint} workers known; a worker id must be reused or left to lapse`,
+          undefined,
+          {
+            'Retry-After': String(Math.ceil(this.staleAfterMs / 1000)),
+          },
+        );
       }
       worker = {
-        endpointId, firstSeenAt: now, idleSince: now, lastSeenAt: now, openTakes: 0, jobs: new Set(),
-        unhealthy: undefined, recycleRequested: false, proven: false,
+        endpointId,
+        firstSeenAt: now,
+        idleSince: now,
+        lastSeenAt: now,
+        openTakes: 0,
+        jobs: new Set(),
+        unhealthy: undefined,
+        recycleRequested: false,
+        proven: false,
       };
       this.workers.set(workerId, worker);
     }

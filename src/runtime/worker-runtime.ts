@@ -272,7 +272,12 @@ export class WorkerRuntime {
   }
 
   /** Starts a placed worker. Never throws: a failure is recorded like a crash. */
-  private async startInBackground(worker: ManagedWorker, endpoint: EndpointRecord, allocation: Allocation, volume: EndpointVolume | undefined): Promise<void> {
+  private async startInBackground(
+    worker: ManagedWorker,
+    endpoint: EndpointRecord,
+    allocation: Allocation,
+    volume: EndpointVolume | undefined,
+  ): Promise<void> {
     const { provider, log } = this.deps;
     const ids = { workerId: worker.workerId, endpointId: endpoint.id };
     const kind = this.kindOf(worker);

@@ -21,7 +21,13 @@ export class AccountSecretService implements SecretEnvironment {
 
   async create(accountId: string, body: { name: string; value: string }, now = new Date()): Promise<SecretRecord> {
     const at = now.toISOString();
-    const record: SecretRecord = { accountId, name: body.name, sealedValue: this.secrets.seal(body.value, sealContext(accountId, body.name)), createdAt: at, updatedAt: at };
+    const record: SecretRecord = {
+      accountId,
+      name: body.name,
+      sealedValue: this.secrets.seal(body.value, sealContext(accountId, body.name)),
+      createdAt: at,
+      updatedAt: at,
+    };
     try {
       await this.store.secrets.insert(record);
     } catch (error) {
@@ -54,8 +60,12 @@ export class AccountSecretService implements SecretEnvironment {
     if (result.outcome === 'missing') throw notFound(`secret '${name}' not found`);
     if (result.outcome === 'in-use') {
       const users = [
-        ...(await Promise.all(result.endpointIds.map(async (id) => labelled('endpoint', id, (await this.store.getEndpoint(accountId, id))?.spec.name)))),
-        ...(await Promise.all(result.templateIds.map(async (id) => labelled('template', id, (await this.store.getTemplate(id))?.spec.name)))),
+        ...(await Promise.all(
+          result.endpointIds.map(async (id) => labelled('endpoint', id, (await this.store.getEndpoint(accountId, id))?.spec.name)),
+        )),
+        ...(await Promise.all(
+          result.templateIds.map(async (id) => labelled('template', id, (await this.store.getTemplate(id))?.spec.name)),
+        )),
       ];
       throw new ApiError(
         400,
@@ -101,4 +111,5 @@ export class AccountSecretService implements SecretEnvironment {
   }
 }
 
-const labelled = (kind: string, id: string, name: string | undefined) => (name === undefined ? `${kind} ${id}` : `${kind} ${id} ('${name}')`);
+const labelled = (kind: string, id: string, name: string | undefined) =>
+  name === undefined ? `${kind} ${id}` : `${kind} ${id} ('${name}')`;

@@ -22,9 +22,7 @@ export interface CreatedKey {
   accountCreated: boolean;
 }
 
-export type KeyCheck =
-  | { ok: true; key: ApiKeyRecord }
-  | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
+export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
 
 function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');

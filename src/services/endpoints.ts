@@ -75,7 +75,9 @@ export class EndpointService {
   private async volumesOf(accountId: string, ids: string[] | undefined): Promise<AccountVolumes> {
     if (!ids || ids.length === 0) return new Map();
     const own = await this.store.listNetworkVolumes(accountId);
-    return new Map(own.filter((volume) => ids.includes(volume.id)).map((volume) => [volume.id, { dataCenterId: volume.spec.dataCenterId }]));
+    return new Map(
+      own.filter((volume) => ids.includes(volume.id)).map((volume) => [volume.id, { dataCenterId: volume.spec.dataCenterId }]),
+    );
   }
 
   async releases(accountId: string, id: string): Promise<ReleaseRecord[]> {
@@ -97,7 +99,14 @@ export class EndpointService {
     const template = await this.templateFor(accountId, body.templateId);
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await this.get(accountId, id);
-      const spec = applyEndpointPatch(current.spec, body, template, this.catalog, this.config, await this.volumesOf(accountId, body.networkVolumes ?? current.spec.networkVolumes));
+      const spec = applyEndpointPatch(
+        current.spec,
+        body,
+        template,
+        this.catalog,
+        this.config,
+        await this.volumesOf(accountId, body.networkVolumes ?? current.spec.networkVolumes),
+      );
       if (spec.registry !== current.spec.registry) await this.registries.ensureUsable(accountId, spec.registry);
       if (spec.env !== current.spec.env) await this.secrets.ensureReferencesExist(accountId, spec.env);
       const versionChanged = changedWorkerFields(current.spec, spec).length > 0;

@@ -34,7 +34,13 @@ export class NetworkVolumeService {
 
   async create(accountId: string, body: CreateVolumeInput, now = new Date()): Promise<NetworkVolumeRecord> {
     const spec = buildVolumeSpec(body, this.catalog.dataCenter(body.dataCenter), this.catalog.data.dataCenters);
-    const volume: NetworkVolumeRecord = { id: newNetworkVolumeId(), accountId, spec, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+    const volume: NetworkVolumeRecord = {
+      id: newNetworkVolumeId(),
+      accountId,
+      spec,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
     await this.directories.create(volume.id);
     try {
       await this.store.insertNetworkVolume(volume);
@@ -57,7 +63,9 @@ export class NetworkVolumeService {
     await this.get(accountId, id);
     const users = (await this.store.listEndpoints(accountId)).filter((endpoint) => endpoint.spec.networkVolumes.includes(id));
     if (users.length > 0) {
-      throw conflict(`network volume ${id} is used by endpoint${users.length > 1 ? 's' : ''} ${users.map((e) => e.id).join(', ')}; remove it from their networkVolumes first`);
+      throw conflict(
+        `network volume ${id} is used by endpoint${users.length > 1 ? 's' : ''} ${users.map((e) => e.id).join(', ')}; remove it from their networkVolumes first`,
+      );
     }
     if (!(await this.store.deleteNetworkVolume(accountId, id))) throw notFound(`network volume ${id} not found`);
     await this.directories.remove(id);

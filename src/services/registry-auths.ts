@@ -68,10 +68,12 @@ export class RegistryAuthService implements RegistryLogins {
     const result = await this.store.registryAuths.delete(accountId, id, now.toISOString());
     if (result.outcome === 'missing') throw notFound(`registry credential ${id} not found`);
     if (result.outcome === 'in-use') {
-      const users = await Promise.all(result.endpointIds.map(async (endpointId) => {
-        const name = (await this.store.getEndpoint(accountId, endpointId))?.spec.name;
-        return name === undefined ? `endpoint ${endpointId}` : `endpoint ${endpointId} ('${name}')`;
-      }));
+      const users = await Promise.all(
+        result.endpointIds.map(async (endpointId) => {
+          const name = (await this.store.getEndpoint(accountId, endpointId))?.spec.name;
+          return name === undefined ? `endpoint ${endpointId}` : `endpoint ${endpointId} ('${name}')`;
+        }),
+      );
       throw new ApiError(
         400,
         `registry credential ${id} is in use by ${users.join(', ')}: set their registry to another credential or null first`,
@@ -87,7 +89,9 @@ export class RegistryAuthService implements RegistryLogins {
   async ensureUsable(accountId: string, registry: string | null | undefined): Promise<void> {
     if (registry === null || registry === undefined) return;
     if (!(await this.store.registryAuths.get(accountId, registry))) {
-      throw new ApiError(404, `registry credential ${registry} not found`, [`registry: no registry credential ${registry} in this account`]);
+      throw new ApiError(404, `registry credential ${registry} not found`, [
+        `registry: no registry credential ${registry} in this account`,
+      ]);
     }
   }
 

@@ -53,5 +53,8 @@ export function isRefusedAddress(address: string, allowedCidrs: readonly string[
 
 /** A URL's host as an address or name to check: brackets and trailing dots removed, lower case. */
 export function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+  return url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase();
 }

@@ -99,10 +99,13 @@ export class WebhookOutbox {
     let nextDueAt: number | null = null;
     if (!outcome.delivered) {
       if (!outcome.retry) this.log.warn({ url: loggableUrl(url), jobId: job.id, reason: outcome.why }, 'webhook target refused');
-      else if (attempt >= this.options.attempts) this.log.warn({ url: loggableUrl(url), jobId: job.id, attempts: attempt, why: outcome.why }, 'webhook delivery failed');
+      else if (attempt >= this.options.attempts)
+        this.log.warn({ url: loggableUrl(url), jobId: job.id, attempts: attempt, why: outcome.why }, 'webhook delivery failed');
       else nextDueAt = this.now() + this.options.retryDelayMs;
     }
-    await this.jobs.webhookAttempted(job.id, nextDueAt).catch((err: unknown) => this.log.warn({ err, jobId: job.id }, 'could not record a webhook attempt'));
+    await this.jobs
+      .webhookAttempted(job.id, nextDueAt)
+      .catch((err: unknown) => this.log.warn({ err, jobId: job.id }, 'could not record a webhook attempt'));
   }
 
   /**

@@ -17,7 +17,10 @@ export class WebhookSecretService {
 
   /** The endpoint's secret, made now if it has none; undefined when the endpoint is gone. */
   async secretOf(endpointId: string, sealed?: string | null): Promise<string | undefined> {
-    const kept = sealed ?? (await this.store.webhookSecrets.get(endpointId)) ?? (await this.store.webhookSecrets.setIfMissing(endpointId, this.sealNew(endpointId)));
+    const kept =
+      sealed ??
+      (await this.store.webhookSecrets.get(endpointId)) ??
+      (await this.store.webhookSecrets.setIfMissing(endpointId, this.sealNew(endpointId)));
     return kept === undefined ? undefined : this.secrets.open(kept, sealContext(endpointId));
   }
 

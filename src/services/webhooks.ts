@@ -64,10 +64,14 @@ export class WebhookSender {
       return isRefusedAddress('127.0.0.1', this.allowedCidrs) ? 'must not point at this machine (localhost)' : undefined;
     }
     if (ipaddr.isValid(host)) {
-      return isRefusedAddress(host, this.allowedCidrs) ? `must not point at a private, loopback or link-local address (${host})` : undefined;
+      return isRefusedAddress(host, this.allowedCidrs)
+        ? `must not point at a private, loopback or link-local address (${host})`
+        : undefined;
     }
     const refused = (await this.resolveForSubmit(host)).find((address) => isRefusedAddress(address, this.allowedCidrs));
-    return refused === undefined ? undefined : `must not point at a private, loopback or link-local address (${host} resolves to ${refused})`;
+    return refused === undefined
+      ? undefined
+      : `must not point at a private, loopback or link-local address (${host} resolves to ${refused})`;
   }
 
   /** The addresses a name has now; none when it does not resolve in time (delivery checks again). */
@@ -105,7 +109,8 @@ export class WebhookSender {
       if (err) return callback(err, '', 0);
       const list = addresses as LookupAddress[];
       const refused = list.find((a) => isRefusedAddress(a.address, this.allowedCidrs));
-      if (refused) return callback(new RefusedTarget(`${hostname} resolves to ${refused.address}, a private, loopback or link-local address`), '', 0);
+      if (refused)
+        return callback(new RefusedTarget(`${hostname} resolves to ${refused.address}, a private, loopback or link-local address`), '', 0);
       const first = list[0]!;
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       callback(null, first.address, first.family);
@@ -127,7 +132,12 @@ export class WebhookSender {
         target,
         {
           method: 'POST',
-          headers: { ...extraHeaders, 'content-type': 'application/json', 'user-agent': 'Gantry-Webhook/1', 'content-length': Buffer.byteLength(body) },
+          headers: {
+            ...extraHeaders,
+            'content-type': 'application/json',
+            'user-agent': 'Gantry-Webhook/1',
+            'content-length': Buffer.byteLength(body),
+          },
           lookup: this.guardedLookup,
           signal: controller.signal,
           timeout: this.timeoutMs,
@@ -139,7 +149,13 @@ export class WebhookSender {
         },
       );
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on('error', (err) => reject(err instanceof RefusedTarget || (err as { cause?: unknown }).cause instanceof RefusedTarget ? new RefusedTarget(err.message) : err));
+      req.on('error', (err) =>
+        reject(
+          err instanceof RefusedTarget || (err as { cause?: unknown }).cause instanceof RefusedTarget
+            ? new RefusedTarget(err.message)
+            : err,
+        ),
+      );
       req.end(body);
     }).finally(() => this.inFlight.delete(controller));
   }

@@ -36,7 +36,8 @@ export function readDoneBody(raw: string, byteLength: number, maxOutputBytes: nu
   let body: Record<string, unknown>;
   try {
     const parsed: unknown = raw.trim() === '' ? {} : JSON.parse(raw);
-    body = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { output: parsed };
+    body =
+      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { output: parsed };
   } catch {
     return { kind: 'result', status: 'FAILED', output: null, error: 'the worker sent a result that is not valid JSON', stopPod: false };
   }
@@ -84,7 +85,10 @@ export class WorkerProtocolService {
         const now = this.now();
         const taken = await this.store.jobs.take(endpointId, workerId, limit, now, now + this.timings.jobLeaseMs);
         if (taken.length > 0) {
-          this.workers.jobsTaken(workerId, taken.map((j) => j.id));
+          this.workers.jobsTaken(
+            workerId,
+            taken.map((j) => j.id),
+          );
           for (const job of taken) this.events.jobChanged(job.id);
           return taken;
         }

@@ -10,7 +10,11 @@ export function settingsTable(): string {
   const rows = Object.values(SETTINGS).map((setting: Setting<unknown>) =>
     [code(setting.flag), code(setting.env), prose(setting.type.accepts), defaultCell(setting), prose(setting.description)].join(' | '),
   );
-  return ['| flag | environment | value | default | what it sets |', '| --- | --- | --- | --- | --- |', ...rows.map((row) => `| ${row} |`)].join('\n');
+  return [
+    '| flag | environment | value | default | what it sets |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows.map((row) => `| ${row} |`),
+  ].join('\n');
 }
 
 /** `readme` with the text between the markers replaced by the settings table. */

@@ -103,7 +103,8 @@ export const SETTINGS = {
     type: urlPattern,
     // The path form resolves from any client; a host form needs wildcard DNS the operator sets up.
     default: { from: ({ publicUrl }) => `${publicUrl}/v2/lb/{id}`, says: '<public URL>/v2/lb/{id}' },
-    description: "base URL of a load-balancing endpoint, {id} standing for its id: a path on the public URL, or its own host (e.g. http://{id}.lb.example.com) with wildcard DNS",
+    description:
+      'base URL of a load-balancing endpoint, {id} standing for its id: a path on the public URL, or its own host (e.g. http://{id}.lb.example.com) with wildcard DNS',
   },
   rateLimitMinute: {
     flag: '--rate-limit-minute <n>',
@@ -262,7 +263,8 @@ export const SETTINGS = {
     env: 'GANTRY_WORKER_STOP_GRACE_MS',
     type: integer(0, 600_000),
     default: '10000',
-    description: 'SIGTERM to SIGKILL when a worker is stopped; a shutdown (SIGTERM, SIGINT) ends within it plus a few seconds, cutting requests still open',
+    description:
+      'SIGTERM to SIGKILL when a worker is stopped; a shutdown (SIGTERM, SIGINT) ends within it plus a few seconds, cutting requests still open',
   },
   crashBackoffMs: {
     flag: '--crash-backoff-ms <ms>',
@@ -304,14 +306,14 @@ export const SETTINGS = {
     env: 'GANTRY_METRICS_TOKEN',
     type: secretToken,
     defaultMeans: 'none: /metrics shows each API key its own account only',
-    description: 'bearer token of the operator\'s scraper: with it /metrics shows every account',
+    description: "bearer token of the operator's scraper: with it /metrics shows every account",
   },
   metricsOpen: {
     flag: '--metrics-open <yes/no>',
     env: 'GANTRY_METRICS_OPEN',
     type: choice(['no', 'yes']),
     default: 'no',
-    description: 'serve every account\'s /metrics without credentials (only on a private address)',
+    description: "serve every account's /metrics without credentials (only on a private address)",
   },
   logLevel: {
     flag: '--log-level <level>',

@@ -60,7 +60,8 @@ export const base64Key: ValueType<string> = {
   parse(value) {
     const text = value.trim();
     const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64').length : 0;
-    if (bytes !== 32) throw new InvalidValue(`must be 32 bytes in base64 (openssl rand -base64 32), got ${bytes === 0 ? 'no base64' : `${bytes} bytes`}`);
+    if (bytes !== 32)
+      throw new InvalidValue(`must be 32 bytes in base64 (openssl rand -base64 32), got ${bytes === 0 ? 'no base64' : `${bytes} bytes`}`);
     return text;
   },
 };
@@ -93,7 +94,10 @@ export const urlPattern: ValueType<string> = {
 export const cidrList: ValueType<readonly string[]> = {
   accepts: 'comma-separated CIDRs',
   parse(value) {
-    const list = value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    const list = value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
     const bad = list.filter((cidr) => !isCidr(cidr));
     if (bad.length > 0) throw new InvalidValue(...bad.map((cidr) => `must be a comma-separated list of CIDR ranges, got '${cidr}'`));
     return Object.freeze(list);

@@ -13,9 +13,7 @@ export interface RegistryAuthRecord {
 
 /** What a delete did: the credential is gone, was never there, or endpoints still pull with it. */
 export type RegistryAuthDeletion =
-  | { outcome: 'deleted'; clearedTemplateIds: string[] }
-  | { outcome: 'missing' }
-  | { outcome: 'in-use'; endpointIds: string[] };
+  { outcome: 'deleted'; clearedTemplateIds: string[] } | { outcome: 'missing' } | { outcome: 'in-use'; endpointIds: string[] };
 
 export interface RegistryAuthStore {
   /** Fails with StoreConflictError when the account already has a credential of that name. */

@@ -2,7 +2,15 @@
 // PostgreSQL gives booleans; everything else has the same shape.
 import type { JobStatus } from '../domain/job-state.js';
 import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
-import type { AccountRecord, ApiKeyRecord, EndpointRecord, KeyPermission, NetworkVolumeRecord, ReleaseRecord, TemplateRecord } from './store.js';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  EndpointRecord,
+  KeyPermission,
+  NetworkVolumeRecord,
+  ReleaseRecord,
+  TemplateRecord,
+} from './store.js';
 import type { VolumeType } from '../domain/network-volume.js';
 import type { DueWebhook, JobRecord, WorkerCredentialRecord } from './job-store.js';
 

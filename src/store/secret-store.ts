@@ -14,9 +14,7 @@ export interface SecretRecord {
 
 /** What a delete did: the secret is gone, was never there, or endpoints or templates still reference it. */
 export type SecretDeletion =
-  | { outcome: 'deleted' }
-  | { outcome: 'missing' }
-  | { outcome: 'in-use'; endpointIds: string[]; templateIds: string[] };
+  { outcome: 'deleted' } | { outcome: 'missing' } | { outcome: 'in-use'; endpointIds: string[]; templateIds: string[] };
 
 export interface SecretStore {
   /** Fails with StoreConflictError when the account already has a secret of that name. */

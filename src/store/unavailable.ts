@@ -73,7 +73,8 @@ function byCode(error: Error): Unavailability | undefined {
   if (code.startsWith('08')) return { code, reason: 'connection exception' };
   // 55000 (object not in prerequisite state) is also raised for unrelated objects; only the
   // connection refusal of a database with ALLOW_CONNECTIONS false counts.
-  if (code === '55000' && /accepting connections/i.test(error.message)) return { code, reason: 'the database does not accept connections now' };
+  if (code === '55000' && /accepting connections/i.test(error.message))
+    return { code, reason: 'the database does not accept connections now' };
   if (code === 'SQLITE_BUSY') return { code, reason: 'the SQLite file is locked by another process' };
   return undefined;
 }

@@ -44,7 +44,8 @@ export function readEnvironment(env: Env): WorkerEnvironment {
   const workerId = required(env, 'RUNPOD_POD_ID');
   const credential = required(env, 'RUNPOD_AI_API_KEY');
   const interval = Number(env.RUNPOD_PING_INTERVAL || 10_000);
-  if (!Number.isFinite(interval) || interval <= 0) throw new WorkerConfigError(`RUNPOD_PING_INTERVAL must be a positive number of milliseconds, not '${env.RUNPOD_PING_INTERVAL}'`);
+  if (!Number.isFinite(interval) || interval <= 0)
+    throw new WorkerConfigError(`RUNPOD_PING_INTERVAL must be a positive number of milliseconds, not '${env.RUNPOD_PING_INTERVAL}'`);
 
   const forWorker = (url: string) => url.replaceAll('$RUNPOD_POD_ID', workerId);
   const take = forWorker(takeTemplate).replaceAll('$ID', workerId);

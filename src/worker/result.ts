@@ -2,10 +2,7 @@
 // local mode so both report a job the same way.
 import type { Handler, WorkerJob } from './types.js';
 
-export type DoneBody =
-  | { output: unknown; stopPod?: true }
-  | { error: string; output?: unknown; stopPod?: true }
-  | { stopPod?: true };
+export type DoneBody = { output: unknown; stopPod?: true } | { error: string; output?: unknown; stopPod?: true } | { stopPod?: true };
 
 export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;

@@ -85,7 +85,9 @@ export class RunningJob {
       const status = await this.context.transport.post(url, body);
       if (status >= 300) this.context.log(`job ${this.job.id}: ${new URL(url).pathname} answered ${status}; that report is lost`);
     } catch (error) {
-      this.context.log(`job ${this.job.id}: ${new URL(url).pathname} failed after retries: ${error instanceof Error ? error.message : String(error)}`);
+      this.context.log(
+        `job ${this.job.id}: ${new URL(url).pathname} failed after retries: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

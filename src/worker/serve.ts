@@ -12,7 +12,8 @@ export async function serve(handler: Handler, options: ServeOptions = {}): Promi
   if (local) return runLocally(handler, local);
 
   const concurrency = options.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new WorkerConfigError(`concurrency must be a positive integer, not ${concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new WorkerConfigError(`concurrency must be a positive integer, not ${concurrency}`);
   const loop = new WorkerLoop(handler, readEnvironment(env), {
     concurrency,
     returnAggregateStream: options.returnAggregateStream ?? false,

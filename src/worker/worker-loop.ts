@@ -101,7 +101,12 @@ export class WorkerLoop {
     const taken = asTakenJob(value);
     if (!taken) return this.settings.log(`job-take answered something that is not a job: ${JSON.stringify(value)}`);
     if (this.running.has(taken.id)) return this.settings.log(`job ${taken.id} was handed out again while it runs here; ignored`);
-    const job = new RunningJob(taken, { transport: this.transport, env: this.env, returnAggregateStream: this.settings.returnAggregateStream, log: this.settings.log });
+    const job = new RunningJob(taken, {
+      transport: this.transport,
+      env: this.env,
+      returnAggregateStream: this.settings.returnAggregateStream,
+      log: this.settings.log,
+    });
     this.running.set(taken.id, job);
     this.changed.notify();
     void job.run(this.handler).finally(() => {

@@ -26,60 +26,75 @@ const isResultPost = (probe: Probe) => /\/job-(done|stream)\//.test(probe.path);
 const cleanup = new Cleanup();
 after(() => cleanup.run());
 
-test('another account can neither read nor change an account\'s resources, by any key or worker credential', { timeout: 120_000 }, async (t) => {
-  const dataDir = cleanup.tempDir('cross-account');
-  const server = await GantryProcess.start({ args: ['--data-dir', dataDir, '--worker-provider', 'none', '--take-wait-ms', '0', '--stream-wait-ms', '0'] });
-  cleanup.add('kill the server', () => server.kill());
-  const store = { dataDir };
-  const a = await createTenant(server.url, store, 'alpha', server.adminKey!);
-  const bFull = await createApiKey(store, { accountName: 'beta', name: 'beta-full' });
-  const b = await createTenant(server.url, store, 'beta', bFull.token);
-  const aReadKey = await createApiKey(store, { name: 'alpha-read', permission: 'read' });
-  const bKeys: Record<string, string> = {
-    full: bFull.token,
-    read: (await createApiKey(store, { accountName: 'beta', permission: 'read' })).token,
-    endpoints: (await createApiKey(store, { accountName: 'beta', permission: 'endpoints', endpointIds: [b.endpointId] })).token,
-  };
+test(
+  "another account can neither read nor change an account's resources, by any key or worker credential",
+  { timeout: 120_000 },
+  async (t) => {
+    const dataDir = cleanup.tempDir('cross-account');
+    const server = await GantryProcess.start({
+      args: ['--data-dir', dataDir, '--worker-provider', 'none', '--take-wait-ms', '0', '--stream-wait-ms', '0'],
+    });
+    cleanup.add('kill the server', () => server.kill());
+    const store = { dataDir };
+    const a = await createTenant(server.url, store, 'alpha', server.adminKey!);
+    const bFull = await createApiKey(store, { accountName: 'beta', name: 'beta-full' });
+    const b = await createTenant(server.url, store, 'beta', bFull.token);
+    const aReadKey = await createApiKey(store, { name: 'alpha-read', permission: 'read' });
+    const bKeys: Record<string, string> = {
+      full: bFull.token,
+      read: (await createApiKey(store, { accountName: 'beta', permission: 'read' })).token,
+      endpoints: (await createApiKey(store, { accountName: 'beta', permission: 'endpoints', endpointIds: [b.endpointId] })).token,
+    };
 
-  const before = { a: await snapshot(server.url, a), b: await snapshot(server.url, b) };
-  const answers = new StatusTally();
-  const violations: string[] = [];
-  const check = (who: string, probe: Probe, status: number, text: string, allowed: Set<number>) => {
-    answers.add(status);
-    if (!allowed.has(status)) violations.push(`${who}: ${probe.method} ${probe.path} -> ${text}`);
-  };
+    const before = { a: await snapshot(server.url, a), b: await snapshot(server.url, b) };
+    const answers = new StatusTally();
+    const violations: string[] = [];
+    const check = (who: string, probe: Probe, status: number, text: string, allowed: Set<number>) => {
+      answers.add(status);
+      if (!allowed.has(status)) violations.push(`${who}: ${probe.method} ${probe.path} -> ${text}`);
+    };
 
-  for (const [kind, key] of Object.entries(bKeys)) {
-    for (const probe of apiProbes(a, b)) {
-      const answer = await callJson(server.url, key, probe.method, probe.path, probe.body, 10_000);
-      check(`beta ${kind} key`, probe, answer.status, describeAnswer(answer), KEY_REFUSALS);
+    for (const [kind, key] of Object.entries(bKeys)) {
+      for (const probe of apiProbes(a, b)) {
+        const answer = await callJson(server.url, key, probe.method, probe.path, probe.body, 10_000);
+        check(`beta ${kind} key`, probe, answer.status, describeAnswer(answer), KEY_REFUSALS);
+      }
     }
-  }
-  const workerPairs: [Tenant, Tenant][] = [[a, b], [b, a]];
-  for (const [intruder, victim] of workerPairs) {
-    for (const probe of workerProbes(intruder, victim)) {
-      const answer = await request(`${server.url}${probe.path}`, {
-        method: probe.method,
-        headers: { authorization: intruder.workerCredential, ...(probe.body ? { 'content-type': 'application/json' } : {}) },
-        body: probe.body ? JSON.stringify(probe.body) : undefined,
-        timeoutMs: 10_000,
-      });
-      check(`${intruder.name}'s worker credential`, probe, answer.status, describeAnswer(answer), isResultPost(probe) ? IGNORED_RESULT : WORKER_REFUSALS);
+    const workerPairs: [Tenant, Tenant][] = [
+      [a, b],
+      [b, a],
+    ];
+    for (const [intruder, victim] of workerPairs) {
+      for (const probe of workerProbes(intruder, victim)) {
+        const answer = await request(`${server.url}${probe.path}`, {
+          method: probe.method,
+          headers: { authorization: intruder.workerCredential, ...(probe.body ? { 'content-type': 'application/json' } : {}) },
+          body: probe.body ? JSON.stringify(probe.body) : undefined,
+          timeoutMs: 10_000,
+        });
+        check(
+          `${intruder.name}'s worker credential`,
+          probe,
+          answer.status,
+          describeAnswer(answer),
+          isResultPost(probe) ? IGNORED_RESULT : WORKER_REFUSALS,
+        );
+      }
     }
-  }
-  const after = { a: await snapshot(server.url, a), b: await snapshot(server.url, b) };
-  const aReadStillWorks = (await callJson(server.url, aReadKey.token, 'GET', `/v2/serverless/${a.endpointId}`)).status;
+    const after = { a: await snapshot(server.url, a), b: await snapshot(server.url, b) };
+    const aReadStillWorks = (await callJson(server.url, aReadKey.token, 'GET', `/v2/serverless/${a.endpointId}`)).status;
 
-  report(t, 'cross-account', {
-    probes: answers.total,
-    refused: answers.total - violations.length,
-    violations: violations.length,
-    ...answers.toFigures('status_'),
-    alpha_unchanged: JSON.stringify(after.a) === JSON.stringify(before.a),
-    beta_unchanged: JSON.stringify(after.b) === JSON.stringify(before.b),
-  });
-  assert.deepEqual(violations, [], `probes that were not refused:\n${violations.join('\n')}`);
-  assert.deepEqual(after.a, before.a, 'alpha\'s resources are unchanged');
-  assert.deepEqual(after.b, before.b, 'beta\'s resources are unchanged by alpha\'s worker credential');
-  assert.equal(aReadStillWorks, 200, 'alpha\'s other API key still works');
-});
+    report(t, 'cross-account', {
+      probes: answers.total,
+      refused: answers.total - violations.length,
+      violations: violations.length,
+      ...answers.toFigures('status_'),
+      alpha_unchanged: JSON.stringify(after.a) === JSON.stringify(before.a),
+      beta_unchanged: JSON.stringify(after.b) === JSON.stringify(before.b),
+    });
+    assert.deepEqual(violations, [], `probes that were not refused:\n${violations.join('\n')}`);
+    assert.deepEqual(after.a, before.a, "alpha's resources are unchanged");
+    assert.deepEqual(after.b, before.b, "beta's resources are unchanged by alpha's worker credential");
+    assert.equal(aReadStillWorks, 200, "alpha's other API key still works");
+  },
+);

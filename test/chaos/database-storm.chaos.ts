@@ -39,19 +39,21 @@ interface Traffic {
 /** One round of client traffic on every replica: list endpoints, submit a job, read the health. */
 async function trafficRound(traffic: Traffic, answers: OutageAnswers): Promise<boolean> {
   let allOk = true;
-  await Promise.all(traffic.replicas.map(async (replica) => {
-    const calls: [string, string, unknown?][] = [
-      ['GET', '/v2/serverless'],
-      ['POST', `/v2/${traffic.endpointId}/run`, { input: { storm: true } }],
-      ['GET', `/v2/${traffic.endpointId}/health`],
-    ];
-    for (const [method, path, body] of calls) {
-      const answer = await callJson(replica.url, traffic.adminKey, method, path, body, 8000);
-      answers.record(`${method} ${replica.url}${path}`, answer);
-      if (answer.status === 200 && method === 'POST' && typeof answer.json?.id === 'string') traffic.accepted.push(answer.json.id);
-      if (answer.status < 200 || answer.status >= 300) allOk = false;
-    }
-  }));
+  await Promise.all(
+    traffic.replicas.map(async (replica) => {
+      const calls: [string, string, unknown?][] = [
+        ['GET', '/v2/serverless'],
+        ['POST', `/v2/${traffic.endpointId}/run`, { input: { storm: true } }],
+        ['GET', `/v2/${traffic.endpointId}/health`],
+      ];
+      for (const [method, path, body] of calls) {
+        const answer = await callJson(replica.url, traffic.adminKey, method, path, body, 8000);
+        answers.record(`${method} ${replica.url}${path}`, answer);
+        if (answer.status === 200 && method === 'POST' && typeof answer.json?.id === 'string') traffic.accepted.push(answer.json.id);
+        if (answer.status < 200 || answer.status >= 300) allOk = false;
+      }
+    }),
+  );
   return allOk;
 }
 
@@ -85,67 +87,88 @@ async function terminateRepeatedly(db: ThrowawayDatabase, forMs: number): Promis
   return terminated;
 }
 
-test('replicas survive a database whose connections are terminated or refused, answering 2xx or 503 + Retry-After', { skip: POSTGRES_SKIP, timeout: 150_000 }, async (t) => {
-  const db = await ThrowawayDatabase.create();
-  cleanup.add(`drop database ${db.name}`, () => db.drop());
-  const { replicas, adminKey } = await startReplicas(db, cleanup, 2);
-  const endpointId = await createEndpoint(replicas[0]!.url, adminKey, queueEndpointBody('database-storm'));
-  const credential = await createWorkerCredential({ databaseUrl: db.url }, endpointId);
-  const traffic: Traffic = { replicas, adminKey, endpointId, accepted: [] };
+test(
+  'replicas survive a database whose connections are terminated or refused, answering 2xx or 503 + Retry-After',
+  { skip: POSTGRES_SKIP, timeout: 150_000 },
+  async (t) => {
+    const db = await ThrowawayDatabase.create();
+    cleanup.add(`drop database ${db.name}`, () => db.drop());
+    const { replicas, adminKey } = await startReplicas(db, cleanup, 2);
+    const endpointId = await createEndpoint(replicas[0]!.url, adminKey, queueEndpointBody('database-storm'));
+    const credential = await createWorkerCredential({ databaseUrl: db.url }, endpointId);
+    const traffic: Traffic = { replicas, adminKey, endpointId, accepted: [] };
 
-  const working = new LoopGuard(120_000);
-  const loading = new LoopGuard(60_000);
-  cleanup.add('stop the load', () => {
-    working.stop();
+    const working = new LoopGuard(120_000);
+    const loading = new LoopGuard(60_000);
+    cleanup.add('stop the load', () => {
+      working.stop();
+      loading.stop();
+    });
+    const log = new ExecutionLog();
+    const workerLoops = replicas.map((replica, i) =>
+      new ProtocolWorker({ target: () => replica.url, endpointId, workerId: `storm-worker-${i}`, credential, log, guard: working }).run(),
+    );
+
+    const phases = {
+      warmup: new OutageAnswers(),
+      terminate: new OutageAnswers(),
+      refuse: new OutageAnswers(),
+      recovery: new OutageAnswers(),
+    };
+    let current = phases.warmup;
+    const load = steadyTraffic(traffic, () => current, loading);
+    await sleep(1000);
+
+    current = phases.terminate;
+    const terminated = await terminateRepeatedly(db, TERMINATE_STORM_MS);
+    current = phases.recovery;
+    const recoveryAfterTerminateMs = await measureRecovery(traffic, phases.recovery);
+
+    current = phases.refuse;
+    await db.allowConnections(false);
+    const refusedTerminated = await terminateRepeatedly(db, REFUSAL_MS);
+    await db.allowConnections(true);
+    current = phases.recovery;
+    const recoveryAfterRefusalMs = await measureRecovery(traffic, phases.recovery);
+
     loading.stop();
-  });
-  const log = new ExecutionLog();
-  const workerLoops = replicas.map((replica, i) =>
-    new ProtocolWorker({ target: () => replica.url, endpointId, workerId: `storm-worker-${i}`, credential, log, guard: working }).run());
+    await load;
+    const account = await settleJobs(() => replicas.map((r) => r.url), adminKey, endpointId, traffic.accepted, 30_000);
+    working.stop();
+    await Promise.all(workerLoops);
 
-  const phases = { warmup: new OutageAnswers(), terminate: new OutageAnswers(), refuse: new OutageAnswers(), recovery: new OutageAnswers() };
-  let current = phases.warmup;
-  const load = steadyTraffic(traffic, () => current, loading);
-  await sleep(1000);
-
-  current = phases.terminate;
-  const terminated = await terminateRepeatedly(db, TERMINATE_STORM_MS);
-  current = phases.recovery;
-  const recoveryAfterTerminateMs = await measureRecovery(traffic, phases.recovery);
-
-  current = phases.refuse;
-  await db.allowConnections(false);
-  const refusedTerminated = await terminateRepeatedly(db, REFUSAL_MS);
-  await db.allowConnections(true);
-  current = phases.recovery;
-  const recoveryAfterRefusalMs = await measureRecovery(traffic, phases.recovery);
-
-  loading.stop();
-  await load;
-  const account = await settleJobs(() => replicas.map((r) => r.url), adminKey, endpointId, traffic.accepted, 30_000);
-  working.stop();
-  await Promise.all(workerLoops);
-
-  const storm = [phases.terminate, phases.refuse];
-  report(t, 'database-storm', {
-    backends_terminated: terminated + refusedTerminated,
-    ...phases.terminate.byStatus.toFigures('terminate_'),
-    ...phases.refuse.byStatus.toFigures('refuse_'),
-    broken_answers: storm.reduce((sum, phase) => sum + phase.brokenCount, 0),
-    recovery_after_terminate_ms: recoveryAfterTerminateMs,
-    recovery_after_refusal_ms: recoveryAfterRefusalMs,
-    accepted: account.accepted,
-    completed: account.completed,
-    lost: account.lost,
-    replicas: replicas.map((r) => r.ending).join('/'),
-  });
-  const exited = replicas.filter((replica) => !replica.alive);
-  assert.equal(exited.length, 0, exited.map((replica) => `${replica.url} ended (${replica.ending}):\n${replica.output()}`).join('\n---\n'));
-  for (const [name, phase] of Object.entries({ terminate: phases.terminate, refuse: phases.refuse })) {
-    assert.equal(phase.brokenCount, 0, `${name} phase: ${phase.brokenCount} answers were neither 2xx nor 503 with Retry-After, e.g.\n${phase.broken.join('\n')}\n--- replica logs:\n${replicas.map((r) => r.output(1500)).join('\n---\n')}`);
-  }
-  for (const [name, ms] of Object.entries({ terminate: recoveryAfterTerminateMs, refuse: recoveryAfterRefusalMs })) {
-    assert.ok(ms >= 0 && ms <= FULL_SERVICE_BUDGET_MS, `full service after the ${name} phase took ${ms} ms (budget ${FULL_SERVICE_BUDGET_MS} ms, -1 = not within ${RECOVERY_TIMEOUT_MS} ms)`);
-  }
-  assert.equal(account.lost, 0, `acknowledged jobs lost: ${account.lostExamples.join(', ')}`);
-});
+    const storm = [phases.terminate, phases.refuse];
+    report(t, 'database-storm', {
+      backends_terminated: terminated + refusedTerminated,
+      ...phases.terminate.byStatus.toFigures('terminate_'),
+      ...phases.refuse.byStatus.toFigures('refuse_'),
+      broken_answers: storm.reduce((sum, phase) => sum + phase.brokenCount, 0),
+      recovery_after_terminate_ms: recoveryAfterTerminateMs,
+      recovery_after_refusal_ms: recoveryAfterRefusalMs,
+      accepted: account.accepted,
+      completed: account.completed,
+      lost: account.lost,
+      replicas: replicas.map((r) => r.ending).join('/'),
+    });
+    const exited = replicas.filter((replica) => !replica.alive);
+    assert.equal(
+      exited.length,
+      0,
+      exited.map((replica) => `${replica.url} ended (${replica.ending}):\n${replica.output()}`).join('\n---\n'),
+    );
+    for (const [name, phase] of Object.entries({ terminate: phases.terminate, refuse: phases.refuse })) {
+      assert.equal(
+        phase.brokenCount,
+        0,
+        `${name} phase: ${phase.brokenCount} answers were neither 2xx nor 503 with Retry-After, e.g.\n${phase.broken.join('\n')}\n--- replica logs:\n${replicas.map((r) => r.output(1500)).join('\n---\n')}`,
+      );
+    }
+    for (const [name, ms] of Object.entries({ terminate: recoveryAfterTerminateMs, refuse: recoveryAfterRefusalMs })) {
+      assert.ok(
+        ms >= 0 && ms <= FULL_SERVICE_BUDGET_MS,
+        `full service after the ${name} phase took ${ms} ms (budget ${FULL_SERVICE_BUDGET_MS} ms, -1 = not within ${RECOVERY_TIMEOUT_MS} ms)`,
+      );
+    }
+    assert.equal(account.lost, 0, `acknowledged jobs lost: ${account.lostExamples.join(', ')}`);
+  },
+);

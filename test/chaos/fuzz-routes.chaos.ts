@@ -50,8 +50,18 @@ async function setUpResources(server: GantryProcess, dataDir: string): Promise<{
 }
 
 async function send(base: string, fuzz: FuzzRequest): Promise<Outcome> {
-  const answer = await request(`${base}${fuzz.path}`, { method: fuzz.method, headers: fuzz.headers, body: fuzz.body?.(), timeoutMs: 20_000 });
-  return { status: answer.status, contentType: answer.headers.get('content-type') ?? '', retryAfter: answer.headers.get('retry-after'), error: answer.error };
+  const answer = await request(`${base}${fuzz.path}`, {
+    method: fuzz.method,
+    headers: fuzz.headers,
+    body: fuzz.body?.(),
+    timeoutMs: 20_000,
+  });
+  return {
+    status: answer.status,
+    contentType: answer.headers.get('content-type') ?? '',
+    retryAfter: answer.headers.get('retry-after'),
+    error: answer.error,
+  };
 }
 
 /** Resident memory after two forced collections with a pause between them. */
@@ -68,11 +78,25 @@ test('malformed requests on every route never get a 5xx or a non-problem error, 
   const server = await GantryProcess.start({
     gcOnSignal: true,
     args: [
-      '--data-dir', dataDir, '--worker-provider', 'none',
+      '--data-dir',
+      dataDir,
+      '--worker-provider',
+      'none',
       // Answer at once instead of holding: long-polls, stream reads and balanced requests.
-      '--take-wait-ms', '0', '--stream-wait-ms', '0', '--lb-hold-ms', '0',
-      '--rate-limit-minute', HIGH_RATE_LIMIT, '--rate-limit-hour', HIGH_RATE_LIMIT, '--rate-limit-day', HIGH_RATE_LIMIT,
-      '--max-output-bytes', '65536',
+      '--take-wait-ms',
+      '0',
+      '--stream-wait-ms',
+      '0',
+      '--lb-hold-ms',
+      '0',
+      '--rate-limit-minute',
+      HIGH_RATE_LIMIT,
+      '--rate-limit-hour',
+      HIGH_RATE_LIMIT,
+      '--rate-limit-day',
+      HIGH_RATE_LIMIT,
+      '--max-output-bytes',
+      '65536',
     ],
   });
   cleanup.add('kill the server', () => server.kill());
@@ -82,13 +106,17 @@ test('malformed requests on every route never get a 5xx or a non-problem error, 
   const prng = new Prng(seed);
   const routes = await discoverRoutes(server.url);
   const factory = new RequestFactory(ids, keys);
-  const requests = prng.shuffle([...routes.flatMap((route) => factory.all(route)), ...factory.randomMix(routes, prng, RANDOM_MIX_REQUESTS)]);
+  const requests = prng.shuffle([
+    ...routes.flatMap((route) => factory.all(route)),
+    ...factory.randomMix(routes, prng, RANDOM_MIX_REQUESTS),
+  ]);
 
   const findings = new FuzzFindings();
-  const run = (batch: FuzzRequest[]) => inParallel(batch, CONCURRENCY, async (fuzz) => {
-    const outcome = await send(server.url, fuzz);
-    findings.record(fuzz, outcome, judge(fuzz, outcome));
-  });
+  const run = (batch: FuzzRequest[]) =>
+    inParallel(batch, CONCURRENCY, async (fuzz) => {
+      const outcome = await send(server.url, fuzz);
+      findings.record(fuzz, outcome, judge(fuzz, outcome));
+    });
   const started = Date.now();
   await run(requests.slice(0, WARMUP_REQUESTS));
   const rssBeforeKb = await settledRssKb(server);
@@ -100,8 +128,19 @@ test('malformed requests on every route never get a 5xx or a non-problem error, 
     const answer = await sendRaw(server.port, rawCase);
     rawOutcomes[answer.outcome]++;
     if (answer.outcome !== 'answered') continue;
-    const fuzz: FuzzRequest = { kind: `raw:${rawCase.name}`, route: 'raw socket', method: 'RAW', path: rawCase.name, headers: {}, toWorkerlessBalancer: false };
-    findings.record(fuzz, { status: answer.status, contentType: answer.contentType, retryAfter: null }, judge(fuzz, { status: answer.status, contentType: answer.contentType, retryAfter: null }));
+    const fuzz: FuzzRequest = {
+      kind: `raw:${rawCase.name}`,
+      route: 'raw socket',
+      method: 'RAW',
+      path: rawCase.name,
+      headers: {},
+      toWorkerlessBalancer: false,
+    };
+    findings.record(
+      fuzz,
+      { status: answer.status, contentType: answer.contentType, retryAfter: null },
+      judge(fuzz, { status: answer.status, contentType: answer.contentType, retryAfter: null }),
+    );
   }
   const elapsedMs = Date.now() - started;
   const rssAfterKb = server.alive ? await settledRssKb(server) : -1;
@@ -125,5 +164,8 @@ test('malformed requests on every route never get a 5xx or a non-problem error, 
   if (findings.failures > 0) console.log(`# fuzz failures, grouped by request shape and answer:\n${findings.describe()}`);
   assert.equal(server.alive, true, `the server died (${server.ending}):\n${server.output()}`);
   assert.equal(findings.failures, 0, `${findings.failures} fuzz requests broke a promise (seed ${seed}):\n${findings.describe()}`);
-  assert.ok(rssAfterKb - rssBeforeKb <= RSS_GROWTH_LIMIT_KB, `server RSS grew ${((rssAfterKb - rssBeforeKb) / 1024).toFixed(1)} MB (limit 20 MB)`);
+  assert.ok(
+    rssAfterKb - rssBeforeKb <= RSS_GROWTH_LIMIT_KB,
+    `server RSS grew ${((rssAfterKb - rssBeforeKb) / 1024).toFixed(1)} MB (limit 20 MB)`,
+  );
 });

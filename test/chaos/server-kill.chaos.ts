@@ -27,7 +27,18 @@ test('SIGKILL of the server under steady load loses no acknowledged job', { time
   const dataDir = cleanup.tempDir('server-kill');
   const server = await GantryProcess.start({
     // A short lease brings back the jobs workers held at the crash quickly.
-    args: ['--data-dir', dataDir, '--worker-provider', 'none', '--job-lease-ms', '1500', '--take-wait-ms', '1000', '--sweep-interval-ms', '100'],
+    args: [
+      '--data-dir',
+      dataDir,
+      '--worker-provider',
+      'none',
+      '--job-lease-ms',
+      '1500',
+      '--take-wait-ms',
+      '1000',
+      '--sweep-interval-ms',
+      '100',
+    ],
   });
   cleanup.add('kill the server', () => server.kill());
   const apiKey = server.adminKey;
@@ -44,10 +55,25 @@ test('SIGKILL of the server under steady load loses no acknowledged job', { time
   });
   const ledger = new JobLedger();
   const log = new ExecutionLog();
-  const workers = Array.from({ length: WORKERS }, (_, i) =>
-    new ProtocolWorker({ target: () => server.url, endpointId, workerId: `chaos-worker-${i}`, credential, log, guard: working, workMs: 20 }));
+  const workers = Array.from(
+    { length: WORKERS },
+    (_, i) =>
+      new ProtocolWorker({
+        target: () => server.url,
+        endpointId,
+        workerId: `chaos-worker-${i}`,
+        credential,
+        log,
+        guard: working,
+        workMs: 20,
+      }),
+  );
   const producers = Array.from({ length: PRODUCERS }, (_, i) =>
-    produce({ targets: () => [server.url], endpointId, apiKey, guard: submitting, intervalMs: SUBMIT_INTERVAL_MS, maxJobs: 2000, name: `p${i}` }, ledger));
+    produce(
+      { targets: () => [server.url], endpointId, apiKey, guard: submitting, intervalMs: SUBMIT_INTERVAL_MS, maxJobs: 2000, name: `p${i}` },
+      ledger,
+    ),
+  );
   const workerLoops = workers.map((worker) => worker.run());
 
   await sleep(LOAD_BEFORE_KILL_MS);
@@ -58,7 +84,10 @@ test('SIGKILL of the server under steady load loses no acknowledged job', { time
   const restartedAt = Date.now();
   await server.start();
   const listeningMs = Date.now() - restartedAt;
-  const firstAccepted = await waitFor('a /run acknowledged after the restart', async () => ledger.firstAcceptedAfter(restartedAt), { timeoutMs: 20_000, stepMs: 20 });
+  const firstAccepted = await waitFor('a /run acknowledged after the restart', async () => ledger.firstAcceptedAfter(restartedAt), {
+    timeoutMs: 20_000,
+    stepMs: 20,
+  });
   const recoveryMs = firstAccepted - restartedAt;
   await sleep(LOAD_AFTER_RECOVERY_MS);
 

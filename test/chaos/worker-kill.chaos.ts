@@ -24,10 +24,25 @@ test('a worker killed with SIGKILL mid-job is replaced and its job completes; no
   const dataDir = cleanup.tempDir('worker-kill');
   const server = await GantryProcess.start({
     args: [
-      '--data-dir', dataDir, '--worker-provider', 'process', '--worker-work-dir', REPO_ROOT,
+      '--data-dir',
+      dataDir,
+      '--worker-provider',
+      'process',
+      '--worker-work-dir',
+      REPO_ROOT,
       // Short lease, ping and back-off: the killed worker's job is recovered in seconds, not minutes.
-      '--job-lease-ms', '1000', '--worker-ping-interval-ms', '200', '--crash-backoff-ms', '100',
-      '--scale-interval-ms', '200', '--sweep-interval-ms', '100', '--take-wait-ms', '1000',
+      '--job-lease-ms',
+      '1000',
+      '--worker-ping-interval-ms',
+      '200',
+      '--crash-backoff-ms',
+      '100',
+      '--scale-interval-ms',
+      '200',
+      '--sweep-interval-ms',
+      '100',
+      '--take-wait-ms',
+      '1000',
     ],
   });
   cleanup.add('kill the server', () => server.kill());
@@ -44,36 +59,54 @@ test('a worker killed with SIGKILL mid-job is replaced and its job completes; no
     }
   });
   const apiKey = server.adminKey!;
-  const endpointId = await createEndpoint(server.url, apiKey, queueEndpointBody('worker-kill', {
-    args: 'node --import tsx examples/echo-worker.ts',
-    workers: { min: 1, max: 1, idleTimeout: 60 },
-  }));
+  const endpointId = await createEndpoint(
+    server.url,
+    apiKey,
+    queueEndpointBody('worker-kill', {
+      args: 'node --import tsx examples/echo-worker.ts',
+      workers: { min: 1, max: 1, idleTimeout: 60 },
+    }),
+  );
 
   const jobIds: string[] = [];
   for (let i = 0; i < JOBS; i++) {
-    const submitted = await callJson(server.url, apiKey, 'POST', `/v2/${endpointId}/run`, { input: { sleepMs: JOB_SLEEP_MS, echo: `job-${i}` } });
+    const submitted = await callJson(server.url, apiKey, 'POST', `/v2/${endpointId}/run`, {
+      input: { sleepMs: JOB_SLEEP_MS, echo: `job-${i}` },
+    });
     assert.equal(submitted.status, 200, submitted.text);
     jobIds.push(submitted.json.id);
   }
   const status = async (id: string) => (await callJson(server.url, apiKey, 'GET', `/v2/${endpointId}/status/${id}`)).json;
 
   // The first worker cold-starts (tsx compiles the example), then takes job 0.
-  const victimJob = await waitFor('a job in progress on the first worker', async () => {
-    for (const id of jobIds) if ((await status(id))?.status === 'IN_PROGRESS') return id;
-    return undefined;
-  }, { timeoutMs: 45_000, stepMs: 100 });
-  const victim = await waitFor('the worker process under the server', async () => {
-    const found = childrenOf(server.pid!).find((child) => isEchoWorker(child.commandLine));
-    return found;
-  }, { timeoutMs: 5000, stepMs: 50 });
+  const victimJob = await waitFor(
+    'a job in progress on the first worker',
+    async () => {
+      for (const id of jobIds) if ((await status(id))?.status === 'IN_PROGRESS') return id;
+      return undefined;
+    },
+    { timeoutMs: 45_000, stepMs: 100 },
+  );
+  const victim = await waitFor(
+    'the worker process under the server',
+    async () => {
+      const found = childrenOf(server.pid!).find((child) => isEchoWorker(child.commandLine));
+      return found;
+    },
+    { timeoutMs: 5000, stepMs: 50 },
+  );
   workerPids.add(victim.pid);
 
   const killedAt = Date.now();
   process.kill(victim.pid, 'SIGKILL');
-  const replacement = await waitFor('a replacement worker process', async () => {
-    const found = childrenOf(server.pid!).find((child) => isEchoWorker(child.commandLine) && child.pid !== victim.pid);
-    return found;
-  }, { timeoutMs: 30_000, stepMs: 50 });
+  const replacement = await waitFor(
+    'a replacement worker process',
+    async () => {
+      const found = childrenOf(server.pid!).find((child) => isEchoWorker(child.commandLine) && child.pid !== victim.pid);
+      return found;
+    },
+    { timeoutMs: 30_000, stepMs: 50 },
+  );
   const replacementStartedMs = Date.now() - killedAt;
   workerPids.add(replacement.pid);
   const requeued = await status(victimJob);

@@ -22,7 +22,10 @@ test(`[${TEST_STORE}] the first key is inserted only into a deployment without k
 
 test(`[${TEST_STORE}] a key reads back exactly as it was written`, async () => {
   const scoped = aKey(account.id, {
-    permission: 'endpoints', endpointIds: ['ep-a', 'ep-b'], rateLimitExempt: true, expiresAt: '2031-01-01T00:00:00.000Z',
+    permission: 'endpoints',
+    endpointIds: ['ep-a', 'ep-b'],
+    rateLimitExempt: true,
+    expiresAt: '2031-01-01T00:00:00.000Z',
   });
   const plain = aKey(account.id, { permission: 'read' });
   await suite.store.insertApiKey(scoped);
@@ -38,7 +41,10 @@ test(`[${TEST_STORE}] keys are listed by creation time, then id`, async () => {
   const tieB = aKey(account.id, { id: 'key-tie-b', createdAt: '2038-01-01T00:00:00.000Z' });
   const tieA = aKey(account.id, { id: 'key-tie-a', createdAt: '2038-01-01T00:00:00.000Z' });
   for (const key of [late, tieB, tieA]) await suite.store.insertApiKey(key);
-  assert.deepEqual((await suite.store.listApiKeys()).map((k) => k.id), [...before, 'key-tie-a', 'key-tie-b', late.id]);
+  assert.deepEqual(
+    (await suite.store.listApiKeys()).map((k) => k.id),
+    [...before, 'key-tie-a', 'key-tie-b', late.id],
+  );
 });
 
 test(`[${TEST_STORE}] revoking keeps the first revocation time and says whether the key exists`, async () => {
@@ -53,7 +59,10 @@ test(`[${TEST_STORE}] revoking keeps the first revocation time and says whether 
 test(`[${TEST_STORE}] a key id is unique, and a key needs an existing account`, async () => {
   const key = aKey(account.id);
   await suite.store.insertApiKey(key);
-  await assert.rejects(suite.store.insertApiKey({ ...key, name: 'copy' }), { name: 'StoreConflictError', message: `api key ${key.id} already exists` });
+  await assert.rejects(suite.store.insertApiKey({ ...key, name: 'copy' }), {
+    name: 'StoreConflictError',
+    message: `api key ${key.id} already exists`,
+  });
   await assert.rejects(suite.store.insertApiKey(aKey('acct-missing')));
   assert.equal((await suite.store.getApiKey(key.id))?.name, key.name, 'the first key is untouched');
 });

@@ -30,7 +30,10 @@ test(`[${TEST_STORE}] endpoints are listed per account, and all together, by cre
   const tieA = anEndpoint(account.id, { id: 'ep-tie-a', createdAt: '2038-01-01T00:00:00.000Z' });
   const elsewhere = anEndpoint(stranger.id, { createdAt: '2038-06-01T00:00:00.000Z' });
   for (const endpoint of [later, tieB, elsewhere, tieA]) await suite.store.insertEndpoint(endpoint);
-  assert.deepEqual((await suite.store.listEndpoints(account.id)).map((e) => e.id), ['ep-tie-a', 'ep-tie-b', later.id]);
+  assert.deepEqual(
+    (await suite.store.listEndpoints(account.id)).map((e) => e.id),
+    ['ep-tie-a', 'ep-tie-b', later.id],
+  );
   const all = (await suite.store.listAllEndpoints()).map((e) => e.id);
   assert.deepEqual(all.slice(-4), ['ep-tie-a', 'ep-tie-b', elsewhere.id, later.id]);
   assert.deepEqual(await suite.store.listEndpoints('acct-without-endpoints'), []);
@@ -39,7 +42,13 @@ test(`[${TEST_STORE}] endpoints are listed per account, and all together, by cre
 test(`[${TEST_STORE}] an update lands only on the revision it was based on, and records its release`, async () => {
   const endpoint = anEndpoint(owner.id);
   await suite.store.insertEndpoint(endpoint, aRelease(endpoint.id, 1));
-  const changed = { ...endpoint, spec: { ...endpoint.spec, image: 'example/worker:2' }, version: 2, revision: 2, updatedAt: '2031-01-01T00:00:00.000Z' };
+  const changed = {
+    ...endpoint,
+    spec: { ...endpoint.spec, image: 'example/worker:2' },
+    version: 2,
+    revision: 2,
+    updatedAt: '2031-01-01T00:00:00.000Z',
+  };
   assert.equal(await suite.store.updateEndpoint(changed, 1, aRelease(endpoint.id, 2)), true);
   assert.deepEqual(await suite.store.getEndpoint(owner.id, endpoint.id), changed);
 
@@ -47,7 +56,11 @@ test(`[${TEST_STORE}] an update lands only on the revision it was based on, and 
   assert.equal(await suite.store.updateEndpoint(stale, 1, aRelease(endpoint.id, 3)), false, 'a write based on revision 1 lost');
   assert.equal(await suite.store.updateEndpoint({ ...stale, accountId: stranger.id }, 2), false, 'another account cannot write it');
   assert.deepEqual(await suite.store.getEndpoint(owner.id, endpoint.id), changed);
-  assert.deepEqual((await suite.store.listReleases(endpoint.id)).map((r) => r.version), [2, 1], 'newest first, no release for lost writes');
+  assert.deepEqual(
+    (await suite.store.listReleases(endpoint.id)).map((r) => r.version),
+    [2, 1],
+    'newest first, no release for lost writes',
+  );
 });
 
 test(`[${TEST_STORE}] a release reads back as written`, async () => {

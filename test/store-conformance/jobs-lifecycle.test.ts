@@ -16,8 +16,16 @@ test(`[${TEST_STORE}] a submitted job reads back as submitted, queued and untouc
   const job = aJob(aQueue(), { webhook: 'https://example.test/hook', s3Config: '{"bucket":"b"}', lowPriority: true });
   await suite.store.jobs.insert(job);
   assert.deepEqual(await suite.store.jobs.get(job.id), {
-    ...job, status: 'IN_QUEUE', startedAt: null, completedAt: null, output: null, error: null, workerId: null,
-    leaseExpiresAt: null, retries: 0, leaseLosses: 0,
+    ...job,
+    status: 'IN_QUEUE',
+    startedAt: null,
+    completedAt: null,
+    output: null,
+    error: null,
+    workerId: null,
+    leaseExpiresAt: null,
+    retries: 0,
+    leaseLosses: 0,
   });
   assert.equal(await suite.store.jobs.get('job-missing'), undefined);
 });
@@ -25,7 +33,10 @@ test(`[${TEST_STORE}] a submitted job reads back as submitted, queued and untouc
 test(`[${TEST_STORE}] a job id is unique`, async () => {
   const job = aJob(aQueue());
   await suite.store.jobs.insert(job);
-  await assert.rejects(suite.store.jobs.insert({ ...job, input: '"again"' }), { name: 'StoreConflictError', message: `job ${job.id} already exists` });
+  await assert.rejects(suite.store.jobs.insert({ ...job, input: '"again"' }), {
+    name: 'StoreConflictError',
+    message: `job ${job.id} already exists`,
+  });
   assert.equal((await suite.store.jobs.get(job.id))?.input, job.input);
 });
 
@@ -64,13 +75,25 @@ test(`[${TEST_STORE}] a retried job goes back to the queue as new, with its inpu
   assert.equal(await jobs.requeue(job.id, ['COMPLETED'], NOW + 99_000), undefined, 'only from the statuses given');
   const requeued = await jobs.requeue(job.id, ['FAILED', 'TIMED_OUT'], NOW + 99_000);
   assert.deepEqual(requeued, {
-    ...job, status: 'IN_QUEUE', startedAt: null, completedAt: null, output: null, error: null, workerId: null,
-    leaseExpiresAt: null, retries: 1, leaseLosses: 0, expiresAt: NOW + 99_000,
+    ...job,
+    status: 'IN_QUEUE',
+    startedAt: null,
+    completedAt: null,
+    output: null,
+    error: null,
+    workerId: null,
+    leaseExpiresAt: null,
+    retries: 1,
+    leaseLosses: 0,
+    expiresAt: NOW + 99_000,
   });
   assert.deepEqual(await jobs.readStream(job.id), [], 'the old stream is gone');
   await jobs.appendStream(job.id, ['new chunk']);
   assert.deepEqual(await jobs.readStream(job.id), ['new chunk']);
-  assert.deepEqual((await jobs.take(queue, 'w2', 1, NOW + 20, NOW + 1000)).map((j) => j.id), [job.id]);
+  assert.deepEqual(
+    (await jobs.take(queue, 'w2', 1, NOW + 20, NOW + 1000)).map((j) => j.id),
+    [job.id],
+  );
 });
 
 test(`[${TEST_STORE}] the expiry of a job can be moved`, async () => {

@@ -26,10 +26,13 @@ test(`[${TEST_STORE}] expired jobs are deleted with their streams, whatever thei
 
   const first = await jobs.deleteExpired(NOW + 10, 1);
   const second = await jobs.deleteExpired(NOW + 10, 100);
-  assert.deepEqual(byId([...first, ...second]), byId([
-    { id: running.id, endpointId: queue, workerId: 'w1', status: 'IN_PROGRESS' },
-    { id: queued.id, endpointId: queue, workerId: null, status: 'IN_QUEUE' },
-  ]));
+  assert.deepEqual(
+    byId([...first, ...second]),
+    byId([
+      { id: running.id, endpointId: queue, workerId: 'w1', status: 'IN_PROGRESS' },
+      { id: queued.id, endpointId: queue, workerId: null, status: 'IN_QUEUE' },
+    ]),
+  );
   assert.equal(first.length, 1, 'the limit bounds one sweep');
   assert.equal(await jobs.get(running.id), undefined);
   assert.deepEqual(await jobs.readStream(running.id), []);
@@ -85,7 +88,10 @@ test(`[${TEST_STORE}] a gone worker's jobs all go back to the queue at once, and
   await jobs.take(queue, 'w-gone', 2, NOW, NOW + 1000);
   await jobs.take(queue, 'w-alive', 1, NOW, NOW + 1000);
   const released = await jobs.releaseWorker('w-gone');
-  assert.deepEqual(byId(released), byId(batch.slice(0, 2).map((job) => ({ id: job.id, endpointId: queue, workerId: null, status: 'IN_QUEUE' as const }))));
+  assert.deepEqual(
+    byId(released),
+    byId(batch.slice(0, 2).map((job) => ({ id: job.id, endpointId: queue, workerId: null, status: 'IN_QUEUE' as const }))),
+  );
   const again = await jobs.get(batch[0]!.id);
   assert.deepEqual([again?.status, again?.retries, again?.leaseLosses, again?.startedAt], ['IN_QUEUE', 1, 0, null]);
   assert.equal((await jobs.get(batch[2]!.id))?.workerId, 'w-alive');

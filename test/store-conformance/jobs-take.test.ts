@@ -15,11 +15,17 @@ test(`[${TEST_STORE}] takes hand out the oldest normal-priority jobs first and l
   const second = aJob(queue);
   for (const job of [low, first, second]) await jobs.insert(job);
   const taken = await jobs.take(queue, 'w1', 2, NOW, NOW + 1000);
-  assert.deepEqual(taken.map((j) => j.id), [first.id, second.id]);
+  assert.deepEqual(
+    taken.map((j) => j.id),
+    [first.id, second.id],
+  );
   for (const job of taken) {
     assert.deepEqual([job.status, job.workerId, job.startedAt, job.leaseExpiresAt], ['IN_PROGRESS', 'w1', NOW, NOW + 1000]);
   }
-  assert.deepEqual((await jobs.take(queue, 'w2', 5, NOW, NOW + 1000)).map((j) => j.id), [low.id]);
+  assert.deepEqual(
+    (await jobs.take(queue, 'w2', 5, NOW, NOW + 1000)).map((j) => j.id),
+    [low.id],
+  );
   assert.deepEqual(await jobs.take(queue, 'w2', 5, NOW, NOW + 1000), []);
 });
 
@@ -29,7 +35,10 @@ test(`[${TEST_STORE}] one take returns its batch in queue order`, async () => {
   const inserted = [aJob(queue, { lowPriority: true }), aJob(queue), aJob(queue, { lowPriority: true }), aJob(queue)];
   for (const job of inserted) await jobs.insert(job);
   const taken = await jobs.take(queue, 'w1', 10, NOW, NOW + 1000);
-  assert.deepEqual(taken.map((j) => j.id), [inserted[1]!.id, inserted[3]!.id, inserted[0]!.id, inserted[2]!.id]);
+  assert.deepEqual(
+    taken.map((j) => j.id),
+    [inserted[1]!.id, inserted[3]!.id, inserted[0]!.id, inserted[2]!.id],
+  );
 });
 
 test(`[${TEST_STORE}] a take skips expired jobs and other endpoints' jobs`, async () => {
@@ -39,7 +48,10 @@ test(`[${TEST_STORE}] a take skips expired jobs and other endpoints' jobs`, asyn
   const elsewhere = aJob(aQueue());
   const live = aJob(queue);
   for (const job of [expired, elsewhere, live]) await jobs.insert(job);
-  assert.deepEqual((await jobs.take(queue, 'w1', 10, NOW, NOW + 1000)).map((j) => j.id), [live.id]);
+  assert.deepEqual(
+    (await jobs.take(queue, 'w1', 10, NOW, NOW + 1000)).map((j) => j.id),
+    [live.id],
+  );
   assert.equal((await jobs.get(expired.id))?.status, 'IN_QUEUE', 'left for the expiry sweep');
   assert.equal((await jobs.get(elsewhere.id))?.status, 'IN_QUEUE');
 });

@@ -33,7 +33,10 @@ test(`[${TEST_STORE}] an account lists its own volumes, oldest first`, async () 
   const first = aNetworkVolume(account.id);
   const second = aNetworkVolume(account.id);
   for (const volume of [second, aNetworkVolume(stranger.id), first]) await suite.store.insertNetworkVolume(volume);
-  assert.deepEqual((await suite.store.listNetworkVolumes(account.id)).map((v) => v.id), [first.id, second.id]);
+  assert.deepEqual(
+    (await suite.store.listNetworkVolumes(account.id)).map((v) => v.id),
+    [first.id, second.id],
+  );
 });
 
 test(`[${TEST_STORE}] an update writes name, size and time, never the data center or type`, async () => {
@@ -50,7 +53,11 @@ test(`[${TEST_STORE}] an update writes name, size and time, never the data cente
     spec: { ...volume.spec, name: 'renamed', size: 200 },
     updatedAt: '2031-01-01T00:00:00.000Z',
   });
-  assert.equal(await suite.store.updateNetworkVolume({ ...changed, accountId: stranger.id }), false, "another account's volume is not written");
+  assert.equal(
+    await suite.store.updateNetworkVolume({ ...changed, accountId: stranger.id }),
+    false,
+    "another account's volume is not written",
+  );
   assert.equal(await suite.store.updateNetworkVolume({ ...changed, id: 'vol-missing' }), false);
 });
 

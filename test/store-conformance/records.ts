@@ -1,7 +1,14 @@
 // Records to store, each with a fresh id and a later creation time than the one before, so order
 // assertions do not depend on the clock.
 import type { EndpointSpec, TemplateSpec } from '../../src/domain/endpoint-spec.js';
-import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, TemplateRecord } from '../../src/store/store.js';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  EndpointRecord,
+  NetworkVolumeRecord,
+  ReleaseRecord,
+  TemplateRecord,
+} from '../../src/store/store.js';
 import type { NewJob } from '../../src/store/job-store.js';
 import type { RegistryAuthRecord } from '../../src/store/registry-auth-store.js';
 import type { SecretRecord } from '../../src/store/secret-store.js';
@@ -23,11 +30,24 @@ export function anAccount(name?: string): AccountRecord {
 
 export function anEndpointSpec(name: string): EndpointSpec {
   return {
-    name, type: 'QUEUE', image: 'example/worker:1', disk: 10, ports: [], env: { MODE: 'test' }, registry: null,
-    args: '', entrypoint: [], cmd: ['python', 'handler.py'],
+    name,
+    type: 'QUEUE',
+    image: 'example/worker:1',
+    disk: 10,
+    ports: [],
+    env: { MODE: 'test' },
+    registry: null,
+    args: '',
+    entrypoint: [],
+    cmd: ['python', 'handler.py'],
     gpu: { pools: ['AMPERE_16'], excludedTypes: [], count: 1, allowedCudaVersions: ['12.4'], minCudaVersion: null },
-    cpu: null, workers: { min: 0, max: 3, idleTimeout: 10 }, scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
-    dataCenterIds: ['EU-RO-1'], networkVolumes: [], timeout: 300_000, flashboot: 'OFF',
+    cpu: null,
+    workers: { min: 0, max: 3, idleTimeout: 10 },
+    scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
+    dataCenterIds: ['EU-RO-1'],
+    networkVolumes: [],
+    timeout: 300_000,
+    flashboot: 'OFF',
   };
 }
 
@@ -38,14 +58,36 @@ export function anEndpoint(accountId: string, extra: Partial<EndpointRecord> = {
 
 export function aRelease(endpointId: string, version: number, extra: Partial<ReleaseRecord> = {}): ReleaseRecord {
   const { id, at } = next('rel');
-  return { id, endpointId, version, source: 'MANUAL', diff: [{ field: 'image', old: null, new: `example/worker:${version}` }], createdBy: null, createdAt: at, ...extra };
+  return {
+    id,
+    endpointId,
+    version,
+    source: 'MANUAL',
+    diff: [{ field: 'image', old: null, new: `example/worker:${version}` }],
+    createdBy: null,
+    createdAt: at,
+    ...extra,
+  };
 }
 
 export function aTemplateSpec(name: string, isPublic = false): TemplateSpec {
   return {
-    name, serverless: true, public: isPublic, category: 'NVIDIA', startSsh: false, startJupyter: false, allowedCudaVersions: [],
-    mounts: { persistent: { size: 20, path: '/workspace' } }, image: 'example/template:1', disk: 10, ports: ['8888/http'],
-    env: {}, registry: null, args: '', entrypoint: [], cmd: [],
+    name,
+    serverless: true,
+    public: isPublic,
+    category: 'NVIDIA',
+    startSsh: false,
+    startJupyter: false,
+    allowedCudaVersions: [],
+    mounts: { persistent: { size: 20, path: '/workspace' } },
+    image: 'example/template:1',
+    disk: 10,
+    ports: ['8888/http'],
+    env: {},
+    registry: null,
+    args: '',
+    entrypoint: [],
+    cmd: [],
   };
 }
 
@@ -69,17 +111,36 @@ export function aSecret(accountId: string, extra: { name?: string } = {}): Secre
 export function aKey(accountId: string, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   const { id, at } = next('key');
   return {
-    id, accountId, name: `key ${id}`, secretHash: 'ab'.repeat(32), permission: 'full', endpointIds: [], rateLimitExempt: false,
-    expiresAt: null, revokedAt: null, createdAt: at, ...extra,
+    id,
+    accountId,
+    name: `key ${id}`,
+    secretHash: 'ab'.repeat(32),
+    permission: 'full',
+    endpointIds: [],
+    rateLimitExempt: false,
+    expiresAt: null,
+    revokedAt: null,
+    createdAt: at,
+    ...extra,
   };
 }
 
 export function aJob(endpointId: string, extra: Partial<NewJob> = {}): NewJob {
   const { id, n } = next('job');
   return {
-    id, endpointId, accountId: 'acct', input: JSON.stringify({ n }), webhook: null, s3Config: null,
-    executionTimeoutMs: 60_000, lowPriority: false, retentionMs: 60_000, ttlMs: 3_600_000,
-    submittedAt: NOW + n, expiresAt: NOW + 3_600_000, ...extra,
+    id,
+    endpointId,
+    accountId: 'acct',
+    input: JSON.stringify({ n }),
+    webhook: null,
+    s3Config: null,
+    executionTimeoutMs: 60_000,
+    lowPriority: false,
+    retentionMs: 60_000,
+    ttlMs: 3_600_000,
+    submittedAt: NOW + n,
+    expiresAt: NOW + 3_600_000,
+    ...extra,
   };
 }
 
@@ -90,5 +151,11 @@ export function aQueue(): string {
 
 export function aNetworkVolume(accountId: string, extra: Partial<NetworkVolumeRecord['spec']> = {}): NetworkVolumeRecord {
   const { id, at } = next('vol');
-  return { id, accountId, spec: { name: `volume ${id}`, size: 50, dataCenterId: 'LOCAL', type: 'STANDARD', ...extra }, createdAt: at, updatedAt: at };
+  return {
+    id,
+    accountId,
+    spec: { name: `volume ${id}`, size: 50, dataCenterId: 'LOCAL', type: 'STANDARD', ...extra },
+    createdAt: at,
+    updatedAt: at,
+  };
 }

@@ -15,8 +15,14 @@ const suite = useTestStore(async (store) => {
   await store.ensureAccount(stranger);
 });
 
-const pulling = (endpoint: EndpointRecord, registry: string | null): EndpointRecord => ({ ...endpoint, spec: { ...endpoint.spec, registry } });
-const naming = (template: TemplateRecord, registry: string | null): TemplateRecord => ({ ...template, spec: { ...template.spec, registry } });
+const pulling = (endpoint: EndpointRecord, registry: string | null): EndpointRecord => ({
+  ...endpoint,
+  spec: { ...endpoint.spec, registry },
+});
+const naming = (template: TemplateRecord, registry: string | null): TemplateRecord => ({
+  ...template,
+  spec: { ...template.spec, registry },
+});
 
 test(`[${TEST_STORE}] a credential reads back exactly as written, to its own account only`, async () => {
   const auth = aRegistryAuth(owner.id);
@@ -33,7 +39,10 @@ test(`[${TEST_STORE}] an account lists its own credentials by creation time then
   const tieB = { ...aRegistryAuth(account.id), id: 'reg-tie-b', createdAt: '2020-01-01T00:00:00.000Z' };
   const tieA = { ...aRegistryAuth(account.id), id: 'reg-tie-a', createdAt: '2020-01-01T00:00:00.000Z' };
   for (const auth of [later, tieB, aRegistryAuth(stranger.id), tieA]) await suite.store.registryAuths.insert(auth);
-  assert.deepEqual((await suite.store.registryAuths.list(account.id)).map((a) => a.id), ['reg-tie-a', 'reg-tie-b', later.id]);
+  assert.deepEqual(
+    (await suite.store.registryAuths.list(account.id)).map((a) => a.id),
+    ['reg-tie-a', 'reg-tie-b', later.id],
+  );
 });
 
 test(`[${TEST_STORE}] names are unique within an account, and ids everywhere`, async () => {
@@ -55,7 +64,10 @@ test(`[${TEST_STORE}] only the owner deletes a credential, once; its name is fre
   await suite.store.registryAuths.insert(auth);
   assert.deepEqual(await suite.store.registryAuths.delete(stranger.id, auth.id, auth.createdAt), { outcome: 'missing' });
   assert.ok(await suite.store.registryAuths.get(owner.id, auth.id));
-  assert.deepEqual(await suite.store.registryAuths.delete(owner.id, auth.id, auth.createdAt), { outcome: 'deleted', clearedTemplateIds: [] });
+  assert.deepEqual(await suite.store.registryAuths.delete(owner.id, auth.id, auth.createdAt), {
+    outcome: 'deleted',
+    clearedTemplateIds: [],
+  });
   assert.equal(await suite.store.registryAuths.get(owner.id, auth.id), undefined);
   assert.deepEqual(await suite.store.registryAuths.delete(owner.id, auth.id, auth.createdAt), { outcome: 'missing' });
   await suite.store.registryAuths.insert(aRegistryAuth(owner.id, { name: 'to delete' }));

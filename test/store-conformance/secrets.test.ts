@@ -16,7 +16,10 @@ const suite = useTestStore(async (store) => {
   await store.ensureAccount(stranger);
 });
 
-const withEnv = <T extends EndpointRecord | TemplateRecord>(record: T, env: Record<string, string>): T => ({ ...record, spec: { ...record.spec, env } });
+const withEnv = <T extends EndpointRecord | TemplateRecord>(record: T, env: Record<string, string>): T => ({
+  ...record,
+  spec: { ...record.spec, env },
+});
 
 test(`[${TEST_STORE}] a secret reads back exactly as written, to its own account only`, async () => {
   const secret = aSecret(owner.id);
@@ -41,8 +44,14 @@ test(`[${TEST_STORE}] list is the account's secrets by name; getMany answers the
   await suite.store.ensureAccount(account);
   for (const name of ['zeta', 'Alpha', 'beta']) await suite.store.secrets.insert(aSecret(account.id, { name }));
   await suite.store.secrets.insert(aSecret(stranger.id, { name: 'gamma' }));
-  assert.deepEqual((await suite.store.secrets.list(account.id)).map((s) => s.name), ['Alpha', 'beta', 'zeta']);
-  assert.deepEqual((await suite.store.secrets.getMany(account.id, ['zeta', 'gamma', 'beta'])).map((s) => s.name), ['beta', 'zeta']);
+  assert.deepEqual(
+    (await suite.store.secrets.list(account.id)).map((s) => s.name),
+    ['Alpha', 'beta', 'zeta'],
+  );
+  assert.deepEqual(
+    (await suite.store.secrets.getMany(account.id, ['zeta', 'gamma', 'beta'])).map((s) => s.name),
+    ['beta', 'zeta'],
+  );
   assert.deepEqual(await suite.store.secrets.getMany(account.id, []), []);
 });
 
@@ -69,7 +78,10 @@ test(`[${TEST_STORE}] a secret endpoints or templates reference is not deleted; 
   const secret = aSecret(owner.id, { name: 'db.pass-1' });
   await suite.store.secrets.insert(secret);
   const first = withEnv(anEndpoint(owner.id), { DB: '{{RUNPOD_SECRET_db.pass-1}}' });
-  const second = withEnv(anEndpoint(owner.id), { URL: 'postgres://u:{{ RUNPOD_SECRET_db.pass-1 }}@db/x', OTHER: '{{ RUNPOD_SECRET_other }}' });
+  const second = withEnv(anEndpoint(owner.id), {
+    URL: 'postgres://u:{{ RUNPOD_SECRET_db.pass-1 }}@db/x',
+    OTHER: '{{ RUNPOD_SECRET_other }}',
+  });
   // Names that merely start with the secret's name, or text without the braces, are no references.
   const lookalike = withEnv(anEndpoint(owner.id), { DB: '{{ RUNPOD_SECRET_db.pass-10 }}', NOTE: 'RUNPOD_SECRET_db.pass-1' });
   const template = withEnv(aTemplate(owner.id), { DB: '{{  RUNPOD_SECRET_db.pass-1  }}' });
@@ -77,12 +89,18 @@ test(`[${TEST_STORE}] a secret endpoints or templates reference is not deleted; 
   for (const endpoint of [second, first, lookalike, strangers]) await suite.store.insertEndpoint(endpoint);
   await suite.store.insertTemplate(template);
   assert.deepEqual(await suite.store.secrets.delete(owner.id, secret.name), {
-    outcome: 'in-use', endpointIds: [first.id, second.id], templateIds: [template.id],
+    outcome: 'in-use',
+    endpointIds: [first.id, second.id],
+    templateIds: [template.id],
   });
   assert.ok(await suite.store.secrets.get(owner.id, secret.name), 'still there');
   await suite.store.deleteEndpoint(owner.id, first.id);
   await suite.store.updateEndpoint({ ...withEnv(second, {}), revision: 2 }, 1);
-  assert.deepEqual(await suite.store.secrets.delete(owner.id, secret.name), { outcome: 'in-use', endpointIds: [], templateIds: [template.id] });
+  assert.deepEqual(await suite.store.secrets.delete(owner.id, secret.name), {
+    outcome: 'in-use',
+    endpointIds: [],
+    templateIds: [template.id],
+  });
   await suite.store.deleteTemplate(owner.id, template.id);
   assert.deepEqual(await suite.store.secrets.delete(owner.id, secret.name), { outcome: 'deleted' });
 });

@@ -35,7 +35,10 @@ test(`[${TEST_STORE}] an account lists its own templates by creation time then i
   const tieB = { ...aTemplate(account.id), id: 'tpl-tie-b', createdAt: '2020-01-01T00:00:00.000Z' };
   const tieA = { ...aTemplate(account.id), id: 'tpl-tie-a', createdAt: '2020-01-01T00:00:00.000Z' };
   for (const template of [later, tieB, aTemplate(stranger.id), tieA]) await suite.store.insertTemplate(template);
-  assert.deepEqual((await suite.store.listTemplates(account.id)).map((t) => t.id), ['tpl-tie-a', 'tpl-tie-b', later.id]);
+  assert.deepEqual(
+    (await suite.store.listTemplates(account.id)).map((t) => t.id),
+    ['tpl-tie-a', 'tpl-tie-b', later.id],
+  );
 });
 
 test(`[${TEST_STORE}] the shared slice holds accounts' public templates, oldest first, up to the limit`, async () => {
@@ -58,7 +61,10 @@ test(`[${TEST_STORE}] an update rewrites the template: its name, its spec and wh
   assert.deepEqual(await suite.store.getTemplate(template.id), updated);
   assert.equal(await suite.store.templateNameTaken(owner.id, 'before update'), false, 'the old name is free again');
   assert.equal(await suite.store.templateNameTaken(owner.id, 'after update'), true);
-  assert.ok((await suite.store.listSharedTemplates(1000)).some((t) => t.id === template.id), 'now shared');
+  assert.ok(
+    (await suite.store.listSharedTemplates(1000)).some((t) => t.id === template.id),
+    'now shared',
+  );
 });
 
 test(`[${TEST_STORE}] a name is taken within its account only, and never by the template itself`, async () => {

@@ -63,7 +63,10 @@ test(`[${TEST_STORE}] a claimed delivery is hidden until its claim lapses, then 
   assert.deepEqual(ids(await suite.store.jobs.claimWebhooks(now, CLAIM_MS, 10)), [id]);
   assert.deepEqual(await suite.store.jobs.claimWebhooks(now + CLAIM_MS - 1, CLAIM_MS, 10), [], 'still claimed');
   const again = await suite.store.jobs.claimWebhooks(now + CLAIM_MS, CLAIM_MS, 10);
-  assert.deepEqual(again.map((d) => [d.job.id, d.attempt]), [[id, 2]]);
+  assert.deepEqual(
+    again.map((d) => [d.job.id, d.attempt]),
+    [[id, 2]],
+  );
 });
 
 test(`[${TEST_STORE}] an attempt schedules the next one, or ends the delivery`, async () => {
@@ -75,7 +78,10 @@ test(`[${TEST_STORE}] an attempt schedules the next one, or ends the delivery`, 
   await suite.store.jobs.webhookAttempted(retried, now + 5);
   await suite.store.jobs.webhookAttempted(delivered, null);
   assert.deepEqual(await suite.store.jobs.claimWebhooks(now + 4, CLAIM_MS, 10), []);
-  assert.deepEqual((await suite.store.jobs.claimWebhooks(now + 5, CLAIM_MS, 10)).map((d) => [d.job.id, d.attempt]), [[retried, 2]]);
+  assert.deepEqual(
+    (await suite.store.jobs.claimWebhooks(now + 5, CLAIM_MS, 10)).map((d) => [d.job.id, d.attempt]),
+    [[retried, 2]],
+  );
   await suite.store.jobs.webhookAttempted(retried, null);
   assert.deepEqual(await suite.store.jobs.claimWebhooks(now + 10 * CLAIM_MS, CLAIM_MS, 10), [], 'the delivered one never comes back');
 });
@@ -106,7 +112,13 @@ test(`[${TEST_STORE}] every way to a terminal status makes the delivery due: tim
   await jobs.timeOutOverdue(NOW + 10, 10);
   await jobs.releaseLapsedLeases(NOW + 200, 1, 10);
   const due = await jobs.claimWebhooks(now, CLAIM_MS, 10);
-  assert.deepEqual(due.map((d) => [d.job.id, d.job.status]).sort(), [[lost.id, 'FAILED'], [slow.id, 'TIMED_OUT']].sort());
+  assert.deepEqual(
+    due.map((d) => [d.job.id, d.job.status]).sort(),
+    [
+      [lost.id, 'FAILED'],
+      [slow.id, 'TIMED_OUT'],
+    ].sort(),
+  );
 });
 
 test(`[${TEST_STORE}] a retried job owes nothing until it finishes again, then starts over at attempt 1`, async () => {
@@ -120,7 +132,10 @@ test(`[${TEST_STORE}] a retried job owes nothing until it finishes again, then s
   await jobs.webhookAttempted(id, now + 1);
   assert.deepEqual(await jobs.claimWebhooks(now + 2, CLAIM_MS, 10), [], 'nothing due while it is queued again');
   await jobs.complete(id, ['IN_QUEUE'], COMPLETED);
-  assert.deepEqual((await jobs.claimWebhooks(now + 2, CLAIM_MS, 10)).map((d) => [d.job.id, d.attempt, d.job.status]), [[id, 1, 'COMPLETED']]);
+  assert.deepEqual(
+    (await jobs.claimWebhooks(now + 2, CLAIM_MS, 10)).map((d) => [d.job.id, d.attempt, d.job.status]),
+    [[id, 1, 'COMPLETED']],
+  );
 });
 
 test(`[${TEST_STORE}] processes claiming at once never claim the same delivery`, async () => {

@@ -30,5 +30,9 @@ export async function containersOf(dataDir: string): Promise<Docker.ContainerInf
 }
 
 export async function removeContainersOf(dataDir: string): Promise<void> {
-  for (const c of await containersOf(dataDir)) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  for (const c of await containersOf(dataDir))
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true })
+      .catch(() => undefined);
 }

@@ -7,7 +7,8 @@ export const FAKE_WORKER_HOST = '10.20.30.40';
 
 /** Starts of one image held until the test lets them finish, as a long image pull would. */
 export class HeldStarts {
-  private readonly waiting: { resolve: () => void; reject: (error: Error) => void; onProgress: ((message: string) => void) | undefined }[] = [];
+  private readonly waiting: { resolve: () => void; reject: (error: Error) => void; onProgress: ((message: string) => void) | undefined }[] =
+    [];
 
   get count(): number {
     return this.waiting.length;
@@ -97,7 +98,10 @@ export class FakeProvider implements Provider {
   /** The worker ends by itself, after printing its last words. */
   crash(workerId: string, code = 1, lastWords: string[] = []): void {
     if (!this.running.delete(workerId)) throw new Error(`${workerId} is not running`);
-    this.lines.set(workerId, lastWords.map((line) => ({ ts: new Date(this.now()).toISOString(), source: 'stderr', line })));
+    this.lines.set(
+      workerId,
+      lastWords.map((line) => ({ ts: new Date(this.now()).toISOString(), source: 'stderr', line })),
+    );
     this.emit({ workerId, code, signal: null, expected: false, at: this.now() });
   }
 

@@ -7,7 +7,11 @@ import type { Harness } from './harness.js';
 
 export type Client = 'sdk' | 'runpodctl';
 
-export function graphql(h: Harness, query: string, options: { key?: string; client?: Client; variables?: Record<string, unknown> | null } = {}): Promise<LightMyRequestResponse> {
+export function graphql(
+  h: Harness,
+  query: string,
+  options: { key?: string; client?: Client; variables?: Record<string, unknown> | null } = {},
+): Promise<LightMyRequestResponse> {
   const key = options.key ?? h.adminKey;
   if ((options.client ?? 'sdk') === 'runpodctl') {
     return h.app.inject({
@@ -20,7 +24,11 @@ export function graphql(h: Harness, query: string, options: { key?: string; clie
   return h.app.inject({
     method: 'POST',
     url: '/graphql',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'user-agent': 'RunPod-Python-SDK/1.7.0 (Linux) Language/Python 3.11.4' },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${key}`,
+      'user-agent': 'RunPod-Python-SDK/1.7.0 (Linux) Language/Python 3.11.4',
+    },
     payload: options.variables === undefined ? { query } : { query, variables: options.variables },
   });
 }
@@ -35,8 +43,16 @@ export function sdkRead(response: LightMyRequestResponse): Record<string, unknow
 
 /** runpod.api.mutations.templates.generate_pod_template, as the SDK formats it. */
 export function sdkCreateTemplate(t: {
-  name: string; imageName: string; dockerStartCmd?: string; containerDiskInGb?: number; volumeInGb?: number; volumeMountPath?: string;
-  ports?: string; env?: Record<string, string>; isServerless?: boolean; registryAuthId?: string;
+  name: string;
+  imageName: string;
+  dockerStartCmd?: string;
+  containerDiskInGb?: number;
+  volumeInGb?: number;
+  volumeMountPath?: string;
+  ports?: string;
+  env?: Record<string, string>;
+  isServerless?: boolean;
+  registryAuthId?: string;
 }): string {
   const fields = [`name: "${t.name}"`, `imageName: "${t.imageName}"`];
   fields.push(t.dockerStartCmd ? `dockerArgs: "${t.dockerStartCmd.replaceAll('"', '\\"')}"` : 'dockerArgs: ""');
@@ -44,7 +60,9 @@ export function sdkCreateTemplate(t: {
   fields.push(`volumeInGb: ${t.volumeInGb ?? 0}`);
   if (t.volumeMountPath) fields.push(`volumeMountPath: "${t.volumeMountPath}"`);
   fields.push(t.ports ? `ports: "${t.ports.replaceAll(' ', '')}"` : 'ports: ""');
-  const env = Object.entries(t.env ?? {}).map(([key, value]) => `{ key: "${key}", value: "${value}" }`).join(', ');
+  const env = Object.entries(t.env ?? {})
+    .map(([key, value]) => `{ key: "${key}", value: "${value}" }`)
+    .join(', ');
   fields.push(`env: [${env}]`);
   fields.push(`isServerless: ${t.isServerless ? 'true' : 'false'}`);
   fields.push(`containerRegistryAuthId : "${t.registryAuthId ?? ''}"`);
@@ -76,15 +94,31 @@ export function sdkCreateTemplate(t: {
 
 /** runpod.api.mutations.endpoints.generate_endpoint_mutation, with the SDK's defaults. */
 export function sdkCreateEndpoint(e: {
-  name: string; templateId: string; gpuIds?: string; networkVolumeId?: string; locations?: string; idleTimeout?: number;
-  scalerType?: string; scalerValue?: number; workersMin?: number; workersMax?: number; flashboot?: boolean;
-  allowedCudaVersions?: string; gpuCount?: number;
+  name: string;
+  templateId: string;
+  gpuIds?: string;
+  networkVolumeId?: string;
+  locations?: string;
+  idleTimeout?: number;
+  scalerType?: string;
+  scalerValue?: number;
+  workersMin?: number;
+  workersMax?: number;
+  flashboot?: boolean;
+  allowedCudaVersions?: string;
+  gpuCount?: number;
 }): string {
   const fields = [
-    `name: "${e.name}"`, `templateId: "${e.templateId}"`, `gpuIds: "${e.gpuIds ?? 'AMPERE_16'}"`,
-    `networkVolumeId: "${e.networkVolumeId ?? ''}"`, `locations: "${e.locations ?? ''}"`, `idleTimeout: ${e.idleTimeout ?? 5}`,
-    `scalerType: "${e.scalerType ?? 'QUEUE_DELAY'}"`, `scalerValue: ${e.scalerValue ?? 4}`,
-    `workersMin: ${e.workersMin ?? 0}`, `workersMax: ${e.workersMax ?? 3}`,
+    `name: "${e.name}"`,
+    `templateId: "${e.templateId}"`,
+    `gpuIds: "${e.gpuIds ?? 'AMPERE_16'}"`,
+    `networkVolumeId: "${e.networkVolumeId ?? ''}"`,
+    `locations: "${e.locations ?? ''}"`,
+    `idleTimeout: ${e.idleTimeout ?? 5}`,
+    `scalerType: "${e.scalerType ?? 'QUEUE_DELAY'}"`,
+    `scalerValue: ${e.scalerValue ?? 4}`,
+    `workersMin: ${e.workersMin ?? 0}`,
+    `workersMax: ${e.workersMax ?? 3}`,
   ];
   if (e.flashboot) fields.push('flashBootType: FLASHBOOT');
   if (e.allowedCudaVersions) fields.push(`allowedCudaVersions: "${e.allowedCudaVersions}"`);

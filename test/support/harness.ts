@@ -28,7 +28,11 @@ export interface HarnessOptions {
   logger?: FastifyBaseLogger;
 }
 
-export async function startHarness(flags: ConfigFlags = {}, env: Record<string, string> = {}, options: HarnessOptions = {}): Promise<Harness> {
+export async function startHarness(
+  flags: ConfigFlags = {},
+  env: Record<string, string> = {},
+  options: HarnessOptions = {},
+): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-test-'));
   const testStore = await openTestStore(dataDir);
   const config = loadConfig({ dataDir, ...testStore.flags, ...flags }, env);

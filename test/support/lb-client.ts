@@ -24,13 +24,16 @@ export interface LbAnswer {
 export function open(call: LbCall): Promise<IncomingMessage> {
   const target = new URL(call.url);
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: target.hostname,
-      port: target.port,
-      method: call.method ?? 'GET',
-      path: call.path,
-      headers: { ...(call.host ? { host: call.host } : {}), ...call.headers },
-    }, resolve);
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: call.method ?? 'GET',
+        path: call.path,
+        headers: { ...(call.host ? { host: call.host } : {}), ...call.headers },
+      },
+      resolve,
+    );
     req.on('error', reject);
     if (call.body === undefined) req.end();
     else if (typeof call.body === 'string') req.end(call.body);

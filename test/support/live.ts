@@ -13,21 +13,29 @@ export interface Live extends Harness {
   worker(method: string, path: string, body?: string, contentType?: string, key?: string): Promise<{ status: number; json: any }>;
 }
 
-export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string, unknown> = {}, options: HarnessOptions = {}): Promise<Live> {
+export async function startLive(
+  flags: ConfigFlags = {},
+  endpoint: Record<string, unknown> = {},
+  options: HarnessOptions = {},
+): Promise<Live> {
   // The configuration names the port (workers are sent to it), so it is known before the harness is built.
   const reservation = await reservePort('127.0.0.1');
   const port = reservation.port;
-  const h = await startHarness({
-    port: String(port),
-    lbUrlPattern: `http://{id}.lb.localhost:${port}`,
-    takeWaitMs: '1500',
-    streamWaitMs: '300',
-    sweepIntervalMs: '50',
-    webhookAllowCidrs: '127.0.0.0/8',
-    // Workers are started by the tests themselves unless a test asks for the runtime.
-    workerProvider: 'none',
-    ...flags,
-  }, {}, options).catch(async (error: unknown) => {
+  const h = await startHarness(
+    {
+      port: String(port),
+      lbUrlPattern: `http://{id}.lb.localhost:${port}`,
+      takeWaitMs: '1500',
+      streamWaitMs: '300',
+      sweepIntervalMs: '50',
+      webhookAllowCidrs: '127.0.0.0/8',
+      // Workers are started by the tests themselves unless a test asks for the runtime.
+      workerProvider: 'none',
+      ...flags,
+    },
+    {},
+    options,
+  ).catch(async (error: unknown) => {
     await reservation.release();
     throw error;
   });
@@ -70,7 +78,12 @@ export async function startLive(flags: ConfigFlags = {}, endpoint: Record<string
         body === undefined ? undefined : JSON.stringify(body),
       ),
     worker: (method, path, body, contentType = 'application/x-www-form-urlencoded', key = workerKey) =>
-      request(method, `/v2/${endpointId}${path}`, { authorization: key, ...(body === undefined ? {} : { 'content-type': contentType }) }, body),
+      request(
+        method,
+        `/v2/${endpointId}${path}`,
+        { authorization: key, ...(body === undefined ? {} : { 'content-type': contentType }) },
+        body,
+      ),
   };
 }
 

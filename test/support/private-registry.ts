@@ -37,12 +37,25 @@ export async function startPrivateRegistry(login: { username: string; password: 
   const image = `${address}/${repository}:1`;
   const hash = spawnSync('htpasswd', ['-Bbn', login.username, login.password], { encoding: 'utf8' });
   writeFileSync(join(dir, 'htpasswd'), hash.stdout);
-  writeFileSync(join(dir, 'config.yml'), [
-    'version: 0.1', 'log: {level: error}', `storage: {filesystem: {rootdirectory: ${join(dir, 'data')}}}`,
-    `http: {addr: "${address}"}`, `auth: {htpasswd: {realm: gantry-test, path: ${join(dir, 'htpasswd')}}}`,
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'config.yml'),
+    [
+      'version: 0.1',
+      'log: {level: error}',
+      `storage: {filesystem: {rootdirectory: ${join(dir, 'data')}}}`,
+      `http: {addr: "${address}"}`,
+      `auth: {htpasswd: {realm: gantry-test, path: ${join(dir, 'htpasswd')}}}`,
+    ].join('\n'),
+  );
   const registry: ChildProcess = spawn('docker-registry', ['serve', join(dir, 'config.yml')], { stdio: 'ignore' });
-  const forgetImage = () => docker.getImage(image).remove({ force: true }).then(() => undefined, () => undefined);
+  const forgetImage = () =>
+    docker
+      .getImage(image)
+      .remove({ force: true })
+      .then(
+        () => undefined,
+        () => undefined,
+      );
   const close = async () => {
     await forgetImage();
     registry.kill();
@@ -52,11 +65,13 @@ export async function startPrivateRegistry(login: { username: string; password: 
     await eventually(async () => (await fetch(`http://${address}/v2/`).catch(() => undefined))?.status === 401, 10_000, 50);
     await docker.getImage(WORKER_IMAGE).tag({ repo: image.slice(0, image.lastIndexOf(':')), tag: '1' });
     const push = await docker.getImage(image).push({ authconfig: { ...login, serveraddress: address } });
-    await new Promise<void>((resolve, reject) => docker.modem.followProgress(push, (err, out: { error?: string }[]) => {
-      const failed = err?.message ?? out.find((e) => e.error)?.error;
-      if (failed) reject(new Error(failed));
-      else resolve();
-    }));
+    await new Promise<void>((resolve, reject) =>
+      docker.modem.followProgress(push, (err, out: { error?: string }[]) => {
+        const failed = err?.message ?? out.find((e) => e.error)?.error;
+        if (failed) reject(new Error(failed));
+        else resolve();
+      }),
+    );
     await forgetImage();
   } catch (error) {
     await close();

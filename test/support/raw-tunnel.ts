@@ -28,10 +28,19 @@ export function openRawTunnel(baseUrl: string, path: string, key: string): Promi
     };
     socket.on('data', onData);
     socket.on('error', reject);
-    socket.write([
-      `GET ${path} HTTP/1.1`, `host: ${hostname}:${port}`, `authorization: Bearer ${key}`,
-      'connection: Upgrade', 'upgrade: websocket', 'sec-websocket-version: 13', 'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==', '', '',
-    ].join('\r\n'));
+    socket.write(
+      [
+        `GET ${path} HTTP/1.1`,
+        `host: ${hostname}:${port}`,
+        `authorization: Bearer ${key}`,
+        'connection: Upgrade',
+        'upgrade: websocket',
+        'sec-websocket-version: 13',
+        'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==',
+        '',
+        '',
+      ].join('\r\n'),
+    );
   });
 }
 

@@ -24,7 +24,6 @@ import { silentLogger } from '../../src/domain/logger.js';
 import { AccountSecretService } from '../../src/services/account-secrets.js';
 import { Secrets } from '../../src/services/secrets/secrets.js';
 
-
 /** The queue's wake-ups, recorded; a test announces new jobs with `queued`. */
 class RecordingSignals implements QueueSignals {
   readonly announced: string[] = [];
@@ -53,7 +52,10 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
   const signals = new RecordingSignals();
   const health = new Map<string, BackendHealth>();
   const balancer = new BalancerPool(
-    { healthIntervalMs: 20, healthCheck: async (backend) => ({ health: health.get(backend.workerId) ?? 'INITIALIZING', reason: 'set by the test' }) },
+    {
+      healthIntervalMs: 20,
+      healthCheck: async (backend) => ({ health: health.get(backend.workerId) ?? 'INITIALIZING', reason: 'set by the test' }),
+    },
     time.now,
   );
   // Secret references in env values resolve as in a server, against the rig's account.
@@ -83,9 +85,24 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
       createdAt: at,
       updatedAt: at,
       spec: {
-        name: 'rig', type: 'QUEUE', image: 'acme/worker:1', args: '', entrypoint: ['worker'], cmd: [], disk: 10, ports: [], env: {}, registry: null,
-        gpu: null, cpu: [{ id: 'cpu3c', vcpuCount: 2, memory: 4 }], workers: { min: 0, max: 3, idleTimeout: 5 },
-        scaling: { type: 'QUEUE_DELAY', queueDelay: 4 }, dataCenterIds: [], networkVolumes: [], timeout: 600_000, flashboot: 'OFF',
+        name: 'rig',
+        type: 'QUEUE',
+        image: 'acme/worker:1',
+        args: '',
+        entrypoint: ['worker'],
+        cmd: [],
+        disk: 10,
+        ports: [],
+        env: {},
+        registry: null,
+        gpu: null,
+        cpu: [{ id: 'cpu3c', vcpuCount: 2, memory: 4 }],
+        workers: { min: 0, max: 3, idleTimeout: 5 },
+        scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
+        dataCenterIds: [],
+        networkVolumes: [],
+        timeout: 600_000,
+        flashboot: 'OFF',
         ...spec,
       },
     };
@@ -94,7 +111,18 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
   }
 
   return {
-    store, config, time, provider, registry, signals, balancer, capacity, runtime, createEndpoint, secrets, accountId: account.id,
+    store,
+    config,
+    time,
+    provider,
+    registry,
+    signals,
+    balancer,
+    capacity,
+    runtime,
+    createEndpoint,
+    secrets,
+    accountId: account.id,
 
     /** A new configuration version of the endpoint (what a rolling update reacts to). */
     async changeEndpoint(endpoint: EndpointRecord, spec: Partial<EndpointSpec>): Promise<EndpointRecord> {
@@ -108,8 +136,18 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
       const id = `job-${randomId(8)}`;
       const now = time.now();
       await store.jobs.insert({
-        id, endpointId, accountId: account.id, input: '{}', webhook: null, s3Config: null, executionTimeoutMs: 600_000,
-        lowPriority: false, retentionMs: 60_000, ttlMs: 86_400_000, submittedAt: now, expiresAt: now + 86_400_000,
+        id,
+        endpointId,
+        accountId: account.id,
+        input: '{}',
+        webhook: null,
+        s3Config: null,
+        executionTimeoutMs: 600_000,
+        lowPriority: false,
+        retentionMs: 60_000,
+        ttlMs: 86_400_000,
+        submittedAt: now,
+        expiresAt: now + 86_400_000,
       });
       return id;
     },
@@ -119,7 +157,10 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
       const now = time.now();
       const jobs = await store.jobs.take(endpointId, workerId, limit, now, now + config.jobLeaseMs);
       registry.seen(workerId, endpointId, now);
-      registry.jobsTaken(workerId, jobs.map((j) => j.id));
+      registry.jobsTaken(
+        workerId,
+        jobs.map((j) => j.id),
+      );
       return jobs.map((j) => j.id);
     },
 

@@ -58,5 +58,10 @@ export async function openTestStore(dataDir: string): Promise<TestStore> {
   }
   const schema = await createPostgresSchema();
   const store = await PostgresStore.open({ url: schema.url, max: 4 });
-  return { store, flags: { database: schema.url, secretKey: TEST_SECRET_KEY }, reopen: () => PostgresStore.open({ url: schema.url, max: 4 }), drop: schema.drop };
+  return {
+    store,
+    flags: { database: schema.url, secretKey: TEST_SECRET_KEY },
+    reopen: () => PostgresStore.open({ url: schema.url, max: 4 }),
+    drop: schema.drop,
+  };
 }

@@ -29,7 +29,10 @@ export async function createThrowawayDatabase(prefix: string): Promise<Throwaway
     name,
     url: url.toString(),
     async terminateBackends() {
-      const { rowCount } = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      const { rowCount } = await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [name],
+      );
       return rowCount ?? 0;
     },
     async allowConnections(allowed) {

@@ -21,7 +21,8 @@ export function formatEnv(env: Record<string, string>, format: EnvFormat): strin
       // the value, and a line break cannot be written at all.
       return entries
         .map(([key, value]) => {
-          if (/[\r\n]/.test(value)) throw new CliError(`${key} holds a line break, which an env file cannot carry; use --format json or shell`);
+          if (/[\r\n]/.test(value))
+            throw new CliError(`${key} holds a line break, which an env file cannot carry; use --format json or shell`);
           return `${key}=${value}`;
         })
         .join('\n');

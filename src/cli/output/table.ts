@@ -9,14 +9,27 @@ export interface Column<Row> {
 export function formatTable<Row>(columns: Column<Row>[], rows: Row[]): string {
   const cells = [columns.map((c) => c.header), ...rows.map((row) => columns.map((c) => oneLine(c.value(row))))];
   const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)));
-  return cells.map((line) => line.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    cells
+      .map((line) =>
+        line
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** One record as `field  value` lines; a nested object's fields as `parent.field`, arrays as compact JSON. */
 export function formatRecord(record: Record<string, unknown>): string {
-  const entries = Object.entries(record).flatMap(([key, value]): [string, unknown][] =>
-    isPlainObject(value) && Object.keys(value).length > 0 ? Object.entries(value).map(([sub, inner]) => [`${key}.${sub}`, inner]) : [[key, value]],
-  ).filter(([, value]) => value !== undefined);
+  const entries = Object.entries(record)
+    .flatMap(([key, value]): [string, unknown][] =>
+      isPlainObject(value) && Object.keys(value).length > 0
+        ? Object.entries(value).map(([sub, inner]) => [`${key}.${sub}`, inner])
+        : [[key, value]],
+    )
+    .filter(([, value]) => value !== undefined);
   const width = Math.max(0, ...entries.map(([key]) => key.length));
   return entries.map(([key, value]) => `${key.padEnd(width)}  ${oneLine(show(value))}`.trimEnd()).join('\n') + '\n';
 }

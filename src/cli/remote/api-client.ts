@@ -36,7 +36,9 @@ export class ApiClient {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new CliError(`${this.connection.url}${path} answered ${res.status} with something that is not JSON: is ${this.connection.url} a Gantry server?`);
+      throw new CliError(
+        `${this.connection.url}${path} answered ${res.status} with something that is not JSON: is ${this.connection.url} a Gantry server?`,
+      );
     }
   }
 
@@ -45,19 +47,31 @@ export class ApiClient {
     return this.send('GET', path, undefined, headers, signal);
   }
 
-  private async send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+  private async send(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<Response> {
     const url = `${this.connection.url}${path}`;
     let res: Response;
     try {
       res = await fetch(url, {
         method,
-        headers: { authorization: `Bearer ${this.connection.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: {
+          authorization: `Bearer ${this.connection.apiKey}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
       });
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
-      throw new CliError(`cannot reach Gantry at ${this.connection.url} (${this.connection.urlSource}): ${networkReason(error)}. Is the server running? If it listens elsewhere, ${HINT_URL}`);
+      throw new CliError(
+        `cannot reach Gantry at ${this.connection.url} (${this.connection.urlSource}): ${networkReason(error)}. Is the server running? If it listens elsewhere, ${HINT_URL}`,
+      );
     }
     if (!res.ok) throw await this.failure(res);
     return res;
@@ -68,7 +82,10 @@ export class ApiClient {
     const problem = parseProblem(text);
     const detail = problem?.detail ?? (text.trim().slice(0, 300) || res.statusText);
     if (res.status === 401) {
-      return new ApiError(`the server at ${this.connection.url} refused the API key from ${this.connection.apiKeySource} (401: ${detail}); ${HINT_KEY}`, 401);
+      return new ApiError(
+        `the server at ${this.connection.url} refused the API key from ${this.connection.apiKeySource} (401: ${detail}); ${HINT_KEY}`,
+        401,
+      );
     }
     const lines = [`${problem?.title ?? res.statusText} (${res.status}): ${detail}`];
     for (const error of problem?.errors ?? []) lines.push(`  - ${error}`);

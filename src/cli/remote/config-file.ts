@@ -25,7 +25,8 @@ export function readLogin(file = loginFilePath()): SavedLogin {
   } catch (error) {
     throw new CliError(`${file} is not valid JSON (${(error as Error).message}); fix it or run gantry logout`, EXIT_USAGE);
   }
-  if (typeof parsed !== 'object' || parsed === null) throw new CliError(`${file} must hold a JSON object; fix it or run gantry logout`, EXIT_USAGE);
+  if (typeof parsed !== 'object' || parsed === null)
+    throw new CliError(`${file} must hold a JSON object; fix it or run gantry logout`, EXIT_USAGE);
   const { url, apiKey } = parsed as Record<string, unknown>;
   return { ...(typeof url === 'string' ? { url } : {}), ...(typeof apiKey === 'string' ? { apiKey } : {}) };
 }

@@ -51,6 +51,7 @@ export function normalizeUrl(given: string, source: string): string {
   } catch {
     throw new CliError(`${source} is not a URL: '${given}'`, EXIT_USAGE);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new CliError(`${source} must be an http(s) URL, got '${given}'`, EXIT_USAGE);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new CliError(`${source} must be an http(s) URL, got '${given}'`, EXIT_USAGE);
   return parsed.href.replace(/\/+$/, '');
 }

@@ -14,7 +14,10 @@ export function integer(min: number): (value: string) => number {
 }
 
 export function commaList(value: string): string[] {
-  return value.split(',').map((part) => part.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
 }
 
 /** `--env KEY=VALUE`, repeatable, into one object. */

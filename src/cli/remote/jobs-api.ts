@@ -36,7 +36,8 @@ export interface InputFlags {
 export function runBody(flags: InputFlags): Record<string, unknown> {
   if (flags.input !== undefined && flags.inputFile !== undefined) throw new CliError('give --input or --input-file, not both', EXIT_USAGE);
   if (flags.input !== undefined) return { input: parseJson(flags.input, '--input') };
-  if (flags.inputFile === undefined) throw new CliError(`give the job's input: --input '{"prompt": "..."}' or --input-file input.json (- for stdin)`, EXIT_USAGE);
+  if (flags.inputFile === undefined)
+    throw new CliError(`give the job's input: --input '{"prompt": "..."}' or --input-file input.json (- for stdin)`, EXIT_USAGE);
   const value = readJsonFile(flags.inputFile);
   const isBody = typeof value === 'object' && value !== null && !Array.isArray(value) && 'input' in value;
   return isBody ? (value as Record<string, unknown>) : { input: value };
@@ -58,7 +59,11 @@ export async function waitUntilFinished(client: ApiClient, endpointId: string, j
 
 /** For people: a status line, then the output (text as it is, anything else as JSON) or the error. */
 export function showJob(job: JobStatus): void {
-  const times = [job.delayTime !== undefined ? `queued ${job.delayTime} ms` : '', job.executionTime !== undefined ? `ran ${job.executionTime} ms` : '', job.retries ? `retries ${job.retries}` : '']
+  const times = [
+    job.delayTime !== undefined ? `queued ${job.delayTime} ms` : '',
+    job.executionTime !== undefined ? `ran ${job.executionTime} ms` : '',
+    job.retries ? `retries ${job.retries}` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   print(`job ${job.id} ${job.status}${times ? ` (${times})` : ''}`);

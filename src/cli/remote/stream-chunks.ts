@@ -22,7 +22,10 @@ export class ChunkAssembler {
       return undefined;
     }
     this.parts.delete(part.of);
-    const text = collected.sort((a, b) => a.index - b.index).map((p) => p.json).join('');
+    const text = collected
+      .sort((a, b) => a.index - b.index)
+      .map((p) => p.json)
+      .join('');
     return { value: JSON.parse(text) as unknown };
   }
 }

@@ -25,7 +25,10 @@ function userNode({ accountId, services }: GraphQLContext) {
 
 /** The SDK joins keys with newlines (and `ssh add-key` adds blank lines); each non-blank line is a key. */
 function keyLines(pubKey: string): string[] {
-  return pubKey.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+  return pubKey
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }
 
 export const accountQueries = {

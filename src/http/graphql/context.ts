@@ -23,5 +23,4 @@ export interface EnvironmentVariable {
   value: string;
 }
 
-export const envList = (env: Record<string, string>): EnvironmentVariable[] =>
-  Object.entries(env).map(([key, value]) => ({ key, value }));
+export const envList = (env: Record<string, string>): EnvironmentVariable[] => Object.entries(env).map(([key, value]) => ({ key, value }));

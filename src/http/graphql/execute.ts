@@ -45,9 +45,10 @@ export async function runGraphQL(
   const operationName = request.operationName ?? undefined;
   const operation = getOperationAST(document, operationName);
   if (!operation) {
-    const message = operationName === undefined
-      ? 'the document must hold exactly one operation, or operationName must pick one'
-      : `the document has no operation named '${operationName}'`;
+    const message =
+      operationName === undefined
+        ? 'the document must hold exactly one operation, or operationName must pick one'
+        : `the document has no operation named '${operationName}'`;
     return refused([{ message, extensions: { code: 'BAD_REQUEST' } }]);
   }
   const notOffered = notOfferedFields(operation);

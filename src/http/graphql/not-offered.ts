@@ -20,11 +20,13 @@ export function notOfferedFields(operation: OperationDefinitionNode): GraphQLErr
     if (selection.kind !== Kind.FIELD || !POD_OPERATIONS.has(selection.name.value)) return [];
     const name = selection.name.value;
     const location = selection.loc ? [{ line: selection.loc.startToken.line, column: selection.loc.startToken.column }] : undefined;
-    return [{
-      message: `${name} is not offered by Gantry: it has no pods. Serverless endpoints are managed with saveEndpoint, or REST v2 /v2/serverless`,
-      ...(location ? { locations: location } : {}),
-      path: [selection.alias?.value ?? name],
-      extensions: { code: 'NOT_IMPLEMENTED' },
-    }];
+    return [
+      {
+        message: `${name} is not offered by Gantry: it has no pods. Serverless endpoints are managed with saveEndpoint, or REST v2 /v2/serverless`,
+        ...(location ? { locations: location } : {}),
+        path: [selection.alias?.value ?? name],
+        extensions: { code: 'NOT_IMPLEMENTED' },
+      },
+    ];
   });
 }

@@ -16,7 +16,9 @@ const credentialNode = ({ id, name }: RegistryAuthRecord) => ({ id, name });
 
 /** The same rule REST's create schema sets for a username and password: not empty. */
 function checkLogin({ username, password }: RegistryLoginInput): void {
-  const problems = Object.entries({ username, password }).filter(([, value]) => value === '').map(([field]) => `${field}: must not be empty`);
+  const problems = Object.entries({ username, password })
+    .filter(([, value]) => value === '')
+    .map(([field]) => `${field}: must not be empty`);
   if (problems.length > 0) throw new ApiError(422, 'the input failed validation', problems);
 }
 
@@ -32,7 +34,10 @@ export const registryAuthMutations = {
     return credentialNode(await registryAuths.updateLogin(accountId, input.id, input));
   },
 
-  deleteRegistryAuth: async ({ registryAuthId }: { registryAuthId: string }, { accountId, services: { registryAuths } }: GraphQLContext) => {
+  deleteRegistryAuth: async (
+    { registryAuthId }: { registryAuthId: string },
+    { accountId, services: { registryAuths } }: GraphQLContext,
+  ) => {
     await registryAuths.delete(accountId, registryAuthId);
     return true;
   },

@@ -28,13 +28,21 @@ export async function withGraphQLFieldNames<T>(names: FieldNames, work: () => Pr
     return await work();
   } catch (error) {
     if (!(error instanceof ApiError) || !error.errors) throw error;
-    throw new ApiError(error.status, error.message, error.errors.map((line) => rename(line, names)), error.headers);
+    throw new ApiError(
+      error.status,
+      error.message,
+      error.errors.map((line) => rename(line, names)),
+      error.headers,
+    );
   }
 }
 
 /** `"a, b,,c"` -> `['a', 'b', 'c']`: the comma-separated lists GraphQL uses where REST has arrays. */
 export function commaList(value: string): string[] {
-  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 /** `[{key, value}]` -> `{key: value}`; a key listed twice is refused rather than silently dropped. */

@@ -34,7 +34,8 @@ function problemWithBody(body: unknown): string | undefined {
   if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
     return 'variables: must be an object or null';
   }
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return 'operationName: must be a string or null';
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    return 'operationName: must be a string or null';
   return undefined;
 }
 
@@ -45,7 +46,8 @@ function sendError(reply: FastifyReply, error: ApiError, code?: string) {
 }
 
 /** A body that is not even a GraphQL request (bad JSON, no query). */
-const notARequest = (reply: FastifyReply, why: string) => sendError(reply, new ApiError(400, `not a GraphQL request: ${why}`), 'BAD_REQUEST');
+const notARequest = (reply: FastifyReply, why: string) =>
+  sendError(reply, new ApiError(400, `not a GraphQL request: ${why}`), 'BAD_REQUEST');
 
 export function graphqlRoutes(services: Services): FastifyPluginAsync {
   const schema = executableSchema(rootResolvers);
@@ -77,10 +79,16 @@ export function graphqlRoutes(services: Services): FastifyPluginAsync {
       async (request, reply) => {
         const problem = problemWithBody(request.body);
         if (problem) return notARequest(reply, problem);
-        return runGraphQL(schema, request.body as GraphQLRequest, request.apiKey!, {
-          accountId: request.apiKey!.accountId,
-          services,
-        }, request.log);
+        return runGraphQL(
+          schema,
+          request.body as GraphQLRequest,
+          request.apiKey!,
+          {
+            accountId: request.apiKey!.accountId,
+            services,
+          },
+          request.log,
+        );
       },
     );
   };

@@ -74,7 +74,7 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
         schema: {
           tags,
           operationId: `status${method === 'POST' ? 'Post' : ''}`,
-          summary: 'Read a job\'s status and result; ttl sets how long from now it is kept',
+          summary: "Read a job's status and result; ttl sets how long from now it is kept",
           params: JobParams,
           querystring: TtlQuery,
           response: { 200: JobStatusResponse, ...problemResponses(400, 404) },
@@ -209,7 +209,9 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
                 unhealthy: Type.Integer(),
               }),
               crashLoop: Type.Optional(
-                Type.Object(CrashLoop.properties, { description: 'Present while workers keep failing to start or exiting: why, and when the next one starts' }),
+                Type.Object(CrashLoop.properties, {
+                  description: 'Present while workers keep failing to start or exiting: why, and when the next one starts',
+                }),
               ),
               throttled: Type.Optional(Throttled),
             }),

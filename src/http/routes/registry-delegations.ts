@@ -10,7 +10,7 @@ const tags = ['Registries'];
 const notOffered = () => {
   throw new ApiError(
     501,
-    'ECR delegations are not offered by Gantry: store a registry login with POST /v2/registries and name it in the endpoint\'s registry',
+    "ECR delegations are not offered by Gantry: store a registry login with POST /v2/registries and name it in the endpoint's registry",
   );
 };
 
@@ -18,10 +18,16 @@ export function registryDelegationRoutes(): FastifyPluginAsync {
   return async (app) => {
     const schema = (operationId: string, summary: string) => ({ tags, operationId, summary, response: problemResponses(501) });
     app.get('/v2/registries/delegations', { schema: schema('listDelegations', 'Not offered: ECR delegations (answers 501)') }, notOffered);
-    app.post('/v2/registries/delegations', { schema: schema('createDelegation', 'Not offered: ECR delegations (answers 501)') }, notOffered);
+    app.post(
+      '/v2/registries/delegations',
+      { schema: schema('createDelegation', 'Not offered: ECR delegations (answers 501)') },
+      notOffered,
+    );
     app.delete(
       '/v2/registries/delegations/:id',
-      { schema: { ...schema('revokeDelegation', 'Not offered: ECR delegations (answers 501)'), params: Type.Object({ id: Type.String() }) } },
+      {
+        schema: { ...schema('revokeDelegation', 'Not offered: ECR delegations (answers 501)'), params: Type.Object({ id: Type.String() }) },
+      },
       notOffered,
     );
   };

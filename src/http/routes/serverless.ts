@@ -22,7 +22,7 @@ export function serverlessRoutes({ endpoints, config, capacity }: Services): Fas
         schema: {
           tags,
           operationId: 'listEndpoints',
-          summary: 'List the endpoints of the caller\'s account',
+          summary: "List the endpoints of the caller's account",
           response: { 200: Type.Object({ endpoints: Type.Array(EndpointResponse) }), ...problemResponses() },
         },
       },

@@ -4,13 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/services.js';
 import { problemResponses } from '../schemas/common.js';
-import {
-  CreateTemplateBody,
-  ListTemplatesResponse,
-  TemplateIdParams,
-  TemplateResponse,
-  UpdateTemplateBody,
-} from '../schemas/templates.js';
+import { CreateTemplateBody, ListTemplatesResponse, TemplateIdParams, TemplateResponse, UpdateTemplateBody } from '../schemas/templates.js';
 import { templateView } from '../views/template-view.js';
 import { keepFitting } from '../response-fit.js';
 
@@ -32,7 +26,12 @@ export function templateRoutes({ templates }: Services): FastifyPluginAsync {
         },
       },
       async (request) => ({
-        templates: keepFitting((await templates.list(account(request.apiKey))).map(templateView), TemplateResponse, request.log, 'template'),
+        templates: keepFitting(
+          (await templates.list(account(request.apiKey))).map(templateView),
+          TemplateResponse,
+          request.log,
+          'template',
+        ),
       }),
     );
 
@@ -82,8 +81,7 @@ export function templateRoutes({ templates }: Services): FastifyPluginAsync {
           response: { 200: TemplateResponse, ...problemResponses(400, 404, 409, 422) },
         },
       },
-      async (request) =>
-        templateView(await templates.update(account(request.apiKey), request.params.id, request.body)),
+      async (request) => templateView(await templates.update(account(request.apiKey), request.params.id, request.body)),
     );
 
     app.delete(

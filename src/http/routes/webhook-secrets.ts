@@ -33,7 +33,7 @@ export function webhookSecretRoutes({ webhookSecrets }: Services): FastifyPlugin
         schema: {
           tags,
           operationId: 'getWebhookSecret',
-          summary: 'The secret that signs the endpoint\'s webhook deliveries (Gantry only)',
+          summary: "The secret that signs the endpoint's webhook deliveries (Gantry only)",
           params: EndpointIdParams,
           response: { 200: WebhookSecretResponse, ...problemResponses(404, 503) },
         },
@@ -47,7 +47,7 @@ export function webhookSecretRoutes({ webhookSecrets }: Services): FastifyPlugin
         schema: {
           tags,
           operationId: 'rotateWebhookSecret',
-          summary: 'Replace the endpoint\'s webhook secret; deliveries from now on are signed with the new one (Gantry only)',
+          summary: "Replace the endpoint's webhook secret; deliveries from now on are signed with the new one (Gantry only)",
           params: EndpointIdParams,
           response: { 200: WebhookSecretResponse, ...problemResponses(404, 503) },
         },

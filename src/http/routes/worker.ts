@@ -34,7 +34,10 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
     acceptRawBodies(plugin, settings.maxOutputBytes);
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
-    for (const [path, batch] of [['job-take', false], ['job-take-batch', true]] as const) {
+    for (const [path, batch] of [
+      ['job-take', false],
+      ['job-take-batch', true],
+    ] as const) {
       app.get(
         `/v2/:endpointId/${path}/:workerId`,
         { config, schema: { ...schema, operationId: batch ? 'jobTakeBatch' : 'jobTake', params: WorkerParams, querystring: TakeQuery } },
@@ -51,7 +54,11 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
 
     app.post(
       '/v2/:endpointId/job-done/:workerId/:jobId',
-      { config, bodyLimit: TRANSPORT_LIMIT, schema: { ...schema, operationId: 'jobDone', params: WorkerJobParams, querystring: DoneQuery } },
+      {
+        config,
+        bodyLimit: TRANSPORT_LIMIT,
+        schema: { ...schema, operationId: 'jobDone', params: WorkerJobParams, querystring: DoneQuery },
+      },
       async (request) => {
         const { endpointId, workerId, jobId } = request.params;
         const raw = (request.body as RawBody | undefined) ?? { text: '', bytes: 0, tooLarge: false };
@@ -71,7 +78,11 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
 
     app.post(
       '/v2/:endpointId/job-stream/:workerId/:jobId',
-      { config, bodyLimit: TRANSPORT_LIMIT, schema: { ...schema, operationId: 'jobStream', params: WorkerJobParams, querystring: DoneQuery } },
+      {
+        config,
+        bodyLimit: TRANSPORT_LIMIT,
+        schema: { ...schema, operationId: 'jobStream', params: WorkerJobParams, querystring: DoneQuery },
+      },
       async (request) => {
         const { endpointId, workerId, jobId } = request.params;
         const output = parseChunk(request.body as RawBody | undefined, settings.maxOutputBytes);

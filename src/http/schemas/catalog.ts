@@ -43,8 +43,22 @@ export const DataCenter = Type.Object({
 });
 
 const text = Type.Optional(Type.String());
-export const GpuQuery = Type.Object({ include: text, product: text, count: text, cloud: text, countryCodes: text, cudaVersions: text, minCudaVersion: text });
+export const GpuQuery = Type.Object({
+  include: text,
+  product: text,
+  count: text,
+  cloud: text,
+  countryCodes: text,
+  cudaVersions: text,
+  minCudaVersion: text,
+});
 export const CpuQuery = Type.Object({ include: text, product: text, vcpuCount: text });
-export const DataCenterQuery = Type.Object({ include: text, regions: text, networkVolumeTypes: text, compliance: text, globalNetwork: text });
+export const DataCenterQuery = Type.Object({
+  include: text,
+  regions: text,
+  networkVolumeTypes: text,
+  compliance: text,
+  globalNetwork: text,
+});
 export const TemplateSourceQuery = Type.Object({ source: Type.Optional(StringEnum(['official', 'verified', 'community'])) });
 export const IdParams = Type.Object({ id: Type.String() });

@@ -12,7 +12,10 @@ export const ProblemSchema = Type.Object(
 );
 
 /** A string enum as a plain JSON Schema `enum`, so a bad value reports the allowed ones. */
-export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number] } = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
@@ -30,7 +33,8 @@ export const containerRequestProperties = {
   disk: Type.Integer({ minimum: 1, maximum: 65536, description: 'Container disk in GB' }),
   ports: Type.Array(Type.String(), { maxItems: 64, description: 'Exposed ports as port/protocol' }),
   env: Type.Record(Type.String(), Type.String(), {
-    description: 'Environment variables; a value may reference a secret of the account as {{ RUNPOD_SECRET_<name> }}, replaced when a worker starts',
+    description:
+      'Environment variables; a value may reference a secret of the account as {{ RUNPOD_SECRET_<name> }}, replaced when a worker starts',
   }),
   registry: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'Registry credential id' }),
 };

@@ -11,7 +11,10 @@ export const CreateNetworkVolumeBody = Type.Object(
   {
     name: Name,
     size: Size,
-    dataCenter: Type.String({ minLength: 1, description: 'Where the volume lives; immutable. Only data centers whose catalog entry lists networkVolumeTypes offer volumes' }),
+    dataCenter: Type.String({
+      minLength: 1,
+      description: 'Where the volume lives; immutable. Only data centers whose catalog entry lists networkVolumeTypes offer volumes',
+    }),
     type: Type.Optional(VolumeType),
   },
   { additionalProperties: false, $id: 'CreateNetworkVolumeRequest' },
@@ -20,7 +23,13 @@ export const CreateNetworkVolumeBody = Type.Object(
 export const UpdateNetworkVolumeBody = Type.Object(
   {
     name: Type.Optional(Name),
-    size: Type.Optional(Type.Integer({ minimum: VOLUME_SIZE_GB.min, maximum: VOLUME_SIZE_GB.max, description: 'GB; at least the current size: a volume cannot shrink' })),
+    size: Type.Optional(
+      Type.Integer({
+        minimum: VOLUME_SIZE_GB.min,
+        maximum: VOLUME_SIZE_GB.max,
+        description: 'GB; at least the current size: a volume cannot shrink',
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1, $id: 'UpdateNetworkVolumeRequest' },
 );
@@ -37,7 +46,9 @@ export const NetworkVolumeResponse = Type.Object(
         {
           usedBytes: Type.Integer({ description: 'Bytes the files on the volume take, as counted now' }),
           sizeBytes: Type.Integer({ description: 'The size in bytes: reported against, not enforced' }),
-          complete: Type.Boolean({ description: 'False when counting stopped at its time or entry bound: usedBytes is then a lower bound' }),
+          complete: Type.Boolean({
+            description: 'False when counting stopped at its time or entry bound: usedBytes is then a lower bound',
+          }),
         },
         { description: 'On a single volume only. Gantry does not enforce a volume size on the file system; it reports use against it' },
       ),

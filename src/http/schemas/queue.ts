@@ -12,9 +12,13 @@ export const RunBody = Type.Object(
     policy: Type.Optional(
       Type.Object(
         {
-          executionTimeout: Type.Optional(Type.Integer({ minimum: 1000, maximum: SEVEN_DAYS_MS, description: 'ms; overrides the endpoint timeout' })),
+          executionTimeout: Type.Optional(
+            Type.Integer({ minimum: 1000, maximum: SEVEN_DAYS_MS, description: 'ms; overrides the endpoint timeout' }),
+          ),
           lowPriority: Type.Optional(Type.Boolean({ description: 'served after normal jobs; never causes a scale-up' })),
-          ttl: Type.Optional(Type.Integer({ minimum: 1000, maximum: SEVEN_DAYS_MS, description: 'ms; the job is gone this long after submit' })),
+          ttl: Type.Optional(
+            Type.Integer({ minimum: 1000, maximum: SEVEN_DAYS_MS, description: 'ms; the job is gone this long after submit' }),
+          ),
         },
         { additionalProperties: false },
       ),

@@ -13,7 +13,10 @@ const SecretName = Type.String({
 /** A worker gets the value as one environment variable, and Linux takes at most 128 KiB (4 bytes a character at worst) for one. */
 const SecretValue = Type.String({ minLength: 1, maxLength: 32_768, description: 'The value; write-only, never returned' });
 
-export const CreateSecretBody = Type.Object({ name: SecretName, value: SecretValue }, { additionalProperties: false, $id: 'CreateSecretRequest' });
+export const CreateSecretBody = Type.Object(
+  { name: SecretName, value: SecretValue },
+  { additionalProperties: false, $id: 'CreateSecretRequest' },
+);
 
 export const RotateSecretBody = Type.Object({ value: SecretValue }, { additionalProperties: false, $id: 'RotateSecretRequest' });
 

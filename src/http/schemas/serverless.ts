@@ -70,7 +70,11 @@ const placementProperties = {
   dataCenterIds: Type.Array(Type.String({ minLength: 1 })),
   networkVolumes: Type.Array(Type.String({ minLength: 1 })),
   flashboot: FlashBoot,
-  timeout: Type.Integer({ minimum: 1, maximum: 86_400_000, description: 'Per-job execution timeout, ms (any positive count: the contract sets no minimum)' }),
+  timeout: Type.Integer({
+    minimum: 1,
+    maximum: 86_400_000,
+    description: 'Per-job execution timeout, ms (any positive count: the contract sets no minimum)',
+  }),
   workers: WorkersRequest,
   scaling: Scaling,
 };
@@ -131,9 +135,7 @@ export const EndpointResponse = Type.Object(
       }),
       Type.Null(),
     ]),
-    cpu: Type.Optional(
-      Type.Array(Type.Object({ id: Type.String(), vcpuCount: Type.Integer(), memory: Type.Integer() })),
-    ),
+    cpu: Type.Optional(Type.Array(Type.Object({ id: Type.String(), vcpuCount: Type.Integer(), memory: Type.Integer() }))),
     workers: Type.Object({ min: Type.Integer(), max: Type.Integer(), idleTimeout: Type.Optional(Type.Integer()) }),
     scaling: Type.Union([QueueDelayScaling, RequestCountScaling]),
     dataCenterIds: Type.Array(Type.String()),

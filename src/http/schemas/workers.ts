@@ -16,7 +16,9 @@ export const WorkerView = Type.Object({
   dataCenterId: Type.Union([Type.String(), Type.Null()]),
   startedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   managed: Type.Boolean({ description: 'Started by Gantry (false: a worker started by hand)' }),
-  statusMessage: Type.Optional(Type.String({ description: 'While the worker starts (INITIALIZING): what its provider is doing, such as "pulling image x: 40%"' })),
+  statusMessage: Type.Optional(
+    Type.String({ description: 'While the worker starts (INITIALIZING): what its provider is doing, such as "pulling image x: 40%"' }),
+  ),
 });
 
 export const WorkerSummary = Type.Object({
@@ -41,7 +43,7 @@ export const Throttled = Type.Object(
     reason: Type.String({ description: 'Why no worker can be placed, e.g. no GPU of the pool on this deployment' }),
     since: Type.String({ format: 'date-time' }),
   },
-  { description: 'Present while the endpoint\'s next worker waits for capacity' },
+  { description: "Present while the endpoint's next worker waits for capacity" },
 );
 
 export const ListWorkersResponse = Type.Object({
@@ -77,6 +79,8 @@ export const ListReleasesResponse = Type.Object({
 export const LogQuery = Type.Object({
   source: Type.Optional(StringEnum(['container', 'system'])),
   tail: Type.Optional(Type.Integer({ minimum: 0, maximum: 5000 })),
-  since: Type.Optional(Type.String({ description: 'RFC 3339 time to resume from; `tail` is then ignored, and Last-Event-ID wins over it' })),
+  since: Type.Optional(
+    Type.String({ description: 'RFC 3339 time to resume from; `tail` is then ignored, and Last-Event-ID wins over it' }),
+  ),
   follow: Type.Optional(Type.Boolean({ description: 'keep the stream open for new lines (default true)' })),
 });

@@ -114,5 +114,7 @@ function publish(
   const pairs: [number, number][] = [[spec.http.port, published.port]];
   if (spec.http.healthPort !== spec.http.port) pairs.push([spec.http.healthPort, published.healthPort]);
   options.ExposedPorts = Object.fromEntries(pairs.map(([inside]) => [`${inside}/tcp`, {}]));
-  hostConfig.PortBindings = Object.fromEntries(pairs.map(([inside, outside]) => [`${inside}/tcp`, [{ HostIp: '127.0.0.1', HostPort: String(outside) }]]));
+  hostConfig.PortBindings = Object.fromEntries(
+    pairs.map(([inside, outside]) => [`${inside}/tcp`, [{ HostIp: '127.0.0.1', HostPort: String(outside) }]]),
+  );
 }

@@ -189,7 +189,10 @@ export class DockerProvider implements Provider {
     const rewrite = this.options.workerApiUrl;
     if (!rewrite || rewrite.from === rewrite.to) return env;
     return Object.fromEntries(
-      Object.entries(env).map(([name, value]) => [name, value.startsWith(rewrite.from) ? rewrite.to + value.slice(rewrite.from.length) : value]),
+      Object.entries(env).map(([name, value]) => [
+        name,
+        value.startsWith(rewrite.from) ? rewrite.to + value.slice(rewrite.from.length) : value,
+      ]),
     );
   }
 

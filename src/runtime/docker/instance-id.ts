@@ -6,5 +6,8 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 
 export function dockerInstanceId(dataDir: string): string {
-  return createHash('sha256').update(`${hostname()}\0${resolve(dataDir)}`).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(`${hostname()}\0${resolve(dataDir)}`)
+    .digest('hex')
+    .slice(0, 16);
 }

@@ -10,6 +10,13 @@ export async function removeOrphans(docker: Docker, instanceId: string, tracked:
     filters: { label: [`${LABELS.managed}=1`, `${LABELS.instance}=${instanceId}`] },
   });
   const orphans = containers.filter((c) => !tracked(c.Labels[LABELS.worker] ?? ''));
-  await Promise.all(orphans.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  await Promise.all(
+    orphans.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined),
+    ),
+  );
   return orphans.map((c) => c.Names[0]?.replace(/^\//, '') ?? c.Id);
 }

@@ -92,7 +92,12 @@ export class QueueWorkers implements WorkerKind {
 
   async demand(endpoint: EndpointRecord): Promise<Demand> {
     const stats = await this.deps.store.jobs.queueStats(endpoint.id);
-    return { queued: stats.queued, queuedLowPriority: stats.queuedLowPriority, oldestQueuedAt: stats.oldestQueuedAt, inFlight: stats.inProgress };
+    return {
+      queued: stats.queued,
+      queuedLowPriority: stats.queuedLowPriority,
+      oldestQueuedAt: stats.oldestQueuedAt,
+      inFlight: stats.inProgress,
+    };
   }
 
   listen(wake: Wakeups): () => void {
@@ -116,7 +121,12 @@ export interface StateTimings {
 }
 
 /** A queue worker's state from what the worker protocol saw of it. */
-export function queueWorkerState(worker: ManagedWorker, activity: WorkerActivity | undefined, now: number, timings: StateTimings): WorkerState {
+export function queueWorkerState(
+  worker: ManagedWorker,
+  activity: WorkerActivity | undefined,
+  now: number,
+  timings: StateTimings,
+): WorkerState {
   if (worker.phase === 'THROTTLED') return 'THROTTLED';
   const startedAt = worker.processStartedAt ?? worker.createdAt;
   if (!activity || activity.lastSeenAt < startedAt) {

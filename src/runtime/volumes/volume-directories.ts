@@ -64,7 +64,11 @@ export class VolumeDirectories {
         entries++;
         const path = join(dir, entry.name);
         if (entry.isDirectory()) pending.push(path);
-        else usedBytes += await lstat(path).then((s) => s.size, () => 0);
+        else
+          usedBytes += await lstat(path).then(
+            (s) => s.size,
+            () => 0,
+          );
         // Leaving the loop closes the directory.
         if (entries >= bounds.maxEntries || this.now() > deadline) return { usedBytes, complete: false };
       }

@@ -11,7 +11,8 @@ export function readOrCreateKeyFile(file: string): Buffer {
     // 'wx' fails when the file exists, so two processes racing here both end up reading one key.
     writeFileSync(file, `${randomBytes(SECRET_KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot create the secret key file ${file}: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw new Error(`cannot create the secret key file ${file}: ${(error as Error).message}`);
   }
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   if (key.length !== SECRET_KEY_BYTES) throw new Error(`the secret key file ${file} does not hold ${SECRET_KEY_BYTES} base64 bytes`);

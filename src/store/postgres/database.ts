@@ -32,7 +32,12 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 export function createPool(options: PoolOptions, log: Logger = silentLogger): pg.Pool {
   // A database that does not answer fails requests (503) after a while instead of holding them forever.
-  const pool = new pg.Pool({ ...connectionOptions(options), max: options.max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    ...connectionOptions(options),
+    max: options.max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // pg-pool listens for errors only while a client is idle: one that breaks while checked out
   // (in a transaction, or between a query and its release) would emit an unhandled 'error' and
   // end the process. Every client therefore gets a listener for its whole life.

@@ -39,6 +39,8 @@ export async function postgresSchemaState(pool: pg.Pool): Promise<SchemaState> {
   const known = readMigrationFiles(POSTGRES_MIGRATIONS_DIR).map((m) => m.version);
   const exists = await pool.query<{ found: string | null }>(`SELECT to_regclass('schema_migrations')::text AS found`);
   if (exists.rows[0]?.found === null || exists.rows[0]?.found === undefined) return { applied: [], known };
-  const applied = (await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);
+  const applied = (await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map(
+    (r) => r.version,
+  );
   return { applied, known };
 }

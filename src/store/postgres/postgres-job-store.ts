@@ -2,10 +2,26 @@
 // replicas taking at once never block on, or hand out, the same job.
 import type pg from 'pg';
 import type { JobStatus } from '../../domain/job-state.js';
-import type { Completion, DisplacedJob, DueWebhook, JobCounts, JobRecord, JobStore, NewJob, QueueStats, WorkerCredentialRecord } from '../job-store.js';
+import type {
+  Completion,
+  DisplacedJob,
+  DueWebhook,
+  JobCounts,
+  JobRecord,
+  JobStore,
+  NewJob,
+  QueueStats,
+  WorkerCredentialRecord,
+} from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import {
-  dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type JobRow, type WebhookRow, type WorkerCredentialRow,
+  dueWebhookFromRow,
+  jobFromRow,
+  LOST_LEASE_ERROR,
+  workerCredentialFromRow,
+  type JobRow,
+  type WebhookRow,
+  type WorkerCredentialRow,
 } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
 import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
@@ -34,12 +50,25 @@ export class PostgresJobStore implements JobStore {
   }
 
   async insert(job: NewJob): Promise<void> {
-    const insert = () => this.pool.query(
-      `INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
+    const insert = () =>
+      this.pool.query(
+        `INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
         retention_ms, ttl_ms, submitted_at, expires_at) VALUES ($1, $2, $3, 'IN_QUEUE', $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [job.id, job.endpointId, job.accountId, job.input, job.webhook, job.s3Config, job.executionTimeoutMs, job.lowPriority,
-        job.retentionMs, job.ttlMs, job.submittedAt, job.expiresAt],
-    );
+        [
+          job.id,
+          job.endpointId,
+          job.accountId,
+          job.input,
+          job.webhook,
+          job.s3Config,
+          job.executionTimeoutMs,
+          job.lowPriority,
+          job.retentionMs,
+          job.ttlMs,
+          job.submittedAt,
+          job.expiresAt,
+        ],
+      );
     await uniquely(insert, () => conflictText.job(job.id));
   }
 
@@ -114,7 +143,10 @@ export class PostgresJobStore implements JobStore {
       'SELECT status, count(*) AS n, count(*) FILTER (WHERE retries > 0) AS retried FROM jobs WHERE endpoint_id = $1 GROUP BY status',
       [endpointId],
     );
-    return countsFromRows(rows, rows.reduce((sum, row) => sum + row.retried, 0));
+    return countsFromRows(
+      rows,
+      rows.reduce((sum, row) => sum + row.retried, 0),
+    );
   }
 
   async queueStats(endpointId: string): Promise<QueueStats> {
@@ -140,10 +172,12 @@ export class PostgresJobStore implements JobStore {
 
   async appendStream(id: string, outputs: string[]): Promise<void> {
     await transaction(this.pool, async (client) => {
-      const row = (await client.query<{ stream_written: number }>(
-        'UPDATE jobs SET stream_written = stream_written + $1 WHERE id = $2 RETURNING stream_written',
-        [outputs.length, id],
-      )).rows[0];
+      const row = (
+        await client.query<{ stream_written: number }>(
+          'UPDATE jobs SET stream_written = stream_written + $1 WHERE id = $2 RETURNING stream_written',
+          [outputs.length, id],
+        )
+      ).rows[0];
       if (!row) return;
       const first = row.stream_written - outputs.length + 1;
       await client.query(
@@ -171,10 +205,12 @@ export class PostgresJobStore implements JobStore {
 
   deleteExpired(now: number, limit: number): Promise<DisplacedJob[]> {
     return transaction(this.pool, async (client) => {
-      const gone = (await client.query<DisplacedJob>(
-        `DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING ${DISPLACED}`,
-        [now, limit],
-      )).rows;
+      const gone = (
+        await client.query<DisplacedJob>(
+          `DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING ${DISPLACED}`,
+          [now, limit],
+        )
+      ).rows;
       if (gone.length > 0) await client.query('DELETE FROM job_stream WHERE job_id = ANY($1)', [gone.map((job) => job.id)]);
       return gone;
     });
@@ -194,21 +230,25 @@ export class PostgresJobStore implements JobStore {
 
   releaseLapsedLeases(now: number, maxLosses: number, limit: number): Promise<{ requeued: DisplacedJob[]; failed: DisplacedJob[] }> {
     return transaction(this.pool, async (client) => {
-      const failed = (await client.query<DisplacedJob>(
-        `UPDATE jobs SET status = 'FAILED', completed_at = $1, error = $2, lease_expires_at = NULL, lease_losses = lease_losses + 1,
+      const failed = (
+        await client.query<DisplacedJob>(
+          `UPDATE jobs SET status = 'FAILED', completed_at = $1, error = $2, lease_expires_at = NULL, lease_losses = lease_losses + 1,
            expires_at = least(expires_at, $1 + retention_ms)
          WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 AND lease_losses >= $3
                        LIMIT $4 FOR UPDATE SKIP LOCKED)
          RETURNING ${DISPLACED}`,
-        [now, LOST_LEASE_ERROR, maxLosses - 1, limit],
-      )).rows;
-      const requeued = (await client.query<DisplacedJob>(
-        `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL,
+          [now, LOST_LEASE_ERROR, maxLosses - 1, limit],
+        )
+      ).rows;
+      const requeued = (
+        await client.query<DisplacedJob>(
+          `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL,
            retries = retries + 1, lease_losses = lease_losses + 1
          WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
          RETURNING ${REQUEUED}`,
-        [now, limit],
-      )).rows;
+          [now, limit],
+        )
+      ).rows;
       return { requeued, failed };
     });
   }
@@ -262,13 +302,14 @@ export class PostgresJobStore implements JobStore {
   }
 
   async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {
-    const insert = () => this.pool.query('INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)', [
-      c.id,
-      c.endpointId,
-      c.secretHash,
-      c.createdAt,
-      c.revokedAt,
-    ]);
+    const insert = () =>
+      this.pool.query('INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)', [
+        c.id,
+        c.endpointId,
+        c.secretHash,
+        c.createdAt,
+        c.revokedAt,
+      ]);
     await uniquely(insert, () => conflictText.workerCredential(c.id));
   }
 

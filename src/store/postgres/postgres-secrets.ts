@@ -1,6 +1,13 @@
 // Per-account secrets on PostgreSQL. A secret an endpoint or template references cannot be deleted.
 import type pg from 'pg';
-import { secretConflictText, secretFromRow, type SecretDeletion, type SecretRecord, type SecretRow, type SecretStore } from '../secret-store.js';
+import {
+  secretConflictText,
+  secretFromRow,
+  type SecretDeletion,
+  type SecretRecord,
+  type SecretRow,
+  type SecretStore,
+} from '../secret-store.js';
 import { uniquely } from '../shared/conflicts.js';
 import { idsReferencing, referenceText, type SpecRow } from '../shared/secret-users.js';
 import { transaction } from './database.js';
@@ -10,9 +17,14 @@ export class PostgresSecretStore implements SecretStore {
 
   async insert(r: SecretRecord): Promise<void> {
     await uniquely(
-      () => this.pool.query('INSERT INTO secrets (account_id, name, sealed_value, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)', [
-        r.accountId, r.name, r.sealedValue, r.createdAt, r.updatedAt,
-      ]),
+      () =>
+        this.pool.query('INSERT INTO secrets (account_id, name, sealed_value, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)', [
+          r.accountId,
+          r.name,
+          r.sealedValue,
+          r.createdAt,
+          r.updatedAt,
+        ]),
       () => secretConflictText(r.name),
     );
   }
@@ -24,16 +36,28 @@ export class PostgresSecretStore implements SecretStore {
 
   async getMany(accountId: string, names: readonly string[]): Promise<SecretRecord[]> {
     if (names.length === 0) return [];
-    const rows = (await this.pool.query<SecretRow>('SELECT * FROM secrets WHERE account_id = $1 AND name = ANY($2::text[]) ORDER BY name', [accountId, [...names]])).rows;
+    const rows = (
+      await this.pool.query<SecretRow>('SELECT * FROM secrets WHERE account_id = $1 AND name = ANY($2::text[]) ORDER BY name', [
+        accountId,
+        [...names],
+      ])
+    ).rows;
     return rows.map(secretFromRow);
   }
 
   async list(accountId: string): Promise<SecretRecord[]> {
-    return (await this.pool.query<SecretRow>('SELECT * FROM secrets WHERE account_id = $1 ORDER BY name', [accountId])).rows.map(secretFromRow);
+    return (await this.pool.query<SecretRow>('SELECT * FROM secrets WHERE account_id = $1 ORDER BY name', [accountId])).rows.map(
+      secretFromRow,
+    );
   }
 
   async rotate(accountId: string, name: string, sealedValue: string, at: string): Promise<boolean> {
-    const result = await this.pool.query('UPDATE secrets SET sealed_value = $1, updated_at = $2 WHERE account_id = $3 AND name = $4', [sealedValue, at, accountId, name]);
+    const result = await this.pool.query('UPDATE secrets SET sealed_value = $1, updated_at = $2 WHERE account_id = $3 AND name = $4', [
+      sealedValue,
+      at,
+      accountId,
+      name,
+    ]);
     return result.rowCount === 1;
   }
 
@@ -44,7 +68,10 @@ export class PostgresSecretStore implements SecretStore {
       if (found.rowCount === 0) return { outcome: 'missing' };
       const text = referenceText(name);
       const specs = (table: 'endpoints' | 'templates') =>
-        client.query<SpecRow>(`SELECT id, spec FROM ${table} WHERE account_id = $1 AND strpos(spec, $2) > 0 ORDER BY created_at, id`, [accountId, text]);
+        client.query<SpecRow>(`SELECT id, spec FROM ${table} WHERE account_id = $1 AND strpos(spec, $2) > 0 ORDER BY created_at, id`, [
+          accountId,
+          text,
+        ]);
       const endpointIds = idsReferencing((await specs('endpoints')).rows, name);
       const templateIds = idsReferencing((await specs('templates')).rows, name);
       if (endpointIds.length + templateIds.length > 0) return { outcome: 'in-use', endpointIds, templateIds };

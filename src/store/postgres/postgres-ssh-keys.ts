@@ -8,9 +8,11 @@ export class PostgresSshKeyStore implements SshKeyStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async list(accountId: string): Promise<string[]> {
-    const rows = (await this.pool.query<{ public_key: string }>(
-      'SELECT public_key FROM account_ssh_keys WHERE account_id = $1 ORDER BY position', [accountId],
-    )).rows;
+    const rows = (
+      await this.pool.query<{ public_key: string }>('SELECT public_key FROM account_ssh_keys WHERE account_id = $1 ORDER BY position', [
+        accountId,
+      ])
+    ).rows;
     return rows.map((row) => row.public_key);
   }
 

@@ -2,8 +2,18 @@
 import type pg from 'pg';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import {
-  accountFromRow, endpointFromRow, keyFromRow, networkVolumeFromRow, releaseFromRow, templateFromRow,
-  type AccountRow, type EndpointRow, type KeyRow, type NetworkVolumeRow, type ReleaseRow, type TemplateRow,
+  accountFromRow,
+  endpointFromRow,
+  keyFromRow,
+  networkVolumeFromRow,
+  releaseFromRow,
+  templateFromRow,
+  type AccountRow,
+  type EndpointRow,
+  type KeyRow,
+  type NetworkVolumeRow,
+  type ReleaseRow,
+  type TemplateRow,
 } from '../rows.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 import { createPool, transaction, type PoolOptions, type Queryable } from './database.js';
@@ -18,7 +28,6 @@ import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
 
-
 export class PostgresStore implements Store {
   readonly jobs: PostgresJobStore;
   readonly registryAuths: PostgresRegistryAuthStore;
@@ -26,7 +35,10 @@ export class PostgresStore implements Store {
   readonly sshKeys: PostgresSshKeyStore;
   readonly webhookSecrets: PostgresWebhookSecretStore;
 
-  private constructor(readonly pool: pg.Pool, readonly options: PoolOptions) {
+  private constructor(
+    readonly pool: pg.Pool,
+    readonly options: PoolOptions,
+  ) {
     this.jobs = new PostgresJobStore(pool);
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);
@@ -59,7 +71,10 @@ export class PostgresStore implements Store {
   }
 
   async ensureAccount(a: AccountRecord): Promise<{ account: AccountRecord; created: boolean }> {
-    const inserted = await this.pool.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [a.id, a.name, a.createdAt]);
+    const inserted = await this.pool.query(
+      'INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+      [a.id, a.name, a.createdAt],
+    );
     if (inserted.rowCount === 1) return { account: a, created: true };
     const existing = await this.findAccountByName(a.name);
     if (!existing) throw new Error(`account ${a.name} neither inserted nor found`);
@@ -77,7 +92,10 @@ export class PostgresStore implements Store {
   }
 
   async insertApiKey(k: ApiKeyRecord): Promise<void> {
-    await uniquely(() => insertKeyRow(this.pool, k), () => conflictText.apiKey(k.id));
+    await uniquely(
+      () => insertKeyRow(this.pool, k),
+      () => conflictText.apiKey(k.id),
+    );
   }
 
   async getApiKey(id: string): Promise<ApiKeyRecord | undefined> {
@@ -105,13 +123,14 @@ export class PostgresStore implements Store {
   }
 
   async insertEndpoint(e: EndpointRecord, release?: ReleaseRecord): Promise<void> {
-    const insert = () => transaction(this.pool, async (client) => {
-      await client.query(
-        `INSERT INTO endpoints (id, account_id, spec, version, revision, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [e.id, e.accountId, JSON.stringify(e.spec), e.version, e.revision, e.createdAt, e.updatedAt],
-      );
-      if (release) await insertRelease(client, release);
-    });
+    const insert = () =>
+      transaction(this.pool, async (client) => {
+        await client.query(
+          `INSERT INTO endpoints (id, account_id, spec, version, revision, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [e.id, e.accountId, JSON.stringify(e.spec), e.version, e.revision, e.createdAt, e.updatedAt],
+        );
+        if (release) await insertRelease(client, release);
+      });
     await uniquely(insert, () => endpointInsertConflict(this, e, release));
   }
 
@@ -121,7 +140,9 @@ export class PostgresStore implements Store {
   }
 
   async listEndpoints(accountId: string): Promise<EndpointRecord[]> {
-    return (await this.all<EndpointRow>('SELECT * FROM endpoints WHERE account_id = $1 ORDER BY created_at, id', [accountId])).map(endpointFromRow);
+    return (await this.all<EndpointRow>('SELECT * FROM endpoints WHERE account_id = $1 ORDER BY created_at, id', [accountId])).map(
+      endpointFromRow,
+    );
   }
 
   async listAllEndpoints(): Promise<EndpointRecord[]> {
@@ -134,21 +155,24 @@ export class PostgresStore implements Store {
   }
 
   async updateEndpoint(e: EndpointRecord, expectedRevision: number, release?: ReleaseRecord): Promise<boolean> {
-    const update = () => transaction(this.pool, async (client) => {
-      const result = await client.query(
-        `UPDATE endpoints SET spec = $1, version = $2, revision = $3, updated_at = $4 WHERE id = $5 AND account_id = $6 AND revision = $7`,
-        [JSON.stringify(e.spec), e.version, e.revision, e.updatedAt, e.id, e.accountId, expectedRevision],
-      );
-      if (result.rowCount !== 1) return false;
-      if (release) await insertRelease(client, release);
-      return true;
-    });
+    const update = () =>
+      transaction(this.pool, async (client) => {
+        const result = await client.query(
+          `UPDATE endpoints SET spec = $1, version = $2, revision = $3, updated_at = $4 WHERE id = $5 AND account_id = $6 AND revision = $7`,
+          [JSON.stringify(e.spec), e.version, e.revision, e.updatedAt, e.id, e.accountId, expectedRevision],
+        );
+        if (result.rowCount !== 1) return false;
+        if (release) await insertRelease(client, release);
+        return true;
+      });
     // Only the release can clash: the endpoint row is updated in place.
     return uniquely(update, () => (release ? conflictText.release(release) : conflictText.endpoint(e.id)));
   }
 
   async listReleases(endpointId: string): Promise<ReleaseRecord[]> {
-    return (await this.all<ReleaseRow>('SELECT * FROM releases WHERE endpoint_id = $1 ORDER BY version DESC', [endpointId])).map(releaseFromRow);
+    return (await this.all<ReleaseRow>('SELECT * FROM releases WHERE endpoint_id = $1 ORDER BY version DESC', [endpointId])).map(
+      releaseFromRow,
+    );
   }
 
   /** Deleting an endpoint drops its queue: queued and running jobs go with it. */
@@ -164,10 +188,11 @@ export class PostgresStore implements Store {
   }
 
   async insertTemplate(t: TemplateRecord): Promise<void> {
-    const insert = () => this.pool.query(
-      `INSERT INTO templates (id, account_id, name, is_public, spec, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [t.id, t.accountId, t.spec.name, t.spec.public, JSON.stringify(t.spec), t.createdAt, t.updatedAt],
-    );
+    const insert = () =>
+      this.pool.query(
+        `INSERT INTO templates (id, account_id, name, is_public, spec, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [t.id, t.accountId, t.spec.name, t.spec.public, JSON.stringify(t.spec), t.createdAt, t.updatedAt],
+      );
     await uniquely(insert, () => templateConflict(this, t));
   }
 
@@ -177,7 +202,9 @@ export class PostgresStore implements Store {
   }
 
   async listTemplates(accountId: string): Promise<TemplateRecord[]> {
-    return (await this.all<TemplateRow>('SELECT * FROM templates WHERE account_id = $1 ORDER BY created_at, id', [accountId])).map(templateFromRow);
+    return (await this.all<TemplateRow>('SELECT * FROM templates WHERE account_id = $1 ORDER BY created_at, id', [accountId])).map(
+      templateFromRow,
+    );
   }
 
   async listSharedTemplates(limit: number): Promise<TemplateRecord[]> {
@@ -189,13 +216,14 @@ export class PostgresStore implements Store {
   }
 
   async updateTemplate(t: TemplateRecord): Promise<void> {
-    const update = () => this.pool.query('UPDATE templates SET name = $1, is_public = $2, spec = $3, updated_at = $4 WHERE id = $5', [
-      t.spec.name,
-      t.spec.public,
-      JSON.stringify(t.spec),
-      t.updatedAt,
-      t.id,
-    ]);
+    const update = () =>
+      this.pool.query('UPDATE templates SET name = $1, is_public = $2, spec = $3, updated_at = $4 WHERE id = $5', [
+        t.spec.name,
+        t.spec.public,
+        JSON.stringify(t.spec),
+        t.updatedAt,
+        t.id,
+      ]);
     await uniquely(update, () => templateConflict(this, t));
   }
 
@@ -204,16 +232,20 @@ export class PostgresStore implements Store {
   }
 
   async templateNameTaken(accountId: string, name: string, exceptId = ''): Promise<boolean> {
-    return (await this.one('SELECT 1 FROM templates WHERE account_id = $1 AND name = $2 AND id <> $3', [accountId, name, exceptId])) !== undefined;
+    return (
+      (await this.one('SELECT 1 FROM templates WHERE account_id = $1 AND name = $2 AND id <> $3', [accountId, name, exceptId])) !==
+      undefined
+    );
   }
 
   async insertNetworkVolume(v: NetworkVolumeRecord): Promise<void> {
     const { spec } = v;
-    const insert = () => this.pool.query(
-      `INSERT INTO network_volumes (id, account_id, name, size_gb, data_center_id, type, created_at, updated_at)
+    const insert = () =>
+      this.pool.query(
+        `INSERT INTO network_volumes (id, account_id, name, size_gb, data_center_id, type, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [v.id, v.accountId, spec.name, spec.size, spec.dataCenterId, spec.type, v.createdAt, v.updatedAt],
-    );
+        [v.id, v.accountId, spec.name, spec.size, spec.dataCenterId, spec.type, v.createdAt, v.updatedAt],
+      );
     await uniquely(insert, () => conflictText.networkVolume(v.id));
   }
 
@@ -223,21 +255,23 @@ export class PostgresStore implements Store {
   }
 
   async listNetworkVolumes(accountId: string): Promise<NetworkVolumeRecord[]> {
-    const rows = await this.all<NetworkVolumeRow>('SELECT * FROM network_volumes WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
+    const rows = await this.all<NetworkVolumeRow>('SELECT * FROM network_volumes WHERE account_id = $1 ORDER BY created_at, id', [
+      accountId,
+    ]);
     return rows.map(networkVolumeFromRow);
   }
 
   async updateNetworkVolume(v: NetworkVolumeRecord): Promise<boolean> {
-    const result = await this.pool.query('UPDATE network_volumes SET name = $1, size_gb = $2, updated_at = $3 WHERE id = $4 AND account_id = $5', [
-      v.spec.name, v.spec.size, v.updatedAt, v.id, v.accountId,
-    ]);
+    const result = await this.pool.query(
+      'UPDATE network_volumes SET name = $1, size_gb = $2, updated_at = $3 WHERE id = $4 AND account_id = $5',
+      [v.spec.name, v.spec.size, v.updatedAt, v.id, v.accountId],
+    );
     return result.rowCount === 1;
   }
 
   async deleteNetworkVolume(accountId: string, id: string): Promise<boolean> {
     return (await this.pool.query('DELETE FROM network_volumes WHERE id = $1 AND account_id = $2', [id, accountId])).rowCount === 1;
   }
-
 }
 
 async function insertRelease(client: Queryable, r: ReleaseRecord): Promise<void> {
@@ -251,7 +285,17 @@ async function insertKeyRow(db: Queryable, k: ApiKeyRecord): Promise<void> {
   await db.query(
     `INSERT INTO api_keys (id, account_id, name, secret_hash, permission, endpoint_ids, rate_limit_exempt, expires_at, revoked_at, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [k.id, k.accountId, k.name, k.secretHash, k.permission, JSON.stringify(k.endpointIds), k.rateLimitExempt, k.expiresAt, k.revokedAt, k.createdAt],
+    [
+      k.id,
+      k.accountId,
+      k.name,
+      k.secretHash,
+      k.permission,
+      JSON.stringify(k.endpointIds),
+      k.rateLimitExempt,
+      k.expiresAt,
+      k.revokedAt,
+      k.createdAt,
+    ],
   );
-
 }

@@ -6,7 +6,10 @@ export class PostgresWebhookSecretStore implements WebhookSecretStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async get(endpointId: string): Promise<string | undefined> {
-    const { rows } = await this.pool.query<{ sealed_webhook_secret: string | null }>('SELECT sealed_webhook_secret FROM endpoints WHERE id = $1', [endpointId]);
+    const { rows } = await this.pool.query<{ sealed_webhook_secret: string | null }>(
+      'SELECT sealed_webhook_secret FROM endpoints WHERE id = $1',
+      [endpointId],
+    );
     return rows[0]?.sealed_webhook_secret ?? undefined;
   }
 

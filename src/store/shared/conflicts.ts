@@ -39,13 +39,18 @@ export const conflictText = {
  * An endpoint insert writes the endpoint and maybe its first release, in one transaction that
  * rolled back: the endpoint is still there only when its id was the clash.
  */
-export async function endpointInsertConflict(store: Pick<Store, 'findEndpoint'>, e: EndpointRecord, release?: ReleaseRecord): Promise<string> {
+export async function endpointInsertConflict(
+  store: Pick<Store, 'findEndpoint'>,
+  e: EndpointRecord,
+  release?: ReleaseRecord,
+): Promise<string> {
   if ((await store.findEndpoint(e.id)) || !release) return conflictText.endpoint(e.id);
   return conflictText.release(release);
 }
 
 /** A template write clashes on its name when another template of the account holds it, else on its id. */
 export async function templateConflict(store: Pick<Store, 'templateNameTaken'>, t: TemplateRecord): Promise<string> {
-  if (t.accountId !== null && (await store.templateNameTaken(t.accountId, t.spec.name, t.id))) return conflictText.templateName(t.spec.name);
+  if (t.accountId !== null && (await store.templateNameTaken(t.accountId, t.spec.name, t.id)))
+    return conflictText.templateName(t.spec.name);
   return conflictText.template(t.id);
 }

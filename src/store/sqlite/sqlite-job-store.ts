@@ -14,7 +14,13 @@ import type {
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import {
-  dueWebhookFromRow, jobFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type JobRow, type WebhookRow, type WorkerCredentialRow,
+  dueWebhookFromRow,
+  jobFromRow,
+  LOST_LEASE_ERROR,
+  workerCredentialFromRow,
+  type JobRow,
+  type WebhookRow,
+  type WorkerCredentialRow,
 } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
 import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
@@ -37,10 +43,21 @@ export class SqliteJobStore implements JobStore {
   }
 
   async insert(job: NewJob): Promise<void> {
-    const insert = () => this.s.insert.run(
-      job.id, job.endpointId, job.accountId, job.input, job.webhook, job.s3Config, job.executionTimeoutMs,
-      job.lowPriority ? 1 : 0, job.retentionMs, job.ttlMs, job.submittedAt, job.expiresAt,
-    );
+    const insert = () =>
+      this.s.insert.run(
+        job.id,
+        job.endpointId,
+        job.accountId,
+        job.input,
+        job.webhook,
+        job.s3Config,
+        job.executionTimeoutMs,
+        job.lowPriority ? 1 : 0,
+        job.retentionMs,
+        job.ttlMs,
+        job.submittedAt,
+        job.expiresAt,
+      );
     await uniquely(insert, () => conflictText.job(job.id));
   }
 

@@ -2,8 +2,12 @@
 // endpoint's JSON spec) cannot be deleted; templates naming it lose the reference instead.
 import type Database from 'better-sqlite3';
 import {
-  registryAuthConflictText, registryAuthFromRow,
-  type RegistryAuthDeletion, type RegistryAuthRecord, type RegistryAuthRow, type RegistryAuthStore,
+  registryAuthConflictText,
+  registryAuthFromRow,
+  type RegistryAuthDeletion,
+  type RegistryAuthRecord,
+  type RegistryAuthRow,
+  type RegistryAuthStore,
 } from '../registry-auth-store.js';
 import { uniquely } from '../shared/conflicts.js';
 
@@ -17,7 +21,8 @@ export class SqliteRegistryAuthStore implements RegistryAuthStore {
   async insert(r: RegistryAuthRecord): Promise<void> {
     await uniquely(
       () => this.statements.insert.run(r.id, r.accountId, r.name, r.sealedCredential, r.createdAt),
-      () => (this.statements.nameTaken.get(r.accountId, r.name) ? registryAuthConflictText.name(r.name) : registryAuthConflictText.id(r.id)),
+      () =>
+        this.statements.nameTaken.get(r.accountId, r.name) ? registryAuthConflictText.name(r.name) : registryAuthConflictText.id(r.id),
     );
   }
 
@@ -54,7 +59,9 @@ function prepareStatements(db: Database.Database) {
     get: db.prepare('SELECT * FROM registry_auths WHERE id = ? AND account_id = ?'),
     nameTaken: db.prepare('SELECT 1 FROM registry_auths WHERE account_id = ? AND name = ?'),
     list: db.prepare('SELECT * FROM registry_auths WHERE account_id = ? ORDER BY created_at, id'),
-    endpointsUsing: db.prepare(`SELECT id FROM endpoints WHERE account_id = ? AND json_extract(spec, '$.registry') = ? ORDER BY created_at, id`),
+    endpointsUsing: db.prepare(
+      `SELECT id FROM endpoints WHERE account_id = ? AND json_extract(spec, '$.registry') = ? ORDER BY created_at, id`,
+    ),
     clearTemplates: db.prepare(`UPDATE templates SET spec = json_set(spec, '$.registry', json('null')), updated_at = ?
       WHERE account_id = ? AND json_extract(spec, '$.registry') = ? RETURNING id`),
     updateCredential: db.prepare('UPDATE registry_auths SET sealed_credential = ? WHERE id = ? AND account_id = ?'),

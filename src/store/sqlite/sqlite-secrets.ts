@@ -1,6 +1,13 @@
 // Per-account secrets on SQLite. A secret an endpoint or template references cannot be deleted.
 import type Database from 'better-sqlite3';
-import { secretConflictText, secretFromRow, type SecretDeletion, type SecretRecord, type SecretRow, type SecretStore } from '../secret-store.js';
+import {
+  secretConflictText,
+  secretFromRow,
+  type SecretDeletion,
+  type SecretRecord,
+  type SecretRow,
+  type SecretStore,
+} from '../secret-store.js';
 import { uniquely } from '../shared/conflicts.js';
 import { idsReferencing, referenceText, type SpecRow } from '../shared/secret-users.js';
 
@@ -12,7 +19,10 @@ export class SqliteSecretStore implements SecretStore {
   }
 
   async insert(r: SecretRecord): Promise<void> {
-    await uniquely(() => this.statements.insert.run(r.accountId, r.name, r.sealedValue, r.createdAt, r.updatedAt), () => secretConflictText(r.name));
+    await uniquely(
+      () => this.statements.insert.run(r.accountId, r.name, r.sealedValue, r.createdAt, r.updatedAt),
+      () => secretConflictText(r.name),
+    );
   }
 
   async get(accountId: string, name: string): Promise<SecretRecord | undefined> {

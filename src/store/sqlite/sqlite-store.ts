@@ -10,8 +10,18 @@ import { SqliteSecretStore } from './sqlite-secrets.js';
 import { SqliteSshKeyStore } from './sqlite-ssh-keys.js';
 import { SqliteWebhookSecretStore } from './sqlite-webhook-secrets.js';
 import {
-  accountFromRow, endpointFromRow, keyFromRow, networkVolumeFromRow, releaseFromRow, templateFromRow,
-  type AccountRow, type EndpointRow, type KeyRow, type NetworkVolumeRow, type ReleaseRow, type TemplateRow,
+  accountFromRow,
+  endpointFromRow,
+  keyFromRow,
+  networkVolumeFromRow,
+  releaseFromRow,
+  templateFromRow,
+  type AccountRow,
+  type EndpointRow,
+  type KeyRow,
+  type NetworkVolumeRow,
+  type ReleaseRow,
+  type TemplateRow,
 } from '../rows.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
@@ -66,7 +76,10 @@ export class SqliteStore implements Store {
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
-    await uniquely(() => this.insertKeyRow(key), () => conflictText.apiKey(key.id));
+    await uniquely(
+      () => this.insertKeyRow(key),
+      () => conflictText.apiKey(key.id),
+    );
   }
 
   private insertKeyRow(key: ApiKeyRecord): void {
@@ -112,7 +125,10 @@ export class SqliteStore implements Store {
       this.statements.insertEndpoint.run(e.id, e.accountId, JSON.stringify(e.spec), e.version, e.revision, e.createdAt, e.updatedAt);
       if (release) this.insertRelease(release);
     });
-    await uniquely(() => insert(), () => endpointInsertConflict(this, e, release));
+    await uniquely(
+      () => insert(),
+      () => endpointInsertConflict(this, e, release),
+    );
   }
 
   private insertRelease(r: ReleaseRecord): void {
@@ -144,14 +160,23 @@ export class SqliteStore implements Store {
   async updateEndpoint(e: EndpointRecord, expectedRevision: number, release?: ReleaseRecord): Promise<boolean> {
     const update = this.db.transaction(() => {
       const result = this.statements.updateEndpoint.run(
-        JSON.stringify(e.spec), e.version, e.revision, e.updatedAt, e.id, e.accountId, expectedRevision,
+        JSON.stringify(e.spec),
+        e.version,
+        e.revision,
+        e.updatedAt,
+        e.id,
+        e.accountId,
+        expectedRevision,
       );
       if (result.changes !== 1) return false;
       if (release) this.insertRelease(release);
       return true;
     });
     // Only the release can clash: the endpoint row is updated in place.
-    return uniquely(() => update(), () => (release ? conflictText.release(release) : conflictText.endpoint(e.id)));
+    return uniquely(
+      () => update(),
+      () => (release ? conflictText.release(release) : conflictText.endpoint(e.id)),
+    );
   }
 
   /** Deleting an endpoint drops its queue: queued and running jobs go with it. */
@@ -168,7 +193,15 @@ export class SqliteStore implements Store {
 
   async insertTemplate(t: TemplateRecord): Promise<void> {
     const insert = () =>
-      this.statements.insertTemplate.run(t.id, t.accountId, t.spec.name, t.spec.public ? 1 : 0, JSON.stringify(t.spec), t.createdAt, t.updatedAt);
+      this.statements.insertTemplate.run(
+        t.id,
+        t.accountId,
+        t.spec.name,
+        t.spec.public ? 1 : 0,
+        JSON.stringify(t.spec),
+        t.createdAt,
+        t.updatedAt,
+      );
     await uniquely(insert, () => templateConflict(this, t));
   }
 
@@ -200,7 +233,8 @@ export class SqliteStore implements Store {
 
   async insertNetworkVolume(v: NetworkVolumeRecord): Promise<void> {
     const { spec } = v;
-    const insert = () => this.statements.insertVolume.run(v.id, v.accountId, spec.name, spec.size, spec.dataCenterId, spec.type, v.createdAt, v.updatedAt);
+    const insert = () =>
+      this.statements.insertVolume.run(v.id, v.accountId, spec.name, spec.size, spec.dataCenterId, spec.type, v.createdAt, v.updatedAt);
     await uniquely(insert, () => conflictText.networkVolume(v.id));
   }
 

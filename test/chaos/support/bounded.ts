@@ -52,7 +52,11 @@ export class LoopGuard {
 }
 
 /** Runs `work` over `items` with at most `concurrency` in flight. */
-export async function inParallel<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inParallel<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {

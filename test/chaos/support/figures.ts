@@ -5,7 +5,9 @@ import type { TestContext } from 'node:test';
 export type Figures = Record<string, string | number | boolean>;
 
 export function formatFigures(scenario: string, figures: Figures): string {
-  return `chaos: ${scenario} ${Object.entries(figures).map(([key, value]) => `${key}=${value}`).join(' ')}`;
+  return `chaos: ${scenario} ${Object.entries(figures)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ')}`;
 }
 
 export function report(t: TestContext, scenario: string, figures: Figures): void {

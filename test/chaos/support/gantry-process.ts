@@ -40,7 +40,10 @@ export class GantryProcess {
   /** The admin key printed on the very first start of an empty store, if this process printed it. */
   adminKey: string | undefined;
 
-  private constructor(private readonly options: GantryOptions, port: number) {
+  private constructor(
+    private readonly options: GantryOptions,
+    port: number,
+  ) {
     this.port = port;
     this.url = `http://127.0.0.1:${port}`;
   }
@@ -76,7 +79,18 @@ export class GantryProcess {
     const nodeFlags = this.options.gcOnSignal ? ['--expose-gc', '--import', GC_PRELOAD] : [];
     const child = spawn(
       process.execPath,
-      [...nodeFlags, ...CLI_ENTRY, 'serve', '--host', '127.0.0.1', '--port', String(this.port), '--log-level', 'warn', ...this.options.args],
+      [
+        ...nodeFlags,
+        ...CLI_ENTRY,
+        'serve',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(this.port),
+        '--log-level',
+        'warn',
+        ...this.options.args,
+      ],
       { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
     );
     this.child = child;

@@ -6,8 +6,11 @@ import { StatusTally } from './figures.js';
 
 export function isAcceptableDuringOutage(answer: Answer): boolean {
   if (answer.status >= 200 && answer.status < 300) return true;
-  return answer.status === 503 && answer.headers.get('retry-after') !== null
-    && (answer.headers.get('content-type') ?? '').startsWith('application/problem+json');
+  return (
+    answer.status === 503 &&
+    answer.headers.get('retry-after') !== null &&
+    (answer.headers.get('content-type') ?? '').startsWith('application/problem+json')
+  );
 }
 
 export class OutageAnswers {

@@ -6,7 +6,9 @@ import pg from 'pg';
 
 export const POSTGRES_URL = process.env.GANTRY_TEST_POSTGRES_URL;
 /** Why the PostgreSQL scenarios cannot run here, or false when they can. */
-export const POSTGRES_SKIP: string | false = POSTGRES_URL ? false : 'GANTRY_TEST_POSTGRES_URL is not set: PostgreSQL chaos scenarios skipped';
+export const POSTGRES_SKIP: string | false = POSTGRES_URL
+  ? false
+  : 'GANTRY_TEST_POSTGRES_URL is not set: PostgreSQL chaos scenarios skipped';
 
 /** Runs statements on the maintenance connection (the database of GANTRY_TEST_POSTGRES_URL, never the throwaway one). */
 async function onAdminConnection<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {

@@ -37,7 +37,14 @@ export async function produce(options: ProducerOptions, ledger: JobLedger): Prom
   for (let n = 0; n < options.maxJobs && options.guard.running; n++) {
     const started = Date.now();
     for (const target of options.targets()) {
-      const answer = await callJson(target, options.apiKey, 'POST', `/v2/${options.endpointId}/run`, { input: { producer: options.name, n } }, 5000);
+      const answer = await callJson(
+        target,
+        options.apiKey,
+        'POST',
+        `/v2/${options.endpointId}/run`,
+        { input: { producer: options.name, n } },
+        5000,
+      );
       ledger.answers.add(answer.status);
       if (answer.status === 200 && typeof answer.json?.id === 'string') {
         ledger.accepted.set(answer.json.id, Date.now());

@@ -25,7 +25,10 @@ export async function createTenant(base: string, store: StoreLocation, name: str
   const endpointId = await createEndpoint(base, apiKey, queueEndpointBody(`${name}-endpoint`));
   // A change makes release 2, so the releases route has history to leak.
   await expectOk('endpoint update', callJson(base, apiKey, 'PATCH', `/v2/serverless/${endpointId}`, { env: { OWNER: name } }));
-  const template = await expectOk('template create', callJson(base, apiKey, 'POST', '/v2/templates', { name: `${name}-template`, image: `${name}/t:1` }));
+  const template = await expectOk(
+    'template create',
+    callJson(base, apiKey, 'POST', '/v2/templates', { name: `${name}-template`, image: `${name}/t:1` }),
+  );
   const workerCredential = await createWorkerCredential(store, endpointId);
   const workerId = `${name}-worker`;
   const take = async () => {
@@ -33,13 +36,19 @@ export async function createTenant(base: string, store: StoreLocation, name: str
     if (taken.status !== 200) throw new Error(`${name}'s worker could not take a job: ${taken.status} ${taken.text}`);
     return taken.json.id as string;
   };
-  const submit = async (tag: string) => (await expectOk('run', callJson(base, apiKey, 'POST', `/v2/${endpointId}/run`, { input: { owner: name, tag } }))).id as string;
+  const submit = async (tag: string) =>
+    (await expectOk('run', callJson(base, apiKey, 'POST', `/v2/${endpointId}/run`, { input: { owner: name, tag } }))).id as string;
 
   const completed = await submit('completed');
   await take();
-  await expectOk('job-done', request(`${base}/v2/${endpointId}/job-done/${workerId}/${completed}`, {
-    method: 'POST', headers: { authorization: workerCredential, 'content-type': 'application/json' }, body: JSON.stringify({ output: `${name}-secret-output` }),
-  }));
+  await expectOk(
+    'job-done',
+    request(`${base}/v2/${endpointId}/job-done/${workerId}/${completed}`, {
+      method: 'POST',
+      headers: { authorization: workerCredential, 'content-type': 'application/json' },
+      body: JSON.stringify({ output: `${name}-secret-output` }),
+    }),
+  );
   const running = await submit('running');
   await take();
   const queued = await submit('queued');

@@ -39,17 +39,32 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 function validBody(route: Route): Record<string, unknown> | undefined {
   const { method, template } = route;
   if (method === 'POST' && template === '/v2/serverless') {
-    return { name: 'fuzz', type: 'QUEUE', image: 'fuzz/x:1', cpu: [{ id: 'cpu3c', vcpuCount: 2 }], scaling: { type: 'QUEUE_DELAY', queueDelay: 2 }, workers: { min: 0, max: 1, idleTimeout: 5 }, env: { A: 'b' }, timeout: 1000 };
+    return {
+      name: 'fuzz',
+      type: 'QUEUE',
+      image: 'fuzz/x:1',
+      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+      scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
+      workers: { min: 0, max: 1, idleTimeout: 5 },
+      env: { A: 'b' },
+      timeout: 1000,
+    };
   }
-  if (method === 'PATCH' && template === '/v2/serverless/{id}') return { name: 'fuzzed', workers: { min: 0, max: 2 }, scaling: { type: 'QUEUE_DELAY', queueDelay: 3 }, env: { B: 'c' } };
-  if (template.startsWith('/v2/templates') && (method === 'POST' || method === 'PATCH')) return { name: 'fuzz-template', image: 'fuzz/t:1', env: { A: 'b' }, isServerless: true };
-  if (template.endsWith('/run') || template.endsWith('/runsync')) return { input: { a: 1 }, policy: { ttl: 60_000, executionTimeout: 1000 }, webhook: 'http://127.0.0.1:9/hook' };
+  if (method === 'PATCH' && template === '/v2/serverless/{id}')
+    return { name: 'fuzzed', workers: { min: 0, max: 2 }, scaling: { type: 'QUEUE_DELAY', queueDelay: 3 }, env: { B: 'c' } };
+  if (template.startsWith('/v2/templates') && (method === 'POST' || method === 'PATCH'))
+    return { name: 'fuzz-template', image: 'fuzz/t:1', env: { A: 'b' }, isServerless: true };
+  if (template.endsWith('/run') || template.endsWith('/runsync'))
+    return { input: { a: 1 }, policy: { ttl: 60_000, executionTimeout: 1000 }, webhook: 'http://127.0.0.1:9/hook' };
   if (template.includes('/job-done/') || template.includes('/job-stream/')) return { output: { a: 1 } };
   return undefined;
 }
 
 export class RequestFactory {
-  constructor(private readonly ids: FuzzIds, private readonly keys: FuzzKeys) {}
+  constructor(
+    private readonly ids: FuzzIds,
+    private readonly keys: FuzzKeys,
+  ) {}
 
   /** The route's path with its parameters filled; `override` replaces one parameter's value. */
   private path(route: Route, override?: { param: string; value: string }): string {
@@ -112,14 +127,16 @@ export class RequestFactory {
 
   pathVariants(route: Route): FuzzRequest[] {
     const params = [...route.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    return params.flatMap((param) => ID_VARIANTS.map((value) => {
-      const body = validBody(route);
-      return this.make(route, 'path-param', {
-        path: this.path(route, { param, value }),
-        headers: { ...this.goodAuth(route), ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? () => JSON.stringify(body) : undefined,
-      });
-    }));
+    return params.flatMap((param) =>
+      ID_VARIANTS.map((value) => {
+        const body = validBody(route);
+        return this.make(route, 'path-param', {
+          path: this.path(route, { param, value }),
+          headers: { ...this.goodAuth(route), ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? () => JSON.stringify(body) : undefined,
+        });
+      }),
+    );
   }
 
   methodVariants(route: Route): FuzzRequest[] {
@@ -127,15 +144,24 @@ export class RequestFactory {
   }
 
   authVariants(route: Route): FuzzRequest[] {
-    const keys = route.auth === 'worker'
-      ? [`Bearer ${this.keys.admin}`, this.keys.admin, this.keys.revoked, `Bearer ${this.keys.workerCredential}`]
-      : [`Bearer ${this.keys.revoked}`, `Bearer ${this.keys.otherAccount}`, `Bearer ${this.keys.readOnly}`, this.keys.workerCredential, `Bearer ${this.keys.workerCredential}`];
+    const keys =
+      route.auth === 'worker'
+        ? [`Bearer ${this.keys.admin}`, this.keys.admin, this.keys.revoked, `Bearer ${this.keys.workerCredential}`]
+        : [
+            `Bearer ${this.keys.revoked}`,
+            `Bearer ${this.keys.otherAccount}`,
+            `Bearer ${this.keys.readOnly}`,
+            this.keys.workerCredential,
+            `Bearer ${this.keys.workerCredential}`,
+          ];
     const body = validBody(route);
     const withBody: Record<string, string> = body ? { 'content-type': 'application/json' } : {};
-    return [...BAD_AUTHORIZATIONS, ...keys, undefined].map((authorization) => this.make(route, 'auth', {
-      headers: authorization === undefined ? withBody : { authorization, ...withBody },
-      body: body ? () => JSON.stringify(body) : undefined,
-    }));
+    return [...BAD_AUTHORIZATIONS, ...keys, undefined].map((authorization) =>
+      this.make(route, 'auth', {
+        headers: authorization === undefined ? withBody : { authorization, ...withBody },
+        body: body ? () => JSON.stringify(body) : undefined,
+      }),
+    );
   }
 
   bodyVariants(route: Route): FuzzRequest[] {
@@ -199,8 +225,13 @@ export class RequestFactory {
   /** Everything for one route, the systematic part. */
   all(route: Route): FuzzRequest[] {
     return [
-      ...this.pathVariants(route), ...this.methodVariants(route), ...this.authVariants(route),
-      ...this.bodyVariants(route), ...this.typeConfusion(route), ...this.oversize(route), ...this.queryVariants(route),
+      ...this.pathVariants(route),
+      ...this.methodVariants(route),
+      ...this.authVariants(route),
+      ...this.bodyVariants(route),
+      ...this.typeConfusion(route),
+      ...this.oversize(route),
+      ...this.queryVariants(route),
     ];
   }
 
@@ -212,8 +243,26 @@ export class RequestFactory {
       const shape = prng.pick(donor.requests);
       const target = prng.pick(routes);
       const method = prng.next() < 0.8 ? target.method : prng.pick(METHODS);
-      const path = prng.next() < 0.5 ? this.path(target) : prng.pick(this.pathVariants(target).map((r) => r.path).concat(this.path(target)));
-      return this.make(target, `mix:${shape.kind}`, { method, path, headers: prng.next() < 0.7 ? shape.headers : { ...this.goodAuth(target), ...(shape.headers['content-type'] !== undefined ? { 'content-type': shape.headers['content-type'] } : {}) }, body: shape.body });
+      const path =
+        prng.next() < 0.5
+          ? this.path(target)
+          : prng.pick(
+              this.pathVariants(target)
+                .map((r) => r.path)
+                .concat(this.path(target)),
+            );
+      return this.make(target, `mix:${shape.kind}`, {
+        method,
+        path,
+        headers:
+          prng.next() < 0.7
+            ? shape.headers
+            : {
+                ...this.goodAuth(target),
+                ...(shape.headers['content-type'] !== undefined ? { 'content-type': shape.headers['content-type'] } : {}),
+              },
+        body: shape.body,
+      });
     });
   }
 }

@@ -21,7 +21,8 @@ const MB = 1024 * 1024;
 function bodyLimitOf(method: string, template: string): number | undefined {
   if (template.endsWith('/runsync')) return 20 * MB;
   if (template.endsWith('/run')) return 10 * MB;
-  if (template.startsWith('/v2/serverless') || template.startsWith('/v2/templates')) return method === 'GET' || method === 'DELETE' ? undefined : MB;
+  if (template.startsWith('/v2/serverless') || template.startsWith('/v2/templates'))
+    return method === 'GET' || method === 'DELETE' ? undefined : MB;
   return undefined;
 }
 

@@ -22,10 +22,39 @@ export const ID_VARIANTS = [
 ];
 
 /** Raw JSON texts that are not JSON. */
-export const INVALID_JSON = ['{', '}', '{"a":}', '[1,]', 'nul', '{"a":1}garbage', "{'a':1}", '\uFEFF{"a":1}', '{"a":"\\x"}', '"unterminated', '{"a":1,"a":', 'NaN'];
+export const INVALID_JSON = [
+  '{',
+  '}',
+  '{"a":}',
+  '[1,]',
+  'nul',
+  '{"a":1}garbage',
+  "{'a':1}",
+  '\uFEFF{"a":1}',
+  '{"a":"\\x"}',
+  '"unterminated',
+  '{"a":1,"a":',
+  'NaN',
+];
 
 /** Raw JSON values substituted for a field of a valid body: every wrong type, and edge numbers. */
-export const WRONG_VALUES = ['0', '-1', '""', '[]', 'true', 'null', '{}', '1.5', '1e400', '-0', '"\\u0000"', '[null]', '[[]]', '{"type":null}', `"${'z'.repeat(5000)}"`];
+export const WRONG_VALUES = [
+  '0',
+  '-1',
+  '""',
+  '[]',
+  'true',
+  'null',
+  '{}',
+  '1.5',
+  '1e400',
+  '-0',
+  '"\\u0000"',
+  '[null]',
+  '[[]]',
+  '{"type":null}',
+  `"${'z'.repeat(5000)}"`,
+];
 
 export const CONTENT_TYPES = [
   'text/plain',
@@ -40,10 +69,27 @@ export const CONTENT_TYPES = [
 ];
 
 export const QUERIES = [
-  'wait=abc', 'wait=-1', 'wait=1e400', 'wait=999999999999', 'wait=1000&wait=2000',
-  'ttl=x', 'ttl=-5', 'tail=-5', 'tail=abc', 'follow=maybe', 'source=nothing',
-  'batch_size=0', 'batch_size=99999999999999999999', 'job_id=%ff', 'status=unhealthy&reason=%ff',
-  '%ff=1', 'a=%ff', 'include=AVAILABILITY&include=x', 'vcpuCount=-2', 'count=NaN', 'isStream=maybe',
+  'wait=abc',
+  'wait=-1',
+  'wait=1e400',
+  'wait=999999999999',
+  'wait=1000&wait=2000',
+  'ttl=x',
+  'ttl=-5',
+  'tail=-5',
+  'tail=abc',
+  'follow=maybe',
+  'source=nothing',
+  'batch_size=0',
+  'batch_size=99999999999999999999',
+  'job_id=%ff',
+  'status=unhealthy&reason=%ff',
+  '%ff=1',
+  'a=%ff',
+  'include=AVAILABILITY&include=x',
+  'vcpuCount=-2',
+  'count=NaN',
+  'isStream=maybe',
   `long=${'q'.repeat(8000)}`,
 ];
 

@@ -16,7 +16,8 @@ export function judge(request: Pick<FuzzRequest, 'toWorkerlessBalancer'>, outcom
   const problemJson = outcome.contentType.startsWith('application/problem+json');
   if (outcome.status === 0) return 'no-answer';
   // The one 5xx that is the documented answer: a load-balanced request with no worker to take it.
-  if (request.toWorkerlessBalancer && outcome.status === 503 && problemJson && outcome.retryAfter !== null) return 'balancer-without-worker';
+  if (request.toWorkerlessBalancer && outcome.status === 503 && problemJson && outcome.retryAfter !== null)
+    return 'balancer-without-worker';
   if (outcome.status >= 500) return 'server-error';
   if (outcome.status >= 400 && !problemJson) return 'not-problem-json';
   return 'ok';
@@ -36,7 +37,10 @@ export class FuzzFindings {
     if (verdict === 'ok' || verdict === 'balancer-without-worker') return;
     const sent = request.method === request.route.split(' ')[0] ? request.route : `${request.method} on ${request.route}`;
     const key = `${verdict}: ${sent} -> ${outcome.status} ${outcome.contentType || '(no content-type)'}`;
-    const group = this.groups.get(key) ?? { count: 0, example: `${request.kind}: ${request.method} ${request.path.slice(0, 100)}${outcome.error ? ` (${outcome.error})` : ''}` };
+    const group = this.groups.get(key) ?? {
+      count: 0,
+      example: `${request.kind}: ${request.method} ${request.path.slice(0, 100)}${outcome.error ? ` (${outcome.error})` : ''}`,
+    };
     group.count++;
     this.groups.set(key, group);
     const answerKey = `${verdict}: ${outcome.status} ${outcome.contentType || '(no content-type)'}`;
