@@ -58,16 +58,19 @@ async function diagnostics(): Promise<string> {
 
 /** The worker environment `gantry worker-env` prints, pointed at one replica. */
 function workerEnv(replicaUrl: string, workerId: string): Record<string, string> {
-  const out = cli(['worker-env', endpointId, '--database', schema.url, '--worker-api-url', replicaUrl, '--worker-id', workerId]);
-  return Object.fromEntries(
-    out
-      .trim()
-      .split('\n')
-      .map((line) => {
-        const [, key, value] = /^(\w+)='(.*)'$/.exec(line)!;
-        return [key!, value!];
-      }),
-  );
+  const out = cli([
+    'worker-env',
+    endpointId,
+    '--database',
+    schema.url,
+    '--worker-api-url',
+    replicaUrl,
+    '--worker-id',
+    workerId,
+    '--format',
+    'json',
+  ]);
+  return JSON.parse(out) as Record<string, string>;
 }
 
 async function query<T extends pg.QueryResultRow>(sql: string): Promise<T[]> {

@@ -8,6 +8,9 @@ export function installJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
+    // RunPod's Python client sends Content-Type: application/json on every call, bodiless ones too
+    // (cancel, purge-queue): an empty body is no body, and a route that needs one says so itself.
+    if (text.trim() === '') return done(null, undefined);
     if (nestsDeeperThan(text)) return done(new ApiError(400, nestingProblemDetail('the request body')), undefined);
     return parse(request, text, done);
   });
