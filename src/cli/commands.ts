@@ -13,6 +13,8 @@ import { workersCommand } from './workers.js';
 import { logsCommand } from './logs.js';
 import { templatesCommand } from './templates.js';
 import { registriesCommand } from './registries.js';
+import { secretsCommand } from './secrets.js';
+import { volumesCommand } from './volumes.js';
 
 /** Verbs that work on a running server through its API. */
 export const CLIENT_COMMANDS: (() => Command | Command[])[] = [
@@ -23,6 +25,8 @@ export const CLIENT_COMMANDS: (() => Command | Command[])[] = [
   logsCommand,
   templatesCommand,
   registriesCommand,
+  secretsCommand,
+  volumesCommand,
 ];
 
 /** Verbs of the operator, on the machine that holds the data. */
