@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startLive, type Live } from './support/live.js';
+import { startHarness } from './support/harness.js';
 import { JSON_NESTING_LIMIT } from '../src/http/json-depth.js';
 
 /** `depth` levels of alternating objects and arrays, as text: JSON.stringify itself overflows on 5,000. */
@@ -90,5 +91,24 @@ describe('JSON nesting limit', () => {
         assert.match(status.json.error, /nest/);
       }
     });
+  }
+});
+
+test('a number too large to represent is refused with a problem, never stored as Infinity', async () => {
+  const h = await startHarness();
+  try {
+    const payload =
+      '{"name":"x","type":"QUEUE","image":"a/b:1","cpu":[{"id":"cpu3c","vcpuCount":2}],"scaling":{"type":"QUEUE_DELAY","queueDelay":1e400}}';
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/v2/serverless',
+      headers: { authorization: `Bearer ${h.adminKey}`, 'content-type': 'application/json' },
+      payload,
+    });
+    assert.equal(res.statusCode, 400);
+    assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+    assert.equal((await h.call('GET', '/v2/serverless')).statusCode, 200, 'the list still answers');
+  } finally {
+    await h.close();
   }
 });

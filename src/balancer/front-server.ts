@@ -17,7 +17,12 @@ export function createFrontServer(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   timeouts: ServerTimeouts,
 ): Server {
-  const server = createServer((req, res) => {
+  // Node refuses an HTTP/1.1 request without Host with a bare 400 of its own; this answers it as a problem.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+      sendRawProblem(res, new ApiError(400, 'an HTTP/1.1 request needs a Host header'), { connection: 'close' });
+      return;
+    }
     const target = balancer.match(req);
     if (target) void balancer.handle(req, res, target);
     else handler(req, res);

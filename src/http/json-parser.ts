@@ -12,6 +12,27 @@ export function installJsonParser(app: FastifyInstance): void {
     // (cancel, purge-queue): an empty body is no body, and a route that needs one says so itself.
     if (text.trim() === '') return done(null, undefined);
     if (nestsDeeperThan(text)) return done(new ApiError(400, nestingProblemDetail('the request body')), undefined);
+    if (mayOverflow(text) && hasNonFiniteNumber(text)) {
+      return done(new ApiError(400, 'the request body has a number too large to represent (it would be Infinity)'), undefined);
+    }
     return parse(request, text, done);
   });
+}
+
+/** Only a huge exponent or a very long run of digits parses to Infinity: most bodies skip the check. */
+function mayOverflow(text: string): boolean {
+  return /[eE]\+?\d{3,}|\d{300,}/.test(text);
+}
+
+function hasNonFiniteNumber(text: string): boolean {
+  let found = false;
+  try {
+    JSON.parse(text, (_key, value: unknown) => {
+      if (typeof value === 'number' && !Number.isFinite(value)) found = true;
+      return value;
+    });
+  } catch {
+    // Not JSON at all: the real parser says so.
+  }
+  return found;
 }

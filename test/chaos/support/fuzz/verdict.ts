@@ -18,6 +18,8 @@ export function judge(request: Pick<FuzzRequest, 'toWorkerlessBalancer'>, outcom
   // The one 5xx that is the documented answer: a load-balanced request with no worker to take it.
   if (request.toWorkerlessBalancer && outcome.status === 503 && problemJson && outcome.retryAfter !== null)
     return 'balancer-without-worker';
+  // 501 problem+json is the documented answer of what Gantry does not offer (registry delegations).
+  if (outcome.status === 501 && problemJson) return 'ok';
   if (outcome.status >= 500) return 'server-error';
   if (outcome.status >= 400 && !problemJson) return 'not-problem-json';
   return 'ok';
