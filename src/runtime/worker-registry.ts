@@ -142,17 +142,24 @@ export class WorkerRegistry {
     this.entry(workerId, endpointId, now);
   }
 
-  /** A long-poll opens; its signal aborts when the worker retires. Call `close` when it ends. */
-  openTake(workerId: string, endpointId: string, now: number): { retired: AbortSignal; close(now: number): void } {
+  /**
+   * A long-poll opens. Its signal aborts when the client leaves or the worker retires (one
+   * controller, fed by both: combining signals per take costs more than the take on a busy queue).
+   * Call `close` when it ends.
+   */
+  openTake(workerId: string, endpointId: string, now: number, client: AbortSignal): { ended: AbortSignal; close(now: number): void } {
     this.entry(workerId, endpointId, now).openTakes++;
     const take = new AbortController();
-    if (this.retiring.has(workerId)) take.abort();
+    const clientLeft = () => take.abort();
+    if (client.aborted || this.retiring.has(workerId)) take.abort();
+    else client.addEventListener('abort', clientLeft, { once: true });
     let open = this.openTakesOf.get(workerId);
     if (!open) this.openTakesOf.set(workerId, (open = new Set()));
     open.add(take);
     return {
-      retired: take.signal,
+      ended: take.signal,
       close: (closedAt) => {
+        client.removeEventListener('abort', clientLeft);
         open.delete(take);
         if (open.size === 0) this.openTakesOf.delete(workerId);
         const worker = this.workers.get(workerId);

@@ -66,9 +66,9 @@ export class WorkerProtocolService {
   async take(endpointId: string, workerId: string, batchSize: number, signal: AbortSignal): Promise<JobRecord[]> {
     const limit = Math.max(1, Math.min(MAX_BATCH, batchSize));
     const deadline = this.now() + this.timings.takeWaitMs;
-    const open = this.workers.openTake(workerId, endpointId, this.now());
     // The client leaving and the worker being stopped both end the long-poll with no job.
-    const ended = AbortSignal.any([signal, open.retired]);
+    const open = this.workers.openTake(workerId, endpointId, this.now(), signal);
+    const ended = open.ended;
     try {
       // Whether the last wait ended by a wake-up (a job arrived) rather than by time.
       let woken = false;
