@@ -17,23 +17,21 @@ import { FrozenPool } from './frozen-pool.js';
 import type { WorkerKind } from './kinds/worker-kind.js';
 import type { WorkerRuntimeDeps } from './runtime-deps.js';
 import { placementDataCenters, type EndpointVolume } from './volumes/volume-mounts.js';
-import { explainUnplaceable } from '../catalog/placement-explainer.js';
+import { ThrottleReports, type ThrottleReport } from './throttle-reports.js';
+import { WorkerOwners } from './worker-owners.js';
 
 export type { RuntimeSettings, WorkerRuntimeDeps } from './runtime-deps.js';
 
 /** The longest a crashing endpoint waits before its next worker starts. */
 const MAX_CRASH_BACKOFF_MS = 60_000;
 
-const MAX_REMEMBERED_WORKERS = 10_000;
-
 export class WorkerRuntime {
   private readonly workers = new Map<string, ManagedWorker>();
   /** Endpoints whose next worker cannot be placed, and why. */
-  private readonly throttles = new Map<string, { reason: string; since: string }>();
+  private readonly throttles: ThrottleReports;
   /** Workers being stopped in the background; stop() waits for them. */
   private readonly stopping = new Set<Promise<void>>();
-  /** The endpoint of every worker started here, kept past its end while its logs may be: logs are the endpoint's alone. */
-  private readonly endpointOfWorker = new Map<string, string>();
+  private readonly owners = new WorkerOwners();
   private readonly crashes: CrashTracker;
   private readonly frozen = new FrozenPool();
   /** Starts under way, by worker: each settles once the worker runs, failed, or was stopped again. */
@@ -45,6 +43,7 @@ export class WorkerRuntime {
   constructor(private readonly deps: WorkerRuntimeDeps) {
     this.now = deps.clock ?? Date.now;
     this.crashes = new CrashTracker(deps.config.crashBackoffMs, MAX_CRASH_BACKOFF_MS);
+    this.throttles = new ThrottleReports(deps.capacity, deps.log);
     this.loop = new PeriodicTask({
       run: () => this.reconcileAll(),
       everyMs: deps.config.scaleIntervalMs,
@@ -82,10 +81,7 @@ export class WorkerRuntime {
     this.workers.clear();
   }
 
-  /**
-   * For a process that exits right now (a second signal): kills every running worker without
-   * grace and waits for nothing else, so none outlives the process.
-   */
+  /** A second signal: kills every worker without grace, so none outlives the process. */
   async killAllNow(): Promise<void> {
     void this.loop.stop().catch(() => undefined);
     await this.deps.provider.close(0);
@@ -96,10 +92,7 @@ export class WorkerRuntime {
     return new Set([...this.workers.values()].map((w) => w.endpointId));
   }
 
-  /**
-   * Work arrived and no worker was waiting for it. With no worker at all (scale from zero) the
-   * loop runs at once rather than at its next tick; otherwise the regular tick decides.
-   */
+  /** Work arrived and no worker waited: with no worker at all (scale from zero) a pass runs now. */
   nudge(endpointId: string): void {
     if (this.workersOf(endpointId).length > 0) return;
     this.runSoon();
@@ -141,7 +134,7 @@ export class WorkerRuntime {
 
   /** Whether this runtime started the worker for that endpoint (it may have ended since; its logs remain). */
   startedFor(endpointId: string, workerId: string): boolean {
-    return this.endpointOfWorker.get(workerId) === endpointId;
+    return this.owners.owns(endpointId, workerId);
   }
 
   /** The worker's last lines; none unless the worker belongs to the endpoint. */
@@ -155,15 +148,6 @@ export class WorkerRuntime {
 
   isManaged(workerId: string): boolean {
     return this.workers.has(workerId);
-  }
-
-  private rememberEndpointOf(worker: ManagedWorker): void {
-    this.endpointOfWorker.set(worker.workerId, worker.endpointId);
-    // Bounded: the oldest workers' logs are long gone from the provider by then.
-    if (this.endpointOfWorker.size > MAX_REMEMBERED_WORKERS) {
-      const oldest = this.endpointOfWorker.keys().next().value;
-      if (oldest !== undefined) this.endpointOfWorker.delete(oldest);
-    }
   }
 
   private kindOf(worker: ManagedWorker): WorkerKind {
@@ -222,7 +206,7 @@ export class WorkerRuntime {
     if (!this.crashes.mayStart(endpoint.id, now)) return false;
     const worker = newManagedWorker(endpoint, now);
     this.workers.set(worker.workerId, worker);
-    this.rememberEndpointOf(worker);
+    this.owners.remember(worker.workerId, worker.endpointId);
     await this.launch(worker, endpoint);
     return true;
   }
@@ -246,8 +230,8 @@ export class WorkerRuntime {
     // A worker runs where it can mount the endpoint's volume.
     const placement = { ...endpoint.spec, dataCenterIds: placementDataCenters(endpoint.spec.dataCenterIds, volumes) };
     const allocation = this.deps.capacity.allocate(worker.workerId, placement);
-    if (!allocation) return this.throttled(endpoint, placement);
-    this.throttles.delete(endpoint.id);
+    if (!allocation) return this.throttles.unplaced(endpoint.id, placement, this.now());
+    this.throttles.placed(endpoint.id);
     worker.allocation = allocation;
     worker.phase = 'STARTING';
     const volume = volumes.find((v) => v.dataCenterId === allocation.dataCenterId);
@@ -255,20 +239,12 @@ export class WorkerRuntime {
     this.starting.set(worker.workerId, start);
   }
 
-  /** Nothing fits: say why, in the endpoint's health and workers views and once in the log. */
-  private throttled(endpoint: EndpointRecord, placement: EndpointRecord['spec']): void {
-    const { reason } = explainUnplaceable(placement, this.deps.capacity, this.deps.capacity.catalog);
-    const known = this.throttles.get(endpoint.id);
-    if (known?.reason === reason) return;
-    this.throttles.set(endpoint.id, { reason, since: new Date(this.now()).toISOString() });
-    this.deps.log.warn({ endpointId: endpoint.id, reason }, 'no worker can be placed');
-  }
-
   /** Why the endpoint's workers wait for capacity, while they do. */
-  throttleReport(endpointId: string): { reason: string; since: string } | undefined {
-    const waiting = this.workersOf(endpointId).some((w) => w.phase === 'THROTTLED');
-    if (!waiting) this.throttles.delete(endpointId);
-    return this.throttles.get(endpointId);
+  throttleReport(endpointId: string): ThrottleReport | undefined {
+    return this.throttles.of(
+      endpointId,
+      this.workersOf(endpointId).some((w) => w.phase === 'THROTTLED'),
+    );
   }
 
   /** Starts a placed worker. Never throws: a failure is recorded like a crash. */
@@ -373,9 +349,8 @@ export class WorkerRuntime {
   }
 
   /**
-   * Stops a worker for good, without holding up the pass: it gets no new work and its waiting long-poll is
-   * answered at once, so it can exit; a replacement may start right away (a stopping worker no
-   * longer counts), while its capacity is freed only once it is gone.
+   * Stops a worker for good beside the pass: no new work, its long-poll answered now so it can exit,
+   * a replacement may start at once; its capacity is freed only once it is gone.
    */
   private async retire(worker: ManagedWorker, reason: string): Promise<void> {
     const { provider, config, log } = this.deps;
