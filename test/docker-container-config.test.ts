@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { planContainer, type ContainerPlanInputs } from '../src/runtime/docker/container-config.js';
 import { followsLatest, registryOf } from '../src/runtime/docker/image-reference.js';
 import type { WorkerSpec } from '../src/runtime/provider.js';
+import { diskLimitSupport } from '../src/runtime/docker/disk-limit.js';
 
 const SPEC: WorkerSpec = {
   workerId: 'abc123-w1',
@@ -16,9 +17,19 @@ const SPEC: WorkerSpec = {
   env: { MODEL: 'small' },
   gpuDeviceIds: [],
   vcpuCount: 2,
+  ports: [],
+  diskGb: 5,
 };
 const plan = (spec: Partial<WorkerSpec> = {}, inputs: Partial<ContainerPlanInputs> = {}) =>
-  planContainer({ spec: { ...SPEC, ...spec }, network: 'host', instanceId: 'inst', replicaId: 'replica-1', hostCpus: 8, ...inputs });
+  planContainer({
+    spec: { ...SPEC, ...spec },
+    network: 'host',
+    instanceId: 'inst',
+    replicaId: 'replica-1',
+    hostCpus: 8,
+    diskLimit: { supported: true },
+    ...inputs,
+  });
 
 test("with no entrypoint or cmd the image's own command runs: neither is sent", () => {
   const { options } = plan();
@@ -96,4 +107,41 @@ test('image references: the registry they are pulled from, and whether their tag
   assert.equal(followsLatest('127.0.0.1:5000/worker'), true);
   assert.equal(followsLatest('127.0.0.1:5000/worker:1'), false);
   assert.equal(followsLatest('acme/worker@sha256:abc'), false);
+});
+
+test("the endpoint's other ports are published on loopback ports the engine picks; PORT keeps its own", () => {
+  const { options } = plan(
+    { http: { port: 80, healthPort: 80 }, ports: ['80/http', '8888/http', '22/tcp', '53/udp'] },
+    { network: 'bridge', publishedPorts: { port: 40001, healthPort: 40001 } },
+  );
+  assert.deepEqual(options.HostConfig!.PortBindings, {
+    '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '40001' }],
+    '8888/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }],
+    '22/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }],
+    '53/udp': [{ HostIp: '127.0.0.1', HostPort: '' }],
+  });
+  assert.deepEqual(Object.keys(options.ExposedPorts!), ['80/tcp', '8888/tcp', '22/tcp', '53/udp']);
+});
+
+test('a queue worker publishes its ports in bridge mode; host networking publishes nothing and says so', () => {
+  const bridged = plan({ ports: ['8888/http'] }, { network: 'bridge' });
+  assert.deepEqual(bridged.options.HostConfig!.PortBindings, { '8888/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] });
+  const host = plan({ ports: ['8888/http'] });
+  assert.equal(host.options.HostConfig!.PortBindings, undefined);
+  assert.match(host.notes.join('\n'), /host networking: the ports 8888\/http are the host's own/);
+});
+
+test('disk limits the writable layer where the driver can; otherwise the log says it is not enforced', () => {
+  assert.deepEqual(plan({ diskGb: 20 }).options.HostConfig!.StorageOpt, { size: '20G' });
+  const unlimited = plan({ diskGb: 20 }, { diskLimit: { supported: false, reason: 'storage driver overlay2 on extfs cannot' } });
+  assert.equal(unlimited.options.HostConfig!.StorageOpt, undefined);
+  assert.match(unlimited.notes.join('\n'), /container disk of 20 GB not enforced: storage driver overlay2 on extfs/);
+});
+
+test('which storage drivers can limit a container disk', () => {
+  assert.equal(diskLimitSupport({ Driver: 'btrfs' }).supported, true);
+  assert.equal(diskLimitSupport({ Driver: 'overlay2', DriverStatus: [['Backing Filesystem', 'xfs']] }).supported, true);
+  const ext = diskLimitSupport({ Driver: 'overlay2', DriverStatus: [['Backing Filesystem', 'extfs']] });
+  assert.equal(ext.supported, false);
+  assert.match(ext.supported ? '' : ext.reason, /overlay2 on extfs cannot limit/);
 });

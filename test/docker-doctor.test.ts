@@ -25,6 +25,11 @@ test('doctor reports the engine version, its storage driver and whether GPUs can
   assert.match(res.stdout, /ok {4}docker +Docker Engine \S+ \(API [\d.]+\)/);
   assert.match(res.stdout, /storage +storage driver \w+/);
   assert.match(res.stdout, /(ok|warn) +gpus +/);
+  // This machine's engine (overlay2 on ext4) cannot cap a writable layer; other drivers say they do.
+  assert.match(
+    res.stdout,
+    /(ok +disk +endpoints' disk limits each container's writable layer|warn +disk +endpoints' disk is recorded, not enforced: storage driver \w+)/,
+  );
 });
 
 test('doctor fails, saying how to fix it, when no engine answers', () => {

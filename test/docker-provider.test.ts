@@ -232,6 +232,7 @@ test('bridge networking: a load-balancing worker is reached through its PORT pub
       cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
       workers: { min: 0, max: 2, idleTimeout: 1 },
       env: { PORT: '8000', HOST: '0.0.0.0' },
+      ports: ['8000/http', '8888/http'],
       scaling: { type: 'REQUEST_COUNT', requestCount: 4 },
     });
     assert.equal(res.statusCode, 201, res.body);
@@ -249,6 +250,14 @@ test('bridge networking: a load-balancing worker is reached through its PORT pub
       container?.Ports.some((p) => p.PrivatePort === 8000 && p.IP === '127.0.0.1'),
       'published on loopback only',
     );
+    const extra = container?.Ports.find((p) => p.PrivatePort === 8888);
+    assert.equal(extra?.IP, '127.0.0.1', "the endpoint's other port is published on loopback too");
+    const [worker] = bridged.services.runtime!.workersOf(id);
+    const logs = bridged.services
+      .runtime!.logs(id, worker!.workerId, 200)
+      .map((l) => l.line)
+      .join('\n');
+    assert.match(logs, new RegExp(`port 8888/tcp published on 127\\.0\\.0\\.1:${extra!.PublicPort}`));
   } finally {
     const dataDir = bridged.dataDir;
     await bridged.close();

@@ -44,6 +44,8 @@ const spec = (workerId: string): WorkerSpec => ({
   env: {},
   gpuDeviceIds: [],
   vcpuCount: 1,
+  ports: [],
+  diskGb: 5,
 });
 
 test('an image the registry refuses to an anonymous pull fails the start with the registry answer', { skip }, async () => {

@@ -25,6 +25,8 @@ const spec = (workerId: string, cmd: string[], env: Record<string, string> = {})
   env,
   gpuDeviceIds: ['1', '3'],
   vcpuCount: 4,
+  ports: [],
+  diskGb: 5,
 });
 const alive = (pid: number) => {
   try {

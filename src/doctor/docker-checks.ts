@@ -3,11 +3,11 @@
 import Docker from 'dockerode';
 import type { GantryConfig } from '../config.js';
 import type { CheckResult } from './checks.js';
+import { diskLimitSupport, type StorageInfo } from '../runtime/docker/disk-limit.js';
 
 const ENGINE_TIMEOUT_MS = 5000;
 
-interface EngineInfo {
-  Driver?: string;
+interface EngineInfo extends StorageInfo {
   Runtimes?: Record<string, unknown>;
   NCPU?: number;
 }
@@ -39,6 +39,7 @@ export async function checkDocker(config: GantryConfig, docker = new Docker({ ti
       detail: `Docker Engine ${version.Version} (API ${version.ApiVersion}) at ${engineAddress()}, ${info.NCPU ?? '?'} CPUs`,
     },
     { status: 'ok', name: 'storage', detail: `storage driver ${info.Driver ?? 'unknown'}` },
+    diskVerdict(info),
     runtimes.includes('nvidia')
       ? { status: 'ok', name: 'gpus', detail: 'the nvidia runtime is installed: GPU workers can be given their devices' }
       : {
@@ -48,6 +49,14 @@ export async function checkDocker(config: GantryConfig, docker = new Docker({ ti
         },
     networkVerdict(config),
   ];
+}
+
+/** An endpoint's `disk` is a limit only where the storage driver can cap the writable layer. */
+function diskVerdict(info: StorageInfo): CheckResult {
+  const support = diskLimitSupport(info);
+  return support.supported
+    ? { status: 'ok', name: 'disk', detail: "endpoints' disk limits each container's writable layer" }
+    : { status: 'warn', name: 'disk', detail: `endpoints' disk is recorded, not enforced: ${support.reason}` };
 }
 
 /** Bridge-mode containers call Gantry from outside the host's loopback: it must listen there. */

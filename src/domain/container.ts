@@ -104,6 +104,13 @@ export function resolveCommand(input: CommandInput, current: ContainerCommand, v
 }
 
 const PORT_PATTERN = /^(\d{1,5})\/(http|tcp|udp)$/;
+
+/** The port and transport of a checked `port/protocol` entry: http is served over TCP. */
+export function portTransport(port: string): { port: number; transport: 'tcp' | 'udp' } | undefined {
+  const match = PORT_PATTERN.exec(port);
+  if (!match) return undefined;
+  return { port: Number(match[1]), transport: match[2] === 'udp' ? 'udp' : 'tcp' };
+}
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Ports are `port/protocol` with a port from 1 to 65535, each listed once; env names are shell-safe. */

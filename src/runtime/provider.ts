@@ -34,6 +34,10 @@ export interface WorkerSpec {
   /** Devices the worker may use (CUDA_VISIBLE_DEVICES). */
   gpuDeviceIds: string[];
   vcpuCount: number | null;
+  /** The endpoint's `ports` (`port/protocol`): published on loopback by providers that isolate the network. */
+  ports: string[];
+  /** The endpoint's container disk in GB: the writable layer's size, where the provider can limit it. */
+  diskGb: number;
   /** Load-balancing workers serve HTTP: the ports the endpoint asks for (PORT, PORT_HEALTH). */
   http?: HttpPorts;
   /**

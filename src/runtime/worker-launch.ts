@@ -24,5 +24,7 @@ export async function baseLaunchSpec(
     env: await secrets.resolve(endpoint.accountId, spec.env),
     gpuDeviceIds: allocation.deviceIds,
     vcpuCount: allocation.vcpuCount,
+    ports: spec.ports,
+    diskGb: spec.disk,
   };
 }

@@ -5,6 +5,8 @@
 import type Docker from 'dockerode';
 import type { WorkerSpec } from '../provider.js';
 import { VOLUME_MOUNT_PATH } from '../../domain/network-volume.js';
+import type { DiskLimitSupport } from './disk-limit.js';
+import { portTransport } from '../../domain/container.js';
 
 export type DockerNetwork = 'host' | 'bridge';
 
@@ -33,6 +35,8 @@ export interface ContainerPlanInputs {
   hostCpus: number;
   /** Bridge mode: host ports (on 127.0.0.1) that PORT and PORT_HEALTH are published on. */
   publishedPorts?: { port: number; healthPort: number };
+  /** Whether the engine's storage driver can limit a container's writable layer (disk-limit.ts). */
+  diskLimit: DiskLimitSupport;
 }
 
 export function containerName(workerId: string): string {
@@ -48,6 +52,8 @@ export function planContainer(inputs: ContainerPlanInputs): ContainerPlan {
     if (cpus < spec.vcpuCount) notes.push(`vCPUs capped to the host's ${inputs.hostCpus} (the endpoint asks for ${spec.vcpuCount})`);
     hostConfig.NanoCpus = Math.round(cpus * 1e9);
   }
+  if (inputs.diskLimit.supported) hostConfig.StorageOpt = { size: `${spec.diskGb}G` };
+  else notes.push(`container disk of ${spec.diskGb} GB not enforced: ${inputs.diskLimit.reason}`);
   if (spec.networkVolume) hostConfig.Binds = [`${spec.networkVolume.hostPath}:${VOLUME_MOUNT_PATH}`];
   if (spec.gpuDeviceIds.length > 0) {
     hostConfig.DeviceRequests = [{ Driver: 'nvidia', DeviceIDs: spec.gpuDeviceIds, Capabilities: [['gpu']] }];
@@ -74,6 +80,8 @@ export function planContainer(inputs: ContainerPlanInputs): ContainerPlan {
     // The name the default worker API URL of bridge mode uses for the host.
     hostConfig.ExtraHosts = ['host.docker.internal:host-gateway'];
     publish(options, hostConfig, spec, inputs.publishedPorts);
+  } else if (spec.ports.length > 0) {
+    notes.push(`host networking: the ports ${spec.ports.join(', ')} are the host's own, unpublished`);
   }
   return { options, notes };
 }
@@ -102,19 +110,33 @@ function containerEnv(spec: WorkerSpec): Record<string, string> {
   };
 }
 
-/** Bridge mode: the worker listens on its PORT and PORT_HEALTH inside; loopback ports reach them. */
+/**
+ * Bridge mode: a load-balancing worker's PORT and PORT_HEALTH go to the loopback ports chosen for
+ * them; every other port of the endpoint's `ports` is published on an ephemeral loopback port
+ * the engine picks (the worker's log says which).
+ */
 function publish(
   options: Docker.ContainerCreateOptions,
   hostConfig: Docker.HostConfig,
   spec: WorkerSpec,
   published: { port: number; healthPort: number } | undefined,
 ): void {
-  // Workers of queue endpoints call Gantry; nothing calls them.
-  if (!spec.http || !published) return;
-  const pairs: [number, number][] = [[spec.http.port, published.port]];
-  if (spec.http.healthPort !== spec.http.port) pairs.push([spec.http.healthPort, published.healthPort]);
-  options.ExposedPorts = Object.fromEntries(pairs.map(([inside]) => [`${inside}/tcp`, {}]));
-  hostConfig.PortBindings = Object.fromEntries(
-    pairs.map(([inside, outside]) => [`${inside}/tcp`, [{ HostIp: '127.0.0.1', HostPort: String(outside) }]]),
-  );
+  const bindings = new Map<string, string>();
+  if (spec.http && published) {
+    bindings.set(`${spec.http.port}/tcp`, String(published.port));
+    if (spec.http.healthPort !== spec.http.port) bindings.set(`${spec.http.healthPort}/tcp`, String(published.healthPort));
+  }
+  for (const port of spec.ports) {
+    const key = enginePortKey(port);
+    if (key && !bindings.has(key)) bindings.set(key, '');
+  }
+  if (bindings.size === 0) return;
+  options.ExposedPorts = Object.fromEntries([...bindings.keys()].map((key) => [key, {}]));
+  hostConfig.PortBindings = Object.fromEntries([...bindings].map(([key, outside]) => [key, [{ HostIp: '127.0.0.1', HostPort: outside }]]));
+}
+
+/** The engine's key for a port: `8888/http` and `22/tcp` are TCP to it, `53/udp` is UDP. */
+function enginePortKey(port: string): string | undefined {
+  const parsed = portTransport(port);
+  return parsed && `${parsed.port}/${parsed.transport}`;
 }

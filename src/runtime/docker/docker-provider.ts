@@ -10,7 +10,8 @@ import { silentLogger } from '../../domain/logger.js';
 import type { LogLine, Provider, StartOptions, WorkerExit, WorkerHandle, WorkerSpec } from '../provider.js';
 import { LogBuffer } from '../log-buffer.js';
 import { localHttpPorts } from '../free-ports.js';
-import { containerName, planContainer, type DockerNetwork } from './container-config.js';
+import { containerName, planContainer, type ContainerPlan, type DockerNetwork } from './container-config.js';
+import { diskLimitSupport, isStorageOptRefusal, type DiskLimitSupport, type StorageInfo } from './disk-limit.js';
 import { ImagePuller, type RegistryLogin } from './image-puller.js';
 import { engineMessage } from './engine-message.js';
 import { attachOutput } from './container-output.js';
@@ -55,7 +56,7 @@ export class DockerProvider implements Provider {
   private readonly logBuffers = new Map<string, LogBuffer>();
   private readonly exitListeners = new Set<(exit: WorkerExit) => void>();
   private orphansRemoved: Promise<void> | undefined;
-  private hostCpus: Promise<number> | undefined;
+  private engineInfo: Promise<EngineFacts> | undefined;
 
   constructor(private readonly options: DockerProviderOptions) {
     this.docker = options.docker ?? new Docker();
@@ -92,21 +93,7 @@ export class DockerProvider implements Provider {
     });
     options.onProgress?.(`creating the container of ${spec.image}`);
     const published = this.options.network === 'bridge' && spec.http ? await localHttpPorts(spec.http) : undefined;
-    const plan = planContainer({
-      spec: { ...spec, env: this.rewriteWorkerUrls(spec.env) },
-      network: this.options.network,
-      instanceId: this.options.instanceId,
-      replicaId: this.options.replicaId,
-      hostCpus: await this.engineCpus(),
-      ...(published ? { publishedPorts: published } : {}),
-    });
-    for (const note of plan.notes) logs.system(note);
-    let container: Docker.Container;
-    try {
-      container = await this.docker.createContainer(plan.options);
-    } catch (error) {
-      throw new Error(`cannot create a container of '${spec.image}': ${engineMessage(error)}`);
-    }
+    const container = await this.createContainer({ ...spec, env: this.rewriteWorkerUrls(spec.env) }, logs, published);
     try {
       await attachOutput(this.docker, container, logs);
       const exited = container.wait({ condition: 'next-exit' });
@@ -116,6 +103,7 @@ export class DockerProvider implements Provider {
       entry.gone = this.whenExited(spec.workerId, entry, logs, exited);
       this.running.set(spec.workerId, entry);
       logs.system(`started container ${containerName(spec.workerId)} of ${spec.image}: ${commandOf(info)}`);
+      for (const line of publishedPortLines(info)) logs.system(line);
       const http = spec.http ? { host: '127.0.0.1', ...(published ?? spec.http) } : undefined;
       return { workerId: spec.workerId, pid: info.State.Pid, startedAt: Date.now(), ...(http ? { http } : {}) };
     } catch (error) {
@@ -196,10 +184,64 @@ export class DockerProvider implements Provider {
     );
   }
 
-  private engineCpus(): Promise<number> {
-    this.hostCpus ??= this.docker.info().then((info: { NCPU?: number }) => info.NCPU ?? Number.POSITIVE_INFINITY);
-    return this.hostCpus;
+  /**
+   * Creates the worker's container. An engine that refuses the disk limit (overlay2 on xfs without
+   * project quotas) is asked again without it, and not asked again: the log says the disk is not enforced.
+   */
+  private async createContainer(
+    spec: WorkerSpec,
+    logs: LogBuffer,
+    published: { port: number; healthPort: number } | undefined,
+  ): Promise<Docker.Container> {
+    const facts = await this.engineFacts();
+    const plan = (): ContainerPlan =>
+      planContainer({
+        spec,
+        network: this.options.network,
+        instanceId: this.options.instanceId,
+        replicaId: this.options.replicaId,
+        hostCpus: facts.cpus,
+        diskLimit: facts.diskLimit,
+        ...(published ? { publishedPorts: published } : {}),
+      });
+    let attempt = plan();
+    try {
+      try {
+        return await this.docker.createContainer(attempt.options);
+      } catch (error) {
+        const message = engineMessage(error);
+        if (!facts.diskLimit.supported || !isStorageOptRefusal(message)) throw error;
+        facts.diskLimit = { supported: false, reason: `the engine refused a size limit (${message})` };
+        attempt = plan();
+        return await this.docker.createContainer(attempt.options);
+      }
+    } catch (error) {
+      throw new Error(`cannot create a container of '${spec.image}': ${engineMessage(error)}`);
+    } finally {
+      for (const note of attempt.notes) logs.system(note);
+    }
   }
+
+  private engineFacts(): Promise<EngineFacts> {
+    this.engineInfo ??= this.docker.info().then((info: StorageInfo & { NCPU?: number }) => ({
+      cpus: info.NCPU ?? Number.POSITIVE_INFINITY,
+      diskLimit: diskLimitSupport(info),
+    }));
+    return this.engineInfo;
+  }
+}
+
+interface EngineFacts {
+  cpus: number;
+  diskLimit: DiskLimitSupport;
+}
+
+/** Where the engine published each port in bridge mode, for the worker's log. */
+function publishedPortLines(info: Docker.ContainerInspectInfo): string[] {
+  const ports = (info.NetworkSettings.Ports ?? {}) as Record<string, { HostIp: string; HostPort: string }[] | null>;
+  return Object.entries(ports).flatMap(([inside, bindings]) =>
+    (bindings ?? []).map((b) => `port ${inside} published on ${b.HostIp}:${b.HostPort}`),
+  );
 }
 
 /** The command the container runs, as the log shows it. */
