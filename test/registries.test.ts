@@ -4,10 +4,8 @@
 // hosted API's ECR delegations answered 501.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { FIXTURE_CATALOG, problem, startHarness, type Harness } from './support/harness.js';
-import { databaseFile } from '../src/store/open-store.js';
+import { storedRows } from './support/stored-rows.js';
 
 const PASSWORD = 'correct-horse-battery-staple';
 const USERNAME = 'registry-user-7f3a';
@@ -38,26 +36,6 @@ const endpointBody = (extra: Record<string, unknown>) => ({
   ...extra,
 });
 
-/** Every row of the credentials table as the database holds it, read without Gantry. */
-async function storedRows(): Promise<Record<string, unknown>[]> {
-  const url = h.services.config.databaseUrl;
-  if (url) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query('SELECT * FROM registry_auths')).rows as Record<string, unknown>[];
-    } finally {
-      await client.end();
-    }
-  }
-  const db = new Database(databaseFile(h.services.config), { readonly: true });
-  try {
-    return db.prepare('SELECT * FROM registry_auths').all() as Record<string, unknown>[];
-  } finally {
-    db.close();
-  }
-}
-
 describe('the credential itself', () => {
   test('create answers 201 with the id and name only; list and get show nothing more', async () => {
     const res = await h.call('POST', '/v2/registries', { name: 'dockerhub-private', username: USERNAME, password: PASSWORD });
@@ -76,7 +54,7 @@ describe('the credential itself', () => {
 
   test('the database holds the username and password sealed, never as plain text', async () => {
     const { id } = await createCredential();
-    const row = (await storedRows()).find((r) => r.id === id);
+    const row = (await storedRows(h, 'registry_auths')).find((r) => r.id === id);
     assert.ok(row, 'the row is there');
     const text = JSON.stringify(row);
     assert.ok(!text.includes(PASSWORD) && !text.includes(USERNAME), text);

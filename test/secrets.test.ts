@@ -3,10 +3,8 @@
 // secrets, deletes refused while referenced, and env shown as stored, never resolved.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { FIXTURE_CATALOG, problem, startHarness, type Harness } from './support/harness.js';
-import { databaseFile } from '../src/store/open-store.js';
+import { storedRows } from './support/stored-rows.js';
 
 const VALUE = 'hf_Qx7secretTokenValue91';
 
@@ -40,26 +38,6 @@ const endpointBody = (extra: Record<string, unknown>) => ({
   ...extra,
 });
 
-/** Every row of the secrets table as the database holds it, read without Gantry. */
-async function storedRows(): Promise<Record<string, unknown>[]> {
-  const url = h.services.config.databaseUrl;
-  if (url) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query('SELECT * FROM secrets')).rows as Record<string, unknown>[];
-    } finally {
-      await client.end();
-    }
-  }
-  const db = new Database(databaseFile(h.services.config), { readonly: true });
-  try {
-    return db.prepare('SELECT * FROM secrets').all() as Record<string, unknown>[];
-  } finally {
-    db.close();
-  }
-}
-
 describe('the secret itself', () => {
   test('create answers 201 with the name and times only; list and get show nothing more', async () => {
     const res = await h.call('POST', '/v2/secrets', { name: 'hf_token', value: VALUE });
@@ -80,7 +58,7 @@ describe('the secret itself', () => {
 
   test('the database holds the value sealed, never as plain text', async () => {
     const { name } = await createSecret();
-    const row = (await storedRows()).find((r) => r.name === name);
+    const row = (await storedRows(h, 'secrets')).find((r) => r.name === name);
     assert.ok(row, 'the row is there');
     assert.ok(!JSON.stringify(row).includes(VALUE), JSON.stringify(row));
     assert.match(String(row.sealed_value), /^gsb1\./);
@@ -124,14 +102,14 @@ describe('the secret itself', () => {
 
   test('rotate sets a new value and updatedAt; the value stays write-only', async () => {
     const created = await createSecret();
-    const before = (await storedRows()).find((r) => r.name === created.name)!.sealed_value;
+    const before = (await storedRows(h, 'secrets')).find((r) => r.name === created.name)!.sealed_value;
     const res = await h.call('PATCH', `/v2/secrets/${created.name}`, { value: 'rotated-value-42' });
     assert.equal(res.statusCode, 200, res.body);
     const rotated = res.json();
     assert.equal(rotated.createdAt, created.createdAt);
     assert.ok(rotated.updatedAt >= created.updatedAt);
     assert.ok(!res.body.includes('rotated-value-42'));
-    const after = (await storedRows()).find((r) => r.name === created.name)!.sealed_value;
+    const after = (await storedRows(h, 'secrets')).find((r) => r.name === created.name)!.sealed_value;
     assert.notEqual(after, before);
     assert.equal((await h.call('PATCH', '/v2/secrets/no_such_secret', { value: 'x' })).statusCode, 404);
   });
