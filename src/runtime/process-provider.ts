@@ -7,13 +7,10 @@
 // RUNPOD_VOLUME_PATH, and its working directory stays --worker-work-dir.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { LogLine, Provider, WorkerExit, WorkerHandle, WorkerSpec } from './provider.js';
-import { LogBuffer } from './log-buffer.js';
+import { WorkerOutputs } from './worker-outputs.js';
 import { localHttpPorts } from './free-ports.js';
 
 const HOST_VARIABLES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'USER', 'SHELL'];
-/** Logs of workers that are gone are kept a while, so a crash can be explained. */
-const KEEP_GONE_LOGS_MS = 15 * 60_000;
-
 interface Running {
   child: ChildProcess;
   stopping: boolean;
@@ -28,10 +25,11 @@ export interface ProcessProviderOptions {
 export class ProcessProvider implements Provider {
   readonly name = 'process';
   private readonly running = new Map<string, Running>();
-  private readonly logBuffers = new Map<string, LogBuffer>();
-  private readonly exitListeners = new Set<(exit: WorkerExit) => void>();
+  private readonly outputs: WorkerOutputs;
 
-  constructor(private readonly options: ProcessProviderOptions) {}
+  constructor(private readonly options: ProcessProviderOptions) {
+    this.outputs = new WorkerOutputs(options.logLines);
+  }
 
   async start(spec: WorkerSpec): Promise<WorkerHandle> {
     const argv = [...spec.entrypoint, ...spec.cmd];
@@ -48,8 +46,7 @@ export class ProcessProvider implements Provider {
     });
     const http = spec.http ? { host: '127.0.0.1', ...(await localHttpPorts(spec.http)) } : undefined;
     if (http) Object.assign(env, { PORT: String(http.port), PORT_HEALTH: String(http.healthPort) });
-    const logs = new LogBuffer(this.options.logLines ?? 1000);
-    this.logBuffers.set(spec.workerId, logs);
+    const logs = this.outputs.open(spec.workerId);
     const child = spawn(argv[0]!, argv.slice(1), { cwd: this.options.workDir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
@@ -67,8 +64,7 @@ export class ProcessProvider implements Provider {
           logs.system(`exited: ${signal ? `signal ${signal}` : `code ${code}`}`);
           this.running.delete(spec.workerId);
           const exit: WorkerExit = { workerId: spec.workerId, code, signal, expected: entry.stopping, at: Date.now() };
-          for (const listener of this.exitListeners) listener(exit);
-          setTimeout(() => this.logBuffers.delete(spec.workerId), KEEP_GONE_LOGS_MS).unref();
+          this.outputs.exited(exit);
           resolve();
         });
       }),
@@ -81,7 +77,7 @@ export class ProcessProvider implements Provider {
     const entry = this.running.get(workerId);
     if (!entry) return;
     entry.stopping = true;
-    this.logBuffers.get(workerId)?.system('stopping');
+    this.outputs.system(workerId, 'stopping');
     this.signal(entry, 'SIGCONT');
     this.signal(entry, 'SIGTERM');
     const timer = setTimeout(() => this.signal(entry, 'SIGKILL'), graceMs);
@@ -95,27 +91,26 @@ export class ProcessProvider implements Provider {
     const entry = this.running.get(workerId);
     if (!entry) return;
     this.signal(entry, 'SIGSTOP');
-    this.logBuffers.get(workerId)?.system('frozen');
+    this.outputs.system(workerId, 'frozen');
   }
 
   async thaw(workerId: string): Promise<void> {
     const entry = this.running.get(workerId);
     if (!entry) return;
     this.signal(entry, 'SIGCONT');
-    this.logBuffers.get(workerId)?.system('thawed');
+    this.outputs.system(workerId, 'thawed');
   }
 
   onExit(listener: (exit: WorkerExit) => void): () => void {
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return this.outputs.onExit(listener);
   }
 
   logs(workerId: string, tail: number): LogLine[] {
-    return this.logBuffers.get(workerId)?.tail(tail) ?? [];
+    return this.outputs.tail(workerId, tail);
   }
 
   followLogs(workerId: string, listener: (line: LogLine) => void): () => void {
-    return this.logBuffers.get(workerId)?.follow(listener) ?? (() => undefined);
+    return this.outputs.follow(workerId, listener);
   }
 
   async close(graceMs: number): Promise<void> {

@@ -8,7 +8,8 @@ import Docker from 'dockerode';
 import type { Logger } from '../../domain/logger.js';
 import { silentLogger } from '../../domain/logger.js';
 import type { LogLine, Provider, StartOptions, WorkerExit, WorkerHandle, WorkerSpec } from '../provider.js';
-import { LogBuffer } from '../log-buffer.js';
+import type { LogBuffer } from '../log-buffer.js';
+import { WorkerOutputs } from '../worker-outputs.js';
 import { localHttpPorts } from '../free-ports.js';
 import { containerName, planContainer, type ContainerPlan, type DockerNetwork } from './container-config.js';
 import { diskLimitSupport, isStorageOptRefusal, type DiskLimitSupport, type StorageInfo } from './disk-limit.js';
@@ -16,9 +17,6 @@ import { ImagePuller, type RegistryLogin } from './image-puller.js';
 import { engineMessage } from './engine-message.js';
 import { attachOutput } from './container-output.js';
 import { removeOrphans } from './orphans.js';
-
-/** Logs of workers that are gone are kept a while, so a crash can be explained. */
-const KEEP_GONE_LOGS_MS = 15 * 60_000;
 
 export interface DockerProviderOptions {
   /** The engine; by default the one DOCKER_HOST names, or the local socket. */
@@ -53,8 +51,7 @@ export class DockerProvider implements Provider {
   private readonly puller: ImagePuller;
   private readonly log: Logger;
   private readonly running = new Map<string, Running>();
-  private readonly logBuffers = new Map<string, LogBuffer>();
-  private readonly exitListeners = new Set<(exit: WorkerExit) => void>();
+  private readonly outputs: WorkerOutputs;
   private orphansRemoved: Promise<void> | undefined;
   private engineInfo: Promise<EngineFacts> | undefined;
 
@@ -62,6 +59,7 @@ export class DockerProvider implements Provider {
     this.docker = options.docker ?? new Docker();
     this.puller = new ImagePuller(this.docker);
     this.log = options.log ?? silentLogger;
+    this.outputs = new WorkerOutputs(options.logLines);
   }
 
   /**
@@ -84,8 +82,7 @@ export class DockerProvider implements Provider {
 
   async start(spec: WorkerSpec, options: StartOptions = {}): Promise<WorkerHandle> {
     await this.removeOrphans();
-    const logs = new LogBuffer(this.options.logLines ?? 1000);
-    this.logBuffers.set(spec.workerId, logs);
+    const logs = this.outputs.open(spec.workerId);
     const login = await this.options.registryLogin?.(spec.endpointId);
     await this.puller.ensure(spec.image, login, {
       log: (line) => logs.system(line),
@@ -116,7 +113,7 @@ export class DockerProvider implements Provider {
     const entry = this.running.get(workerId);
     if (!entry) return;
     entry.stopping = true;
-    this.logBuffers.get(workerId)?.system('stopping');
+    this.outputs.system(workerId, 'stopping');
     if (entry.paused) await entry.container.unpause().catch(() => undefined);
     // The engine sends the image's stop signal (SIGTERM unless it says otherwise), then SIGKILL.
     await entry.container.stop({ t: Math.ceil(graceMs / 1000) }).catch(() => undefined);
@@ -128,7 +125,7 @@ export class DockerProvider implements Provider {
     if (!entry || entry.paused) return;
     await entry.container.pause();
     entry.paused = true;
-    this.logBuffers.get(workerId)?.system('paused');
+    this.outputs.system(workerId, 'paused');
   }
 
   async thaw(workerId: string): Promise<void> {
@@ -136,20 +133,19 @@ export class DockerProvider implements Provider {
     if (!entry || !entry.paused) return;
     await entry.container.unpause();
     entry.paused = false;
-    this.logBuffers.get(workerId)?.system('unpaused');
+    this.outputs.system(workerId, 'unpaused');
   }
 
   onExit(listener: (exit: WorkerExit) => void): () => void {
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return this.outputs.onExit(listener);
   }
 
   logs(workerId: string, tail: number): LogLine[] {
-    return this.logBuffers.get(workerId)?.tail(tail) ?? [];
+    return this.outputs.tail(workerId, tail);
   }
 
   followLogs(workerId: string, listener: (line: LogLine) => void): () => void {
-    return this.logBuffers.get(workerId)?.follow(listener) ?? (() => undefined);
+    return this.outputs.follow(workerId, listener);
   }
 
   async close(graceMs: number): Promise<void> {
@@ -169,8 +165,7 @@ export class DockerProvider implements Provider {
     await entry.container.remove({ force: true }).catch(() => undefined);
     this.running.delete(workerId);
     const exit: WorkerExit = { workerId, code, signal: null, expected: entry.stopping, at: Date.now() };
-    for (const listener of this.exitListeners) listener(exit);
-    setTimeout(() => this.logBuffers.delete(workerId), KEEP_GONE_LOGS_MS).unref();
+    this.outputs.exited(exit);
   }
 
   private rewriteWorkerUrls(env: Record<string, string>): Record<string, string> {
