@@ -26,6 +26,7 @@ import { endpointWorkerRoutes } from './http/routes/workers.js';
 import { networkVolumeRoutes } from './http/routes/network-volumes.js';
 import { webhookSecretRoutes } from './http/routes/webhook-secrets.js';
 import { endpointJobRoutes } from './http/routes/endpoint-jobs.js';
+import { currentKeyRoutes } from './http/routes/current-key.js';
 import { consoleRoutes, installConsoleRedirect } from './http/console.js';
 import type { Services } from './services/services.js';
 import { LoadBalancer } from './balancer/load-balancer.js';
@@ -85,6 +86,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(networkVolumeRoutes(services));
   await app.register(webhookSecretRoutes(services));
   await app.register(endpointJobRoutes(services));
+  await app.register(currentKeyRoutes());
   installConsoleRedirect(app);
   await app.register(consoleRoutes());
   return app;

@@ -95,3 +95,12 @@ test('a read-only key may read the list', async () => {
   const reader = await g.newKey({ name: 'reader', permission: 'read' });
   assert.equal((await g.call('GET', `/v2/serverless/${g.endpointId}/jobs`, undefined, reader)).statusCode, 200);
 });
+
+test('a key learns what it may do from /v2/account/key, and never sees its secret there', async () => {
+  const reader = await g.newKey({ name: 'reader-2', permission: 'read' });
+  const res = await g.call('GET', '/v2/account/key', undefined, reader);
+  assert.equal(res.statusCode, 200);
+  assert.deepEqual([res.json().name, res.json().permission], ['reader-2', 'read']);
+  assert.ok(!res.body.includes(reader.split('_').at(-1)!), 'the secret is not echoed');
+  assert.equal((await g.call('GET', '/v2/account/key')).json().permission, 'full');
+});
