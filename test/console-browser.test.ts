@@ -87,12 +87,21 @@ test('the worker appears with its state and its log follows live', { skip }, asy
   await page.locator('.log').getByText(/started: /).waitFor();
 });
 
-test('requests list the finished job, and the metrics tab draws its charts', { skip }, async () => {
+test('requests list the finished jobs, and the metrics tab draws its charts', { skip }, async () => {
+  // A few more jobs, so the charts have something to show.
+  const endpointId = new URL(page.url()).pathname.split('/')[3]!;
+  const ids: string[] = [];
+  for (const sleepMs of [50, 120, 250, 400]) {
+    ids.push((await g.call('POST', `/v2/${endpointId}/run`, { input: { sleepMs, echo: sleepMs } })).json().id);
+  }
+  for (const id of ids) await g.call('GET', `/v2/${endpointId}/status-sync/${id}?wait=20000`);
   await page.getByRole('link', { name: 'Requests' }).click();
   await page.locator('tr[data-job]').getByText('COMPLETED').first().waitFor();
   await page.getByRole('link', { name: 'Metrics' }).click();
   await page.locator('.chart canvas').first().waitFor();
   assert.equal(await page.locator('figure.chart').count(), 4);
+  await page.getByLabel('Range').selectOption('Last 15 minutes');
+  await page.locator('.chart canvas').first().waitFor();
   await shot('console-metrics.png');
 });
 
@@ -125,6 +134,15 @@ test('a read-only key sees the console without the buttons that write', { skip }
   await other.getByRole('link', { name: 'Playground' }).click();
   assert.equal(await other.getByRole('button', { name: 'Send' }).isDisabled(), true);
   await other.close();
+});
+
+test('a lost connection shows a banner, and the console recovers when calls get through again', { skip }, async () => {
+  await page.route('**/v2/**', (route) => route.abort('connectionrefused'));
+  const banner = page.getByRole('status').filter({ hasText: 'Connection to the server lost' });
+  await banner.waitFor();
+  await page.unroute('**/v2/**');
+  await banner.waitFor({ state: 'detached', timeout: 40_000 });
+  await page.getByRole('link', { name: 'echo' }).waitFor();
 });
 
 test('signing out forgets the key', { skip }, async () => {

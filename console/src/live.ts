@@ -12,7 +12,10 @@ export interface Polled<T> {
 }
 
 export function usePoll<T>(load: () => Promise<T>, intervalMs: number, deps: unknown[] = []): Polled<T> {
-  const [data, setData] = useState<T | undefined>(undefined);
+  // Data is kept with the deps it was loaded for: new deps never show the old answer.
+  const depsKey = JSON.stringify(deps);
+  const [loaded, setData] = useState<{ key: string; value: T } | undefined>(undefined);
+  const data = loaded?.key === depsKey ? loaded.value : undefined;
   const [error, setError] = useState<unknown>(undefined);
   const [tick, setTick] = useState(0);
   const loadRef = useRef(load);
@@ -25,7 +28,7 @@ export function usePoll<T>(load: () => Promise<T>, intervalMs: number, deps: unk
       try {
         const value = await loadRef.current();
         if (stopped) return;
-        setData(value);
+        setData({ key: depsKey, value });
         setError(undefined);
         delay = intervalMs;
       } catch (e) {

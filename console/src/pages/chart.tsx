@@ -3,6 +3,14 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
+const isValue = (v: number | null | undefined) => v !== null && v !== undefined;
+
+/** Indices of values with no value on either side: a line cannot show them, a dot does. */
+function lonely(u: uPlot, seriesIdx: number): number[] {
+  const values = u.data[seriesIdx] as (number | null)[];
+  return values.flatMap((v, i) => (isValue(v) && !isValue(values[i - 1]) && !isValue(values[i + 1]) ? [i] : []));
+}
+
 export interface Line {
   label: string;
   values: (number | null)[];
@@ -23,9 +31,16 @@ export function Chart({ title, times, lines, unit }: { title: string; times: num
       height: 200,
       series: [
         {},
-        ...lines.map((l) => ({ label: l.label, stroke: l.color, width: 2, spanGaps: false, value: (_: uPlot, v: number | null) => (v === null ? '—' : `${Math.round(v)}${unit ?? ''}`) })),
+        ...lines.map((l) => ({
+          label: l.label,
+          stroke: l.color,
+          width: 2,
+          // A minute with jobs between empty ones is a lone value: drawn as a dot, not lost.
+          points: { show: true, size: 6, fill: l.color, filter: lonely },
+          value: (_: uPlot, v: number | null) => (v === null ? '—' : `${Math.round(v)}${unit ?? ''}`),
+        })),
       ],
-      axes: [axis, { ...axis, size: 56, values: (_: uPlot, ticks: number[]) => ticks.map((t) => `${t}${unit ?? ''}`) }],
+      axes: [axis, { ...axis, size: 72, values: (_: uPlot, ticks: number[]) => ticks.map((t) => `${t}${unit ?? ''}`) }],
       scales: { x: { time: true } },
       legend: { live: true },
     };
@@ -40,7 +55,7 @@ export function Chart({ title, times, lines, unit }: { title: string; times: num
   return (
     <figure class="chart">
       <figcaption>{title}</figcaption>
-      <div ref={box} role="img" aria-label={`${title}: chart over the last hour`} />
+      <div ref={box} role="img" aria-label={`${title} over time`} />
     </figure>
   );
 }
