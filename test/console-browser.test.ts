@@ -43,12 +43,19 @@ test('a browser asking for / is sent to the console and signs in with an API key
   assert.equal(new URL(page.url()).pathname, '/console/');
   await page.getByLabel('API key').fill('gantry_nope_nope');
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('alert').filter({ hasText: /not valid|malformed/ }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /not valid|malformed/ })
+    .waitFor();
   await page.getByLabel('API key').fill(g.adminKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
   await page.getByRole('link', { name: 'parked' }).waitFor();
-  assert.equal(await page.evaluate(() => localStorage.length === 0 || !JSON.stringify(localStorage).includes('gantry_')), true, 'the key is not in localStorage');
+  assert.equal(
+    await page.evaluate(() => localStorage.length === 0 || !JSON.stringify(localStorage).includes('gantry_')),
+    true,
+    'the key is not in localStorage',
+  );
 });
 
 test("creating an endpoint shows the server's error beside the field, and succeeds once it is fixed", { skip }, async () => {
@@ -84,7 +91,10 @@ test('the worker appears with its state and its log follows live', { skip }, asy
   const row = page.locator('tr[data-worker]').first();
   await row.waitFor();
   await row.getByRole('button', { name: 'Log' }).click();
-  await page.locator('.log').getByText(/started: /).waitFor();
+  await page
+    .locator('.log')
+    .getByText(/started: /)
+    .waitFor();
 });
 
 test('requests list the finished jobs, and the metrics tab draws its charts', { skip }, async () => {

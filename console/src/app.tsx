@@ -19,7 +19,11 @@ function Route({ path }: { path: string }) {
   const resource = RESOURCES.find((r) => r.path === section);
   if (resource) return <ResourcePage resource={resource} />;
   if (section === 'key') return <KeyPage />;
-  return <p>Nothing here. <Link to="/">Back to endpoints</Link></p>;
+  return (
+    <p>
+      Nothing here. <Link to="/">Back to endpoints</Link>
+    </p>
+  );
 }
 
 const NAV = [
@@ -52,7 +56,11 @@ export function App() {
           ))}
         </nav>
         <div class="who">
-          {!canWrite(current) && <span class="badge tone-warn" title="This key may only read">read-only</span>}
+          {!canWrite(current) && (
+            <span class="badge tone-warn" title="This key may only read">
+              read-only
+            </span>
+          )}
           <span class="key-name">{current.name}</span>
           <button
             type="button"

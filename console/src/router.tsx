@@ -23,7 +23,17 @@ export function segments(path: string): string[] {
     .map(decodeURIComponent);
 }
 
-export function Link({ to, children, class: className, ...rest }: { to: string; children: ComponentChildren; class?: string; 'aria-current'?: 'page' | undefined }) {
+export function Link({
+  to,
+  children,
+  class: className,
+  ...rest
+}: {
+  to: string;
+  children: ComponentChildren;
+  class?: string;
+  'aria-current'?: 'page' | undefined;
+}) {
   return (
     <a
       href={`${BASE}${to}`}

@@ -83,7 +83,11 @@ export function Code({ children, label }: { children: string; label: string }) {
 }
 
 export const ms = (value: number | null | undefined) =>
-  value === null || value === undefined ? '—' : value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(value < 10_000 ? 2 : 1)} s`;
+  value === null || value === undefined
+    ? '—'
+    : value < 1000
+      ? `${Math.round(value)} ms`
+      : `${(value / 1000).toFixed(value < 10_000 ? 2 : 1)} s`;
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleTimeString() : '—');
 

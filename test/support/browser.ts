@@ -21,9 +21,13 @@ export function browserSkipReason(): string | undefined {
 /** Builds the console when this checkout has no build of it yet (CI builds it before the tests). */
 export function ensureConsoleBuilt(): void {
   if (existsSync(join(CONSOLE_DIR, 'index.html'))) return;
-  const res = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], {
-    encoding: 'utf8',
-  });
+  const res = spawnSync(
+    process.execPath,
+    ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (res.status !== 0) throw new Error(`console build failed: ${res.stderr}`);
 }
 

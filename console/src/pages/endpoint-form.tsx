@@ -69,14 +69,22 @@ export function EndpointForm({ id }: { id?: string }) {
           </Field>
           {creating && (
             <Field name="type" label="Type" errors={errors}>
-              <select {...describedBy('type', errors)} value={form.type} onChange={(e) => set('type', e.currentTarget.value as FormState['type'])}>
+              <select
+                {...describedBy('type', errors)}
+                value={form.type}
+                onChange={(e) => set('type', e.currentTarget.value as FormState['type'])}
+              >
                 <option value="QUEUE">Queue (jobs through /run and /runsync)</option>
                 <option value="LOAD_BALANCER">Load balancer (HTTP straight to workers)</option>
               </select>
             </Field>
           )}
           <Field name="templateId" label="Template" errors={errors}>
-            <select {...describedBy('templateId', errors)} value={form.templateId} onChange={(e) => set('templateId', e.currentTarget.value)}>
+            <select
+              {...describedBy('templateId', errors)}
+              value={form.templateId}
+              onChange={(e) => set('templateId', e.currentTarget.value)}
+            >
               <option value="">None</option>
               {choices.templates.map((t) => (
                 <option key={t.id} value={t.id}>
@@ -150,7 +158,11 @@ export function EndpointForm({ id }: { id?: string }) {
         <div class="grid">
           <Field name="scaling" label="Scaling" errors={errors}>
             <div class="inline">
-              <select aria-label="Scaling type" value={form.scalingType} onChange={(e) => set('scalingType', e.currentTarget.value as FormState['scalingType'])}>
+              <select
+                aria-label="Scaling type"
+                value={form.scalingType}
+                onChange={(e) => set('scalingType', e.currentTarget.value as FormState['scalingType'])}
+              >
                 <option value="QUEUE_DELAY">Queue delay (seconds)</option>
                 <option value="REQUEST_COUNT">Request count (per worker)</option>
               </select>
@@ -170,7 +182,11 @@ export function EndpointForm({ id }: { id?: string }) {
             <input type="number" min="1" {...describedBy('timeout', errors)} {...text('timeoutSeconds')} />
           </Field>
           <Field name="flashboot" label="FlashBoot" errors={errors}>
-            <select {...describedBy('flashboot', errors)} value={form.flashboot} onChange={(e) => set('flashboot', e.currentTarget.value as FormState['flashboot'])}>
+            <select
+              {...describedBy('flashboot', errors)}
+              value={form.flashboot}
+              onChange={(e) => set('flashboot', e.currentTarget.value as FormState['flashboot'])}
+            >
               <option value="OFF">Off</option>
               <option value="FLASHBOOT">FlashBoot</option>
               <option value="PRIORITY_FLASHBOOT">Priority FlashBoot</option>
@@ -186,7 +202,8 @@ export function EndpointForm({ id }: { id?: string }) {
           <div class="choices">
             {choices.volumes.map((v) => (
               <label key={v.id} class="check">
-                <input type="checkbox" checked={form.networkVolumes.includes(v.id)} onChange={() => toggle('networkVolumes', v.id)} /> {v.name}{' '}
+                <input type="checkbox" checked={form.networkVolumes.includes(v.id)} onChange={() => toggle('networkVolumes', v.id)} />{' '}
+                {v.name}{' '}
                 <span class="sub">
                   {v.dataCenterId} · {v.size} GB
                 </span>

@@ -13,7 +13,14 @@ export function describedBy(name: string, errors: Record<string, string[]>, hint
   };
 }
 
-export function Field(props: { name: string; label: string; hint?: string; errors: Record<string, string[]>; children: ComponentChildren; group?: boolean }) {
+export function Field(props: {
+  name: string;
+  label: string;
+  hint?: string;
+  errors: Record<string, string[]>;
+  children: ComponentChildren;
+  group?: boolean;
+}) {
   const { name, label, hint, errors, children, group } = props;
   const id = fieldId(name);
   const messages = errors[name];

@@ -14,23 +14,23 @@ export function HealthTab({ endpoint }: { endpoint: Endpoint }) {
           <div class="card">
             <h2>Jobs</h2>
             <dl>
-            {Object.entries(data.jobs).map(([k, v]) => (
-              <div key={k}>
-                <dt>{k}</dt>
-                <dd>{v}</dd>
-              </div>
-            ))}
+              {Object.entries(data.jobs).map(([k, v]) => (
+                <div key={k}>
+                  <dt>{k}</dt>
+                  <dd>{v}</dd>
+                </div>
+              ))}
             </dl>
           </div>
           <div class="card">
             <h2>Workers</h2>
             <dl>
-            {Object.entries(data.workers).map(([k, v]) => (
-              <div key={k}>
-                <dt>{k}</dt>
-                <dd>{v}</dd>
-              </div>
-            ))}
+              {Object.entries(data.workers).map(([k, v]) => (
+                <div key={k}>
+                  <dt>{k}</dt>
+                  <dd>{v}</dd>
+                </div>
+              ))}
             </dl>
           </div>
         </div>

@@ -75,7 +75,11 @@ export function Metrics({ endpoint }: { endpoint: Endpoint }) {
           <Chart title="Queue depth" times={charts.times} lines={charts.depth} />
           <Chart title="Queue delay" times={charts.times} lines={charts.delay} unit=" ms" />
           <Chart title="Execution time" times={charts.times} lines={charts.execution} unit=" ms" />
-          <Chart title={`Jobs finished per ${range.step < 60 ? `${range.step} s` : range.step === 60 ? 'minute' : `${range.step / 60} minutes`}`} times={charts.times} lines={charts.outcomes} />
+          <Chart
+            title={`Jobs finished per ${range.step < 60 ? `${range.step} s` : range.step === 60 ? 'minute' : `${range.step / 60} minutes`}`}
+            times={charts.times}
+            lines={charts.outcomes}
+          />
         </div>
       )}
       <p class="hint">Drawn from the jobs Gantry still keeps; finished jobs leave when their results expire.</p>

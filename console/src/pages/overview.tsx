@@ -4,8 +4,11 @@ import { Code, ms } from '../ui';
 
 export function Overview({ endpoint: e }: { endpoint: Endpoint }) {
   const base = `${location.origin}/v2`;
-  const compute = e.gpu ? `GPU ${e.gpu.pools.join(', ')} × ${e.gpu.count}` : (e.cpu ?? []).map((c) => `${c.id} · ${c.vcpuCount} vCPU`).join(', ');
-  const scaling = e.scaling.type === 'QUEUE_DELAY' ? `queue delay ${e.scaling.queueDelay} s` : `${e.scaling.requestCount} requests per worker`;
+  const compute = e.gpu
+    ? `GPU ${e.gpu.pools.join(', ')} × ${e.gpu.count}`
+    : (e.cpu ?? []).map((c) => `${c.id} · ${c.vcpuCount} vCPU`).join(', ');
+  const scaling =
+    e.scaling.type === 'QUEUE_DELAY' ? `queue delay ${e.scaling.queueDelay} s` : `${e.scaling.requestCount} requests per worker`;
   const curl = `curl -X POST ${base}/${e.id}/runsync \\
   -H "Authorization: Bearer $RUNPOD_API_KEY" \\
   -H "Content-Type: application/json" \\

@@ -7,7 +7,14 @@ import { ErrorNote } from '../ui';
 interface Releases {
   endpointVersion: number;
   rollout: { inProgress: boolean; workersOnLatest: number; workersTotal: number; percentOnLatest: number };
-  releases: { id: string; version: number; source: string; workerCount: number; createdAt: string; diff: { field: string; old: unknown; new: unknown }[] }[];
+  releases: {
+    id: string;
+    version: number;
+    source: string;
+    workerCount: number;
+    createdAt: string;
+    diff: { field: string; old: unknown; new: unknown }[];
+  }[];
 }
 
 export function Releases({ endpoint }: { endpoint: Endpoint }) {

@@ -84,7 +84,12 @@ export function Requests({ endpoint }: { endpoint: Endpoint }) {
               {data.jobs.map((job) => (
                 <tr key={job.id} data-job={job.id}>
                   <th scope="row">
-                    <button type="button" class="link" aria-expanded={open === job.id} onClick={() => setOpen(open === job.id ? null : job.id)}>
+                    <button
+                      type="button"
+                      class="link"
+                      aria-expanded={open === job.id}
+                      onClick={() => setOpen(open === job.id ? null : job.id)}
+                    >
                       {job.id}
                     </button>
                   </th>

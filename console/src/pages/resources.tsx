@@ -101,7 +101,11 @@ export const RESOURCES: Resource[] = [
 
 export function ResourcePage({ resource: r }: { resource: Resource }) {
   const writer = canWrite(useStore(session));
-  const { data, error, reload } = usePoll(() => api<Record<string, Record<string, unknown>[]>>('GET', r.api).then((a) => a[r.listKey] ?? []), 10_000, [r.api]);
+  const { data, error, reload } = usePoll(
+    () => api<Record<string, Record<string, unknown>[]>>('GET', r.api).then((a) => a[r.listKey] ?? []),
+    10_000,
+    [r.api],
+  );
   const [creating, setCreating] = useState(false);
   const [actionError, setActionError] = useState<unknown>(undefined);
   const remove = async (row: Record<string, unknown>) => {
@@ -158,7 +162,12 @@ export function ResourcePage({ resource: r }: { resource: Resource }) {
                   ))}
                   <td class="row-actions">
                     {writer && (
-                      <button type="button" class="small danger" aria-label={`Delete ${String(row.name ?? row[r.key])}`} onClick={() => void remove(row)}>
+                      <button
+                        type="button"
+                        class="small danger"
+                        aria-label={`Delete ${String(row.name ?? row[r.key])}`}
+                        onClick={() => void remove(row)}
+                      >
                         Delete
                       </button>
                     )}
@@ -180,13 +189,21 @@ function CreateForm({ resource: r, onDone }: { resource: Resource; onDone: () =>
   const submit = async (e: Event) => {
     e.preventDefault();
     const body = Object.fromEntries(
-      r.inputs.filter((i) => values[i.name] !== undefined).map((i) => [i.name, i.type === 'number' ? Number(values[i.name]) : values[i.name]]),
+      r.inputs
+        .filter((i) => values[i.name] !== undefined)
+        .map((i) => [i.name, i.type === 'number' ? Number(values[i.name]) : values[i.name]]),
     );
     try {
       await api('POST', r.api, body);
       onDone();
     } catch (err) {
-      const byPath = err instanceof Problem ? errorsByPath(err.errors, r.inputs.map((i) => i.name)) : {};
+      const byPath =
+        err instanceof Problem
+          ? errorsByPath(
+              err.errors,
+              r.inputs.map((i) => i.name),
+            )
+          : {};
       setErrors(byPath);
       setFailure(err);
     }
@@ -202,7 +219,13 @@ function CreateForm({ resource: r, onDone }: { resource: Resource; onDone: () =>
           <div key={i.name} class={`field${messages ? ' invalid' : ''}`}>
             {i.type === 'checkbox' ? (
               <label class="check">
-                <input id={id} type="checkbox" checked={Boolean(values[i.name])} onChange={(e) => setValues({ ...values, [i.name]: e.currentTarget.checked })} /> {i.label}
+                <input
+                  id={id}
+                  type="checkbox"
+                  checked={Boolean(values[i.name])}
+                  onChange={(e) => setValues({ ...values, [i.name]: e.currentTarget.checked })}
+                />{' '}
+                {i.label}
               </label>
             ) : (
               <>

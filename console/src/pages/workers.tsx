@@ -17,8 +17,7 @@ export function Workers({ endpoint }: { endpoint: Endpoint }) {
       {data?.crashLoop && (
         <div class="error-note" role="alert">
           <strong>Crash loop</strong>: {data.crashLoop.consecutive} exits in a row; last: {data.crashLoop.lastReason} (next start at{' '}
-          {when(data.crashLoop.nextStartAt)})
-          {data.crashLoop.lastLogLines.length > 0 && <pre>{data.crashLoop.lastLogLines.join('\n')}</pre>}
+          {when(data.crashLoop.nextStartAt)}){data.crashLoop.lastLogLines.length > 0 && <pre>{data.crashLoop.lastLogLines.join('\n')}</pre>}
         </div>
       )}
       {data && (
@@ -30,7 +29,9 @@ export function Workers({ endpoint }: { endpoint: Endpoint }) {
           ))}
         </p>
       )}
-      {data && data.workers.length === 0 && <p class="empty">No workers right now. Workers start when jobs arrive, or to keep the minimum.</p>}
+      {data && data.workers.length === 0 && (
+        <p class="empty">No workers right now. Workers start when jobs arrive, or to keep the minimum.</p>
+      )}
       {data && data.workers.length > 0 && (
         <div class="table-wrap">
           <table>
@@ -64,7 +65,12 @@ export function Workers({ endpoint }: { endpoint: Endpoint }) {
                   <td>{when(w.startedAt)}</td>
                   <td>
                     {w.managed && (
-                      <button type="button" class="small" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? null : w.id)}>
+                      <button
+                        type="button"
+                        class="small"
+                        aria-expanded={open === w.id}
+                        onClick={() => setOpen(open === w.id ? null : w.id)}
+                      >
                         {open === w.id ? 'Hide log' : 'Log'}
                       </button>
                     )}
