@@ -146,6 +146,27 @@ test('a read-only key sees the console without the buttons that write', { skip }
   await other.close();
 });
 
+test('an edit saves what changed, and deleting asks first', { skip }, async () => {
+  await page.getByRole('link', { name: 'echo' }).click();
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByLabel('Maximum workers').fill('2');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('0–2, idle timeout 5 s').waitFor();
+  const endpointId = new URL(page.url()).pathname.split('/')[3]!;
+  const releases = (await g.call('GET', `/v2/serverless/${endpointId}/releases`)).json();
+  assert.equal(releases.endpointVersion, 1, 'a change of max workers is no new release: nothing else was sent');
+
+  await page.getByRole('link', { name: 'Endpoints' }).click();
+  await page.getByRole('link', { name: 'parked' }).click();
+  page.once('dialog', (dialog) => void dialog.dismiss());
+  await page.getByRole('button', { name: 'Delete' }).click();
+  assert.equal((await g.call('GET', `/v2/serverless/${g.endpointId}`)).statusCode, 200, 'dismissed: still there');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+  assert.equal((await g.call('GET', `/v2/serverless/${g.endpointId}`)).statusCode, 404);
+});
+
 test('a lost connection shows a banner, and the console recovers when calls get through again', { skip }, async () => {
   await page.route('**/v2/**', (route) => route.abort('connectionrefused'));
   const banner = page.getByRole('status').filter({ hasText: 'Connection to the server lost' });

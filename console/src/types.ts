@@ -10,6 +10,8 @@ export interface Endpoint {
   entrypoint: string[];
   cmd: string[];
   env: Record<string, string>;
+  disk: number;
+  ports: string[];
   registry: string | null;
   templateId?: string | null;
   gpu: { pools: string[]; count: number; excludedTypes: string[]; allowedCudaVersions: string[]; minCudaVersion: string | null } | null;

@@ -26,6 +26,7 @@ export interface Choices {
   templates: { id: string; name: string }[];
   registries: { id: string; name: string }[];
   volumes: { id: string; name: string; dataCenterId: string; size: number }[];
+  dataCenters: { id: string; name: string; region: string }[];
 }
 
 const RANK = ['NONE', 'LOW', 'MEDIUM', 'HIGH'];
@@ -39,7 +40,7 @@ const withAvailability = async <T>(path: string, key: string): Promise<T[]> => {
 };
 
 export function useChoices(): Choices {
-  const [choices, setChoices] = useState<Choices>({ pools: [], cpus: [], templates: [], registries: [], volumes: [] });
+  const [choices, setChoices] = useState<Choices>({ pools: [], cpus: [], templates: [], registries: [], volumes: [], dataCenters: [] });
   useEffect(() => {
     const quiet = <T>(p: Promise<T>, fallback: T) => p.catch(() => fallback);
     void Promise.all([
@@ -48,7 +49,8 @@ export function useChoices(): Choices {
       quiet(api<{ templates: Choices['templates'] }>('GET', '/v2/templates'), { templates: [] }),
       quiet(api<{ registries: Choices['registries'] }>('GET', '/v2/registries'), { registries: [] }),
       quiet(api<{ networkVolumes: Choices['volumes'] }>('GET', '/v2/network-volumes'), { networkVolumes: [] }),
-    ]).then(([gpus, cpus, t, r, v]) => {
+      quiet(api<{ dataCenters: Choices['dataCenters'] }>('GET', '/v2/catalog/datacenters'), { dataCenters: [] }),
+    ]).then(([gpus, cpus, t, r, v, d]) => {
       const pools = new Map<string, Pool>();
       for (const gpu of gpus) {
         const pool = pools.get(gpu.pool) ?? { id: gpu.pool, gpus: [], availability: 'NONE' };
@@ -57,7 +59,14 @@ export function useChoices(): Choices {
         if (RANK.indexOf(level) > RANK.indexOf(pool.availability)) pool.availability = level;
         pools.set(gpu.pool, pool);
       }
-      setChoices({ pools: [...pools.values()], cpus, templates: t.templates, registries: r.registries, volumes: v.networkVolumes });
+      setChoices({
+        pools: [...pools.values()],
+        cpus,
+        templates: t.templates,
+        registries: r.registries,
+        volumes: v.networkVolumes,
+        dataCenters: d.dataCenters,
+      });
     });
   }, []);
   return choices;

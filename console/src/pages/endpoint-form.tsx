@@ -5,14 +5,16 @@ import { api, Problem } from '../api';
 import { navigate, Link } from '../router';
 import type { Endpoint } from '../types';
 import { ErrorNote, Page } from '../ui';
-import { bodyOf, emptyForm, errorsByField, formOf, type FormState } from './endpoint-model';
+import { bodyOf, changesOf, emptyForm, errorsByField, formOf, type FormState } from './endpoint-model';
 import { describedBy, Field } from './field';
 import { useChoices } from './endpoint-choices';
+import { AdvancedFields } from './endpoint-advanced';
 
 export function EndpointForm({ id }: { id?: string }) {
   const creating = id === undefined;
   const [form, setForm] = useState<FormState>(emptyForm);
-  const [loaded, setLoaded] = useState(creating);
+  const [original, setOriginal] = useState<FormState | null>(null);
+  const loaded = creating || original !== null;
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   const [failure, setFailure] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
@@ -23,7 +25,7 @@ export function EndpointForm({ id }: { id?: string }) {
     api<Endpoint>('GET', `/v2/serverless/${id}`)
       .then((e) => {
         setForm(formOf(e));
-        setLoaded(true);
+        setOriginal(formOf(e));
       })
       .catch(setFailure);
   }, [id]);
@@ -33,7 +35,7 @@ export function EndpointForm({ id }: { id?: string }) {
     value: form[key] as string,
     onInput: (e: Event) => set(key, (e.currentTarget as HTMLInputElement).value as never),
   });
-  const toggle = (key: 'gpuPools' | 'networkVolumes', value: string) =>
+  const toggle = (key: 'gpuPools' | 'networkVolumes' | 'dataCenterIds', value: string) =>
     set(key, form[key].includes(value) ? form[key].filter((v) => v !== value) : [...form[key], value]);
 
   const submit = async (e: Event) => {
@@ -43,7 +45,7 @@ export function EndpointForm({ id }: { id?: string }) {
     try {
       const saved = creating
         ? await api<Endpoint>('POST', '/v2/serverless', bodyOf(form, true))
-        : await api<Endpoint>('PATCH', `/v2/serverless/${id}`, bodyOf(form, false));
+        : await api<Endpoint>('PATCH', `/v2/serverless/${id}`, changesOf(original!, form));
       navigate(`/endpoints/${saved.id}`);
     } catch (err) {
       const byField = err instanceof Problem ? errorsByField(err.errors) : {};
@@ -211,6 +213,7 @@ export function EndpointForm({ id }: { id?: string }) {
             ))}
           </div>
         </Field>
+        <AdvancedFields form={form} errors={errors} choices={choices} text={text} toggle={toggle} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             {busy ? 'Saving…' : creating ? 'Create endpoint' : 'Save changes'}

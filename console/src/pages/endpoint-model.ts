@@ -22,6 +22,12 @@ export interface FormState {
   env: string;
   networkVolumes: string[];
   registry: string;
+  dataCenterIds: string[];
+  disk: string;
+  ports: string;
+  excludedTypes: string;
+  allowedCudaVersions: string;
+  minCudaVersion: string;
 }
 
 export const emptyForm = (): FormState => ({
@@ -45,6 +51,12 @@ export const emptyForm = (): FormState => ({
   env: '',
   networkVolumes: [],
   registry: '',
+  dataCenterIds: [],
+  disk: '',
+  ports: '',
+  excludedTypes: '',
+  allowedCudaVersions: '',
+  minCudaVersion: '',
 });
 
 /** The command as the `args` field takes it: entrypoint and cmd as a JSON object string when set apart. */
@@ -78,10 +90,21 @@ export function formOf(e: Endpoint): FormState {
       .join('\n'),
     networkVolumes: e.networkVolumes,
     registry: e.registry ?? '',
+    dataCenterIds: e.dataCenterIds,
+    disk: String(e.disk),
+    ports: e.ports.join(', '),
+    excludedTypes: (e.gpu?.excludedTypes ?? []).join(', '),
+    allowedCudaVersions: (e.gpu?.allowedCudaVersions ?? []).join(', '),
+    minCudaVersion: e.gpu?.minCudaVersion ?? '',
   };
 }
 
 /** A number as typed: empty is left out, anything else goes to the server to judge. */
+const list = (text: string): string[] =>
+  text
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
 const num = (text: string): number | undefined => (text.trim() === '' ? undefined : Number(text));
 
 function envOf(text: string): Record<string, string> {
@@ -114,9 +137,20 @@ export function bodyOf(f: FormState, creating: boolean): Record<string, unknown>
     env: envOf(f.env),
     networkVolumes: f.networkVolumes,
     registry: f.registry || null,
+    dataCenterIds: f.dataCenterIds,
+    ports: list(f.ports),
+    ...(f.disk.trim() === '' ? {} : { disk: num(f.disk) }),
   };
-  if (f.compute === 'gpu') body.gpu = { pools: f.gpuPools, count: num(f.gpuCount) };
-  else body.cpu = [{ id: f.cpuId, vcpuCount: num(f.vcpuCount) }];
+  if (f.compute === 'gpu') {
+    body.gpu = {
+      pools: f.gpuPools,
+      count: num(f.gpuCount),
+      excludedTypes: list(f.excludedTypes),
+      allowedCudaVersions: list(f.allowedCudaVersions),
+      // An empty floor is left out when creating; when editing, "" clears it.
+      ...(f.minCudaVersion.trim() !== '' || !creating ? { minCudaVersion: f.minCudaVersion.trim() } : {}),
+    };
+  } else body.cpu = [{ id: f.cpuId, vcpuCount: num(f.vcpuCount) }];
   return body;
 }
 
@@ -130,6 +164,9 @@ export const FIELDS = [
   'entrypoint',
   'cmd',
   'gpu.count',
+  'gpu.excludedTypes',
+  'gpu.allowedCudaVersions',
+  'gpu.minCudaVersion',
   'gpu',
   'cpu',
   'scaling',
@@ -143,6 +180,8 @@ export const FIELDS = [
   'networkVolumes',
   'dataCenterIds',
   'registry',
+  'disk',
+  'ports',
 ] as const;
 
 /** Splits "path: message" lines by form field; lines about no field go under "". */
@@ -158,4 +197,11 @@ export function errorsByField(lines: string[]): Record<string, string[]> {
     (out[shown] ??= []).push(field === '' ? line : `${path === shown ? '' : `${path}: `}${message}`);
   }
   return out;
+}
+
+/** What an edit sends: only the top-level fields whose value changed from what was loaded. */
+export function changesOf(original: FormState, edited: FormState): Record<string, unknown> {
+  const before = bodyOf(original, false);
+  const after = bodyOf(edited, false);
+  return Object.fromEntries(Object.entries(after).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(before[key])));
 }
