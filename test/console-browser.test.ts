@@ -146,6 +146,18 @@ test('a read-only key sees the console without the buttons that write', { skip }
   await other.close();
 });
 
+test('at phone width the pages fit the screen: nothing scrolls sideways but tables inside their frame', { skip }, async () => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.getByRole('link', { name: 'echo' }).click();
+  for (const tab of ['Overview', 'Requests', 'Playground', 'Workers', 'Metrics']) {
+    await page.getByRole('link', { name: tab, exact: true }).click();
+    await page.locator('.tab-body').waitFor();
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, `${tab} fits 390 px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.getByRole('link', { name: 'Endpoints' }).click();
+});
+
 test('an edit saves what changed, and deleting asks first', { skip }, async () => {
   await page.getByRole('link', { name: 'echo' }).click();
   await page.getByRole('link', { name: 'Edit' }).click();
