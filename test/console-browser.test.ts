@@ -84,6 +84,12 @@ test('the playground runs a job on the example worker and shows it complete', { 
   await page.locator('.result-line').getByText('COMPLETED').waitFor({ timeout: 60_000 });
   assert.match(await page.locator('.result-output').innerText(), /hello from the console/);
   await shot('console-playground.png');
+  // A streaming job: its chunks show as they come.
+  await page.getByLabel('Request body').fill('{"input": {"stream": 3, "chunk": "tok", "sleepMs": 100}}');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.locator('.result-line').getByText('COMPLETED').waitFor({ timeout: 30_000 });
+  await page.getByRole('heading', { name: 'Stream' }).waitFor();
+  assert.match(await page.locator('section[aria-label="Result"] pre').last().innerText(), /"i":2/);
 });
 
 test('the worker appears with its state and its log follows live', { skip }, async () => {
@@ -107,6 +113,11 @@ test('requests list the finished jobs, and the metrics tab draws its charts', { 
   for (const id of ids) await g.call('GET', `/v2/${endpointId}/status-sync/${id}?wait=20000`);
   await page.getByRole('link', { name: 'Requests' }).click();
   await page.locator('tr[data-job]').getByText('COMPLETED').first().waitFor();
+  await page.locator(`tr[data-job="${ids[0]}"]`).getByRole('button', { name: ids[0] }).click();
+  const detail = page.getByRole('region', { name: `Job ${ids[0]}` });
+  await detail.getByRole('heading', { name: 'Input' }).waitFor();
+  assert.match(await detail.locator('pre').first().innerText(), /"sleepMs": 50/);
+  await detail.getByRole('button', { name: 'Close' }).click();
   await page.getByRole('link', { name: 'Metrics' }).click();
   await page.locator('.chart canvas').first().waitFor();
   assert.equal(await page.locator('figure.chart').count(), 4);
