@@ -4,6 +4,7 @@ import type { EndpointSpec, TemplateSpec } from '../domain/endpoint-spec.js';
 import type { NetworkVolumeSpec } from '../domain/network-volume.js';
 import type { JobStore } from './job-store.js';
 import type { RegistryAuthStore } from './registry-auth-store.js';
+import type { JobHistoryStore } from './job-history.js';
 import type { SecretStore } from './secret-store.js';
 import type { SshKeyStore } from './ssh-key-store.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
@@ -80,6 +81,8 @@ export interface NetworkVolumeRecord {
 export interface Store {
   /** Jobs, their streams and worker credentials. */
   readonly jobs: JobStore;
+  /** An endpoint's recent jobs, read back for people (lists and charts). */
+  readonly jobHistory: JobHistoryStore;
   /** Container registry credentials, kept sealed. */
   readonly registryAuths: RegistryAuthStore;
   /** Per-account secrets env values reference, kept sealed. */

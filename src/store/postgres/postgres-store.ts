@@ -21,6 +21,7 @@ import { migratePostgres } from './migrate.js';
 import { silentLogger, type Logger } from '../../domain/logger.js';
 import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js';
 import { PostgresRegistryAuthStore } from './postgres-registry-auths.js';
+import { PostgresJobHistory } from './postgres-job-history.js';
 import { PostgresSecretStore } from './postgres-secrets.js';
 import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
 import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
@@ -30,6 +31,7 @@ const FIRST_KEY_LOCK = 7_316_202_611;
 
 export class PostgresStore implements Store {
   readonly jobs: PostgresJobStore;
+  readonly jobHistory: PostgresJobHistory;
   readonly registryAuths: PostgresRegistryAuthStore;
   readonly secrets: PostgresSecretStore;
   readonly sshKeys: PostgresSshKeyStore;
@@ -40,6 +42,7 @@ export class PostgresStore implements Store {
     readonly options: PoolOptions,
   ) {
     this.jobs = new PostgresJobStore(pool);
+    this.jobHistory = new PostgresJobHistory(pool);
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);
     this.sshKeys = new PostgresSshKeyStore(pool);

@@ -6,6 +6,7 @@ import { migrateSqlite } from './migrate.js';
 import { preparePrivateDatabaseFile } from './private-files.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
+import { SqliteJobHistory } from './sqlite-job-history.js';
 import { SqliteSecretStore } from './sqlite-secrets.js';
 import { SqliteSshKeyStore } from './sqlite-ssh-keys.js';
 import { SqliteWebhookSecretStore } from './sqlite-webhook-secrets.js';
@@ -41,6 +42,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepareStatements>;
   readonly jobs: SqliteJobStore;
+  readonly jobHistory: SqliteJobHistory;
   readonly registryAuths: SqliteRegistryAuthStore;
   readonly secrets: SqliteSecretStore;
   readonly sshKeys: SqliteSshKeyStore;
@@ -50,6 +52,7 @@ export class SqliteStore implements Store {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
     this.statements = prepareStatements(this.db);
     this.jobs = new SqliteJobStore(this.db);
+    this.jobHistory = new SqliteJobHistory(this.db);
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
     this.secrets = new SqliteSecretStore(this.db);
     this.sshKeys = new SqliteSshKeyStore(this.db);

@@ -17,6 +17,8 @@ export function apiProbes(owner: Tenant, prober: Tenant): Probe[] {
     { method: 'DELETE', path: `/v2/serverless/${ep}` },
     { method: 'GET', path: `/v2/serverless/${ep}/workers` },
     { method: 'GET', path: `/v2/serverless/${ep}/releases` },
+    { method: 'GET', path: `/v2/serverless/${ep}/jobs` },
+    { method: 'GET', path: `/v2/serverless/${ep}/series` },
     { method: 'GET', path: `/v2/serverless/${ep}/workers/${owner.workerId}/logs?follow=false` },
     { method: 'GET', path: `/v2/templates/${owner.templateId}` },
     { method: 'PATCH', path: `/v2/templates/${owner.templateId}`, body: { name: 'taken-over' } },
@@ -33,6 +35,7 @@ export function apiProbes(owner: Tenant, prober: Tenant): Probe[] {
       { method: 'GET', path: `/v2/${ep}/stream/${id}` },
       { method: 'POST', path: `/v2/${ep}/cancel/${id}` },
       { method: 'POST', path: `/v2/${ep}/retry/${id}` },
+      { method: 'GET', path: `/v2/serverless/${ep}/jobs/${id}` },
     ]),
   ];
   const own = prober.endpointId;
@@ -44,6 +47,7 @@ export function apiProbes(owner: Tenant, prober: Tenant): Probe[] {
       { method: 'GET', path: `/v2/${own}/stream/${id}` },
       { method: 'POST', path: `/v2/${own}/cancel/${id}` },
       { method: 'POST', path: `/v2/${own}/retry/${id}` },
+      { method: 'GET', path: `/v2/serverless/${own}/jobs/${id}` },
     ]),
   ];
   return [...onOwnerPaths, ...onProberPaths];

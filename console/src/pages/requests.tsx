@@ -1,0 +1,169 @@
+// Recent jobs of the endpoint, live: status, delay and execution time, a detail view, cancel and retry.
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { usePoll } from '../live';
+import { canWrite, session, useStore } from '../state';
+import type { Endpoint, JobDetail, JobSummary } from '../types';
+import { Badge, ErrorNote, json, ms, when } from '../ui';
+
+const STATUSES = ['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
+const PAGE = 25;
+
+export function Requests({ endpoint }: { endpoint: Endpoint }) {
+  const writer = canWrite(useStore(session));
+  const [status, setStatus] = useState('');
+  const [before, setBefore] = useState<number[]>([]);
+  const [open, setOpen] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<unknown>(undefined);
+  const cursor = before.at(-1);
+  const query = `limit=${PAGE}${status ? `&status=${status}` : ''}${cursor ? `&before=${cursor}` : ''}`;
+  const { data, error, reload } = usePoll(
+    () => api<{ jobs: JobSummary[]; next: number | null }>('GET', `/v2/serverless/${endpoint.id}/jobs?${query}`),
+    3000,
+    [endpoint.id, query],
+  );
+  const act = async (action: 'cancel' | 'retry', id: string) => {
+    setActionError(undefined);
+    try {
+      await api('POST', `/v2/${endpoint.id}/${action}/${id}`);
+      reload();
+    } catch (e) {
+      setActionError(e);
+    }
+  };
+  return (
+    <div class="stack">
+      <div class="toolbar">
+        <label for="status-filter">Status</label>
+        <select
+          id="status-filter"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.currentTarget.value);
+            setBefore([]);
+          }}
+        >
+          <option value="">All</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        {before.length > 0 && (
+          <button type="button" class="small" onClick={() => setBefore(before.slice(0, -1))}>
+            Newer
+          </button>
+        )}
+        {data?.next && (
+          <button type="button" class="small" onClick={() => setBefore([...before, data.next!])}>
+            Older
+          </button>
+        )}
+      </div>
+      <ErrorNote error={error ?? actionError} />
+      {data && data.jobs.length === 0 && <p class="empty">No requests{status ? ` with status ${status}` : ''} kept right now.</p>}
+      {data && data.jobs.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Recent requests</caption>
+            <thead>
+              <tr>
+                <th scope="col">Job</th>
+                <th scope="col">Status</th>
+                <th scope="col">Submitted</th>
+                <th scope="col">Delay</th>
+                <th scope="col">Execution</th>
+                <th scope="col">Worker</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.jobs.map((job) => (
+                <tr key={job.id} data-job={job.id}>
+                  <th scope="row">
+                    <button
+                      type="button"
+                      class="link"
+                      aria-expanded={open === job.id}
+                      onClick={() => setOpen(open === job.id ? null : job.id)}
+                    >
+                      {job.id}
+                    </button>
+                  </th>
+                  <td>
+                    <Badge status={job.status} />
+                    {job.retries > 0 && <span class="sub"> · {job.retries} retries</span>}
+                  </td>
+                  <td>{when(job.submittedAt)}</td>
+                  <td>{ms(job.delayTime)}</td>
+                  <td>{ms(job.executionTime)}</td>
+                  <td class="mono">{job.workerId ?? '—'}</td>
+                  <td class="row-actions">
+                    {writer && (job.status === 'IN_QUEUE' || job.status === 'IN_PROGRESS') && (
+                      <button type="button" class="small" aria-label={`Cancel job ${job.id}`} onClick={() => void act('cancel', job.id)}>
+                        Cancel
+                      </button>
+                    )}
+                    {writer && (job.status === 'FAILED' || job.status === 'TIMED_OUT' || job.status === 'CANCELLED') && (
+                      <button type="button" class="small" aria-label={`Retry job ${job.id}`} onClick={() => void act('retry', job.id)}>
+                        Retry
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {open && <JobView endpointId={endpoint.id} jobId={open} onClose={() => setOpen(null)} />}
+    </div>
+  );
+}
+
+export function JobView({ endpointId, jobId, onClose }: { endpointId: string; jobId: string; onClose: () => void }) {
+  const { data, error } = usePoll(() => api<JobDetail>('GET', `/v2/serverless/${endpointId}/jobs/${jobId}`), 2000, [endpointId, jobId]);
+  return (
+    <section class="detail" aria-label={`Job ${jobId}`}>
+      <header class="page-head">
+        <h2>Job {jobId}</h2>
+        <button type="button" class="small" onClick={onClose}>
+          Close
+        </button>
+      </header>
+      <ErrorNote error={error} />
+      {data && (
+        <>
+          <p>
+            <Badge status={data.status} /> delay {ms(data.delayTime)} · execution {ms(data.executionTime)} · worker {data.workerId ?? '—'}
+          </p>
+          <h3>Input</h3>
+          <pre tabIndex={0}>{json(data.input)}</pre>
+          {data.output !== undefined && (
+            <>
+              <h3>Output</h3>
+              <pre tabIndex={0}>{json(data.output)}</pre>
+            </>
+          )}
+          {data.error && (
+            <>
+              <h3>Error</h3>
+              <pre tabIndex={0} class="bad-text">
+                {data.error}
+              </pre>
+            </>
+          )}
+          {data.stream.length > 0 && (
+            <>
+              <h3>Stream ({data.stream.length} chunks)</h3>
+              <pre tabIndex={0}>{data.stream.map((c) => JSON.stringify(c)).join('\n')}</pre>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,125 @@
+// The endpoint's workers, live, with crash-loop reasons and each worker's log followed as it grows.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api';
+import { usePoll } from '../live';
+import { followSse } from '../sse';
+import type { Endpoint, WorkersAnswer } from '../types';
+import { Badge, ErrorNote, when } from '../ui';
+
+const MAX_LINES = 2000;
+
+export function Workers({ endpoint }: { endpoint: Endpoint }) {
+  const { data, error } = usePoll(() => api<WorkersAnswer>('GET', `/v2/serverless/${endpoint.id}/workers`), 2000, [endpoint.id]);
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <div class="stack">
+      <ErrorNote error={error} />
+      {data?.crashLoop && (
+        <div class="error-note" role="alert">
+          <strong>Crash loop</strong>: {data.crashLoop.consecutive} exits in a row; last: {data.crashLoop.lastReason} (next start at{' '}
+          {when(data.crashLoop.nextStartAt)}){data.crashLoop.lastLogLines.length > 0 && <pre>{data.crashLoop.lastLogLines.join('\n')}</pre>}
+        </div>
+      )}
+      {data && (
+        <p class="summary">
+          {(['running', 'idle', 'initializing', 'throttled', 'unhealthy'] as const).map((k) => (
+            <span key={k}>
+              {k} <strong>{data.summary[k]}</strong>
+            </span>
+          ))}
+        </p>
+      )}
+      {data && data.workers.length === 0 && (
+        <p class="empty">No workers right now. Workers start when jobs arrive, or to keep the minimum.</p>
+      )}
+      {data && data.workers.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Workers</caption>
+            <thead>
+              <tr>
+                <th scope="col">Worker</th>
+                <th scope="col">State</th>
+                <th scope="col">GPU</th>
+                <th scope="col">Version</th>
+                <th scope="col">Started</th>
+                <th scope="col">
+                  <span class="sr-only">Log</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.workers.map((w) => (
+                <tr key={w.id} data-worker={w.id}>
+                  <th scope="row" class="mono">
+                    {w.id}
+                    {!w.managed && <div class="sub">started by hand</div>}
+                  </th>
+                  <td>
+                    <Badge status={w.status} />
+                    {w.isStale && <span class="sub"> · older version</span>}
+                    {w.statusMessage && <div class="sub">{w.statusMessage}</div>}
+                  </td>
+                  <td>{w.gpuTypeId ? `${w.gpuTypeId} × ${w.gpuCount}` : 'CPU'}</td>
+                  <td>{w.version ?? '—'}</td>
+                  <td>{when(w.startedAt)}</td>
+                  <td>
+                    {w.managed && (
+                      <button
+                        type="button"
+                        class="small"
+                        aria-expanded={open === w.id}
+                        onClick={() => setOpen(open === w.id ? null : w.id)}
+                      >
+                        {open === w.id ? 'Hide log' : 'Log'}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {open && <WorkerLog endpointId={endpoint.id} workerId={open} />}
+    </div>
+  );
+}
+
+interface LogLine {
+  source: string;
+  line: string;
+  ts: string;
+}
+
+function WorkerLog({ endpointId, workerId }: { endpointId: string; workerId: string }) {
+  const [lines, setLines] = useState<LogLine[]>([]);
+  const [connected, setConnected] = useState(false);
+  const box = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    setLines([]);
+    return followSse(
+      `/v2/serverless/${endpointId}/workers/${encodeURIComponent(workerId)}/logs?tail=200`,
+      (e) => setLines((old) => [...old, JSON.parse(e.data) as LogLine].slice(-MAX_LINES)),
+      setConnected,
+    );
+  }, [endpointId, workerId]);
+  useEffect(() => {
+    const el = box.current;
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 80) el.scrollTop = el.scrollHeight;
+  }, [lines]);
+  return (
+    <section class="stack" aria-label={`Log of worker ${workerId}`}>
+      <h2>
+        Log of {workerId} <span class="sub">{connected ? '· following' : '· reconnecting…'}</span>
+      </h2>
+      <pre class="log" ref={box} tabIndex={0} aria-live="off">
+        {lines.map((l, i) => (
+          <div key={i} class={`log-${l.source}`}>
+            <span class="log-ts">{new Date(l.ts).toLocaleTimeString()}</span> {l.line}
+          </div>
+        ))}
+      </pre>
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+// An endpoint's recent jobs on PostgreSQL (see job-history.ts).
+import type pg from 'pg';
+import {
+  JOB_WINDOW_CAP,
+  timesFromRow,
+  type JobHistoryStore,
+  type JobListQuery,
+  type JobPage,
+  type JobTimes,
+  type JobTimesRow,
+} from '../job-history.js';
+import { jobFromRow, type JobRow } from '../rows.js';
+
+export class PostgresJobHistory implements JobHistoryStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async list(endpointId: string, query: JobListQuery): Promise<JobPage> {
+    const params: unknown[] = [endpointId, query.before ?? Number.MAX_SAFE_INTEGER, query.limit + 1];
+    let statusFilter = '';
+    if (query.statuses.length > 0) {
+      statusFilter = ' AND status = ANY($4::text[])';
+      params.push(query.statuses);
+    }
+    const { rows } = await this.pool.query<JobRow & { seq: string | number }>(
+      `SELECT * FROM jobs WHERE endpoint_id = $1 AND seq < $2${statusFilter} ORDER BY seq DESC LIMIT $3`,
+      params,
+    );
+    const page = rows.slice(0, query.limit);
+    return { jobs: page.map(jobFromRow), next: rows.length > query.limit ? Number(page[page.length - 1]!.seq) : null };
+  }
+
+  async chunks(jobId: string, limit: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ output: string }>('SELECT output FROM job_stream WHERE job_id = $1 ORDER BY seq LIMIT $2', [
+      jobId,
+      limit,
+    ]);
+    return rows.map((r) => r.output);
+  }
+
+  async window(endpointId: string, since: number): Promise<JobTimes[]> {
+    const { rows } = await this.pool.query<JobTimesRow>(
+      `SELECT status, submitted_at, started_at, completed_at FROM jobs
+       WHERE endpoint_id = $1 AND (submitted_at >= $2 OR completed_at >= $2 OR completed_at IS NULL)
+       ORDER BY seq DESC LIMIT $3`,
+      [endpointId, since, JOB_WINDOW_CAP],
+    );
+    return rows.map(timesFromRow);
+  }
+}
