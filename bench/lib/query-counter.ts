@@ -3,7 +3,8 @@
 // the IPC channel; with BENCH_QUERY_LOG set the answer also names the most frequent statements.
 import pg from 'pg';
 
-export function countQueries(): void {
+/** Starts counting; answers a reader of the count so far. */
+export function countQueries(): () => number {
   let total = 0;
   const byText = new Map<string, number>();
   const msByText = new Map<string, number>();
@@ -41,4 +42,5 @@ export function countQueries(): void {
       .map(([text, n]) => [text, n, `${((msByText.get(text) ?? 0) / n).toFixed(2)} ms each`]);
     process.send?.({ queries: total, top });
   });
+  return () => total;
 }
