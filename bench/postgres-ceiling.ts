@@ -2,17 +2,17 @@
 // process drive the PostgreSQL store as the API does for each job (submit, status read, take,
 // read on done, complete, read of the result), so the store groups their calls exactly as a busy
 // replica does. Prints jobs/s, round trips per job and CPU per job of this process and of the
-// PostgreSQL processes, per number of loops.
+// PostgreSQL backends serving it, per number of loops.
 // Run: npm run bench:postgres-ceiling -- [--jobs 5000] [--loops 1,8,32,128]
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
 // the run works in a fresh schema, dropped afterwards.
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { cpuSeconds, ms } from './lib/measure.js';
 import { countQueries } from './lib/query-counter.js';
+import { backendsOf } from './lib/postgres-backends.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -24,14 +24,9 @@ const JOBS = Number(opts.jobs);
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const queries = countQueries();
 
+/** CPU of the PostgreSQL backends serving this process (other sessions on the server do not count). */
 function postgresCpu(): number {
-  let pids: number[] = [];
-  try {
-    pids = execFileSync('pgrep', ['-u', 'postgres'], { encoding: 'utf8' }).trim().split('\n').map(Number);
-  } catch {
-    // none
-  }
-  return pids.reduce((sum, pid) => {
+  return backendsOf(POSTGRES, [process.pid]).reduce((sum, pid) => {
     try {
       return sum + cpuSeconds(pid);
     } catch {

@@ -4,12 +4,12 @@
 // Run: npm run bench:stores -- [--jobs 10000] [--clients 16] [--workers 8] [--samples 500] [--queued 100000]
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
 // each deployment gets a fresh schema, dropped afterwards.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { median, percentile } from './lib/measure.js';
+import { backendsOf } from './lib/postgres-backends.js';
 import {
   backlog,
   dispatch,
@@ -47,14 +47,6 @@ const settings: LoadSettings = {
 };
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-function postgresPids(): number[] {
-  try {
-    return execFileSync('pgrep', ['-u', 'postgres'], { encoding: 'utf8' }).trim().split('\n').map(Number);
-  } catch {
-    return [];
-  }
-}
-
 async function withSchema<T>(work: (url: string) => Promise<T>): Promise<T> {
   const schema = `gantry_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: POSTGRES });
@@ -82,7 +74,13 @@ async function deployment(name: string, replicas: number, database?: string): Pr
     endpointId: first.info.endpointId!,
     apiKey: first.info.apiKey!,
     workerKey: first.info.workerKey!,
-    cpuPids: database ? postgresPids : () => [],
+    cpuPids: database
+      ? () =>
+          backendsOf(
+            POSTGRES,
+            [first.node, ...others.map((o) => o.node)].map((n) => n.child.pid!),
+          )
+      : () => [],
     batchTakes: true,
     countsQueries: database !== undefined,
   };
