@@ -4,13 +4,24 @@
 // Run: npm run bench:stores -- [--jobs 10000] [--clients 16] [--workers 8] [--samples 500] [--queued 100000]
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
 // each deployment gets a fresh schema, dropped afterwards.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { median, percentile } from './lib/measure.js';
-import { backlog, dispatch, runsync, startNode, stopTarget, throughput, type LoadSettings, type Target } from './lib/queue-load.js';
+import { backendsOf } from './lib/postgres-backends.js';
+import {
+  backlog,
+  dispatch,
+  queryCount,
+  runsync,
+  startNode,
+  stopTarget,
+  throughput,
+  type LoadSettings,
+  type Target,
+  type ThroughputFigures,
+} from './lib/queue-load.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -21,6 +32,8 @@ const { values: opts } = parseArgs({
     samples: { type: 'string', default: '500' },
     queued: { type: 'string', default: '100000' },
     repeat: { type: 'string', default: '3' },
+    // Comma-separated subset of sqlite,postgres-1,postgres-2.
+    only: { type: 'string', default: 'sqlite,postgres-1,postgres-2' },
   },
 });
 const JOBS = Number(opts.jobs);
@@ -33,14 +46,6 @@ const settings: LoadSettings = {
   samples: Number(opts.samples),
 };
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-function postgresPids(): number[] {
-  try {
-    return execFileSync('pgrep', ['-u', 'postgres'], { encoding: 'utf8' }).trim().split('\n').map(Number);
-  } catch {
-    return [];
-  }
-}
 
 async function withSchema<T>(work: (url: string) => Promise<T>): Promise<T> {
   const schema = `gantry_bench_${randomBytes(4).toString('hex')}`;
@@ -69,14 +74,23 @@ async function deployment(name: string, replicas: number, database?: string): Pr
     endpointId: first.info.endpointId!,
     apiKey: first.info.apiKey!,
     workerKey: first.info.workerKey!,
-    cpuPids: database ? postgresPids : () => [],
+    cpuPids: database
+      ? () =>
+          backendsOf(
+            POSTGRES,
+            [first.node, ...others.map((o) => o.node)].map((n) => n.child.pid!),
+          )
+      : () => [],
     batchTakes: true,
+    countsQueries: database !== undefined,
   };
 }
 
 interface Figures {
   jobsPerSecond: number;
   cpuMsPerJob: number;
+  cpuMsPerJobBy: ThroughputFigures['cpuMsPerJobBy'];
+  queriesPerJob: number;
   dispatch: number[];
   runsync: number[];
   backlog: Awaited<ReturnType<typeof backlog>> | undefined;
@@ -84,11 +98,20 @@ interface Figures {
 
 async function measure(t: Target): Promise<Figures> {
   await throughput(t, Math.min(2000, JOBS), settings);
-  const runs = [];
+  const runs: ThroughputFigures[] = [];
   for (let r = 0; r < REPEAT; r++) runs.push(await throughput(t, JOBS, settings));
+  if (process.env.BENCH_QUERY_LOG && t.countsQueries) {
+    for (const node of t.nodes) console.log(t.name, (await queryCount(node)).top);
+  }
   const figures: Figures = {
     jobsPerSecond: median(runs.map((x) => x.jobsPerSecond)),
     cpuMsPerJob: median(runs.map((x) => x.cpuMsPerJob)),
+    cpuMsPerJobBy: {
+      servers: median(runs.map((x) => x.cpuMsPerJobBy.servers)),
+      database: median(runs.map((x) => x.cpuMsPerJobBy.database)),
+      bench: median(runs.map((x) => x.cpuMsPerJobBy.bench)),
+    },
+    queriesPerJob: median(runs.map((x) => x.queriesPerJob)),
     dispatch: await dispatch(t, settings),
     runsync: await runsync(t, settings),
     backlog: QUEUED > 0 ? await backlog(t, QUEUED) : undefined,
@@ -101,10 +124,15 @@ console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node 
 console.log(
   `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)\n`,
 );
+const only = new Set(opts.only.split(','));
 const results: [string, Figures][] = [];
-results.push(['SQLite', await measure(await deployment('sqlite', 1))]);
-results.push(['PostgreSQL x1', await withSchema(async (url) => measure(await deployment('postgres-1', 1, url)))]);
-results.push(['PostgreSQL x2', await withSchema(async (url) => measure(await deployment('postgres-2', 2, url)))]);
+if (only.has('sqlite')) results.push(['SQLite', await measure(await deployment('sqlite', 1))]);
+if (only.has('postgres-1')) {
+  results.push(['PostgreSQL x1', await withSchema(async (url) => measure(await deployment('postgres-1', 1, url)))]);
+}
+if (only.has('postgres-2')) {
+  results.push(['PostgreSQL x2', await withSchema(async (url) => measure(await deployment('postgres-2', 2, url)))]);
+}
 
 const f = (n: number, digits = 2) => n.toFixed(digits);
 const p = (samples: number[]) => `${f(percentile(samples, 50))} / ${f(percentile(samples, 99))}`;
@@ -120,6 +148,22 @@ line(
 line(
   'CPU per job (all processes), ms',
   results.map(([, r]) => f(r.cpuMsPerJob, 3)),
+);
+line(
+  '  servers, ms',
+  results.map(([, r]) => f(r.cpuMsPerJobBy.servers, 3)),
+);
+line(
+  '  PostgreSQL processes, ms',
+  results.map(([, r]) => f(r.cpuMsPerJobBy.database, 3)),
+);
+line(
+  '  (benchmark client), ms',
+  results.map(([, r]) => f(r.cpuMsPerJobBy.bench, 3)),
+);
+line(
+  'database round trips per job',
+  results.map(([, r]) => (r.queriesPerJob > 0 ? f(r.queriesPerJob, 2) : '-')),
 );
 line(
   'dispatch p50 / p99, ms',

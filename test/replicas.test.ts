@@ -11,6 +11,7 @@ import pg from 'pg';
 import { callApi, runCli, serve, startEchoWorker, stop, type ServeProcess } from './support/processes.js';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 import { settles, sleep } from './support/live.js';
+import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (replicas)`);
 const skip = NO_POSTGRES ?? false;
@@ -178,6 +179,28 @@ test('a stream read waiting on C and a job-stop long-poll on B wake at once for 
   assert.match(await stop.text(), new RegExp(jobId));
   assert.ok(stopLag < 1000, `the job-stop long-poll on B answered ${stopLag} ms after the cancel on A`);
   console.log(`# stream read on C woke ${streamLag} ms after the chunk reached B; job-stop on B ${stopLag} ms after the cancel on A`);
+});
+
+test('a key revoked by another process is refused at once by every replica that had just accepted it', { skip }, async () => {
+  const token = cli(['keys', 'create', '--database', schema.url, '--data-dir', dataDir]).trim();
+  const id = /^gantry_([a-z0-9]{12})_/.exec(token)![1]!;
+  const health = (url: string) => call(url, 'GET', `/v2/${endpointId}/health`, undefined, token);
+  // Each replica reads the key once here, and would keep its copy for a while.
+  for (const replica of replicas) assert.equal((await health(replica.url)).status, 200);
+  const store = await PostgresStore.open({ url: schema.url, max: 1 });
+  try {
+    assert.equal(await store.revokeApiKey(id, new Date().toISOString()), true);
+  } finally {
+    await store.close();
+  }
+  const revoked = Date.now();
+  for (const replica of replicas) {
+    await settles(async () => assert.equal((await health(replica.url)).status, 401), 3000, 10);
+  }
+  const lagMs = Date.now() - revoked;
+  // A copy is kept for a second at most: a refusal everywhere well within it is the notification's doing.
+  assert.ok(lagMs < 800, `the replicas refused the key ${lagMs} ms after it was revoked`);
+  console.log(`# every replica refused the revoked key within ${lagMs} ms`);
 });
 
 test('a runsync on C is served by a real worker connected to B', { skip }, async () => {

@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
+import { countQueries } from './query-counter.js';
+
+countQueries();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
 const database = process.env.BENCH_DATABASE;

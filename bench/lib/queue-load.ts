@@ -21,6 +21,8 @@ export interface Target {
   cpuPids: () => number[];
   /** The echo server answers canned bodies and has no batch take. */
   batchTakes: boolean;
+  /** The servers count their PostgreSQL statements (bench/lib/query-counter.ts). */
+  countsQueries?: boolean;
 }
 
 export interface LoadSettings {
@@ -37,7 +39,7 @@ process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 export async function startNode(script: string, env: Record<string, string> = {}): Promise<{ node: Node; info: Record<string, string> }> {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     env: { ...process.env, ...env },
   });
   children.push(child);
@@ -84,8 +86,7 @@ async function call(
   return { status: res.statusCode, json: (text ? JSON.parse(text) : {}) as Json };
 }
 
-function cpuOf(t: Target): number {
-  const pids = [...t.nodes.map((n) => n.child.pid!), ...t.cpuPids()];
+function cpuOfPids(pids: number[]): number {
   return pids.reduce((sum, pid) => {
     try {
       return sum + cpuSeconds(pid);
@@ -95,8 +96,41 @@ function cpuOf(t: Target): number {
   }, 0);
 }
 
+/** CPU seconds so far of the servers, of the further processes (the database) and of this process. */
+function cpuOf(t: Target): { servers: number; database: number; bench: number } {
+  const own = process.cpuUsage();
+  return {
+    servers: cpuOfPids(t.nodes.map((n) => n.child.pid!)),
+    database: cpuOfPids(t.cpuPids()),
+    bench: (own.user + own.system) / 1e6,
+  };
+}
+
+/** Statements the node has sent to PostgreSQL so far, and the most frequent ones (with BENCH_QUERY_LOG). */
+export function queryCount(node: Node): Promise<{ queries: number; top: unknown[] }> {
+  return new Promise((resolve) => {
+    node.child.once('message', (m) => resolve(m as { queries: number; top: unknown[] }));
+    node.child.send('queries');
+  });
+}
+
+async function queriesOf(t: Target): Promise<number> {
+  if (!t.countsQueries) return 0;
+  const counts = await Promise.all(t.nodes.map(queryCount));
+  return counts.reduce((sum, c) => sum + c.queries, 0);
+}
+
+export interface ThroughputFigures {
+  jobsPerSecond: number;
+  /** Servers plus further processes (the database). */
+  cpuMsPerJob: number;
+  cpuMsPerJobBy: { servers: number; database: number; bench: number };
+  /** Statements sent to PostgreSQL per job, all servers together (0 when not counted). */
+  queriesPerJob: number;
+}
+
 /** run -> take -> done -> status, C clients and W workers at once; answers jobs/s and CPU ms/job. */
-export async function throughput(t: Target, jobs: number, s: LoadSettings): Promise<{ jobsPerSecond: number; cpuMsPerJob: number }> {
+export async function throughput(t: Target, jobs: number, s: LoadSettings): Promise<ThroughputFigures> {
   let submitted = 0;
   let completed = 0;
   let stop = false;
@@ -111,6 +145,7 @@ export async function throughput(t: Target, jobs: number, s: LoadSettings): Prom
     }
   });
   const cpuBefore = cpuOf(t);
+  const queriesBefore = await queriesOf(t);
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: s.clients }, async (_, c) => {
@@ -123,13 +158,16 @@ export async function throughput(t: Target, jobs: number, s: LoadSettings): Prom
     }),
   );
   const seconds = ms(started) / 1000;
-  const cpu = cpuOf(t) - cpuBefore;
+  const cpuAfter = cpuOf(t);
+  const queries = (await queriesOf(t)) - queriesBefore;
   stop = true;
   // Wake the workers' long-polls so they see the stop.
   for (let i = 0; i < s.workers * s.batch; i++) void call(t, i, 'POST', '/run', t.apiKey, { input: { drain: true } });
   await Promise.all(workers);
   if (completed !== jobs) throw new Error(`${t.name}: ${completed} of ${jobs} jobs completed`);
-  return { jobsPerSecond: jobs / seconds, cpuMsPerJob: (cpu * 1000) / jobs };
+  const perJob = (key: 'servers' | 'database' | 'bench') => ((cpuAfter[key] - cpuBefore[key]) * 1000) / jobs;
+  const by = { servers: perJob('servers'), database: perJob('database'), bench: perJob('bench') };
+  return { jobsPerSecond: jobs / seconds, cpuMsPerJob: by.servers + by.database, cpuMsPerJobBy: by, queriesPerJob: queries / jobs };
 }
 
 /** run accepted -> the idle long-polling worker receives it (on another replica when there are several). */

@@ -9,10 +9,12 @@ export type ClusterEvent =
   /** A worker has stop requests waiting: wake its stop channel. */
   | { kind: 'stop'; id: string }
   /** An endpoint was created, changed or deleted: the autoscaler looks again. */
-  | { kind: 'endpoint'; id: string };
+  | { kind: 'endpoint'; id: string }
+  /** An API key was revoked: cached copies go (sent by the store with the change, see store/postgres/notifications.ts). */
+  | { kind: 'key'; id: string };
 
-const CODES = { job: 'j', queued: 'q', stop: 's', endpoint: 'e' } as const;
-const KINDS = { j: 'job', q: 'queued', s: 'stop', e: 'endpoint' } as const;
+const CODES = { job: 'j', queued: 'q', stop: 's', endpoint: 'e', key: 'k' } as const;
+const KINDS = { j: 'job', q: 'queued', s: 'stop', e: 'endpoint', k: 'key' } as const;
 
 /** One line per event: `<code> <id>[ <count>]`. Ids are Gantry's own (no spaces or newlines). */
 export function encodeEvent(event: ClusterEvent): string {

@@ -28,6 +28,9 @@ export class PostgresCluster implements Cluster {
     private readonly log: Logger,
   ) {
     this.bus = new PostgresEventBus(store.pool, store.options, replicaId, log);
+    this.bus.subscribe((event) => {
+      if (event.kind === 'key') store.forgetApiKey(event.id);
+    });
     this.leadership = new LeaderLease(store.pool, replicaId, config.leaderLeaseMs, log);
     this.rateLimiter = new PostgresRateLimiter(store.pool, config.rateLimits);
     this.peers = new ReplicaWorkers(store.pool, replicaId, () => config.replicaUrl, 3 * HEARTBEAT_MS);

@@ -1,5 +1,7 @@
 // Cross-replica notifications over PostgreSQL LISTEN/NOTIFY. One dedicated connection per
-// replica listens; events published in the same event-loop turn go out as one NOTIFY. A lost
+// replica listens; events published in the same event-loop turn, or while the previous NOTIFY is
+// still at the database, go out as one NOTIFY (so a busy replica sends a few per round trip
+// instead of one per job, and an idle one sends at once). A lost
 // connection is re-established; waiters also re-check the store on a slow timer, so a
 // notification missed meanwhile only delays a wake-up.
 import pg from 'pg';
@@ -7,8 +9,9 @@ import { connectionOptions, type PoolOptions } from '../store/postgres/database.
 import { decodeEvent, encodeEvent, type ClusterEvent, type EventBus } from './events.js';
 import type { Logger } from '../domain/logger.js';
 import { storeErrorFields } from '../store/unavailable.js';
+import { EVENT_CHANNEL } from '../store/postgres/notifications.js';
 
-const CHANNEL = 'gantry_events';
+const CHANNEL = EVENT_CHANNEL;
 /** NOTIFY payloads must stay under 8000 bytes. */
 const MAX_PAYLOAD = 7000;
 const RECONNECT_DELAY_MS = 1000;
@@ -17,6 +20,7 @@ export class PostgresEventBus implements EventBus {
   private readonly listeners: ((event: ClusterEvent) => void)[] = [];
   private pending: string[] = [];
   private flushScheduled = false;
+  private sending = false;
   private listener: pg.Client | undefined;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -85,14 +89,18 @@ export class PostgresEventBus implements EventBus {
   publish(event: ClusterEvent): void {
     if (this.closed) return;
     this.pending.push(encodeEvent(event));
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.sending || this.pending.length === 0) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
   }
 
   private flush(): void {
     this.flushScheduled = false;
+    if (this.closed) return;
     const lines = [...new Set(this.pending)];
     this.pending = [];
     const payloads: string[] = [];
@@ -105,11 +113,16 @@ export class PostgresEventBus implements EventBus {
       current += `\n${line}`;
     }
     if (current !== this.replicaId) payloads.push(current);
-    for (const payload of payloads) {
-      this.pool.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]).catch((err: unknown) => {
+    this.sending = true;
+    const sent = payloads.map((payload) =>
+      this.pool.query({ name: 'gantry_notify', text: 'SELECT pg_notify($1, $2)', values: [CHANNEL, payload] }).catch((err: unknown) => {
         this.log.warn(storeErrorFields(err), 'could not notify the other replicas; they will catch up on their next re-check');
-      });
-    }
+      }),
+    );
+    void Promise.all(sent).then(() => {
+      this.sending = false;
+      this.scheduleFlush();
+    });
   }
 
   async close(): Promise<void> {

@@ -93,8 +93,13 @@ export class JobEvents {
     this.emit({ kind: 'job', id: jobId });
   }
 
+  /** Wakes this replica's idle takers first; only the jobs none of them waits for go to the other replicas. */
   jobsQueued(endpointId: string, count = 1): void {
-    this.emit({ kind: 'queued', id: endpointId, count });
+    let left = count;
+    while (left > 0 && this.queues.wakeOne(endpointId)) left--;
+    if (left === 0) return;
+    for (const listener of this.queuedListeners) listener(endpointId);
+    this.bus?.publish({ kind: 'queued', id: endpointId, count: left });
   }
 
   stopRequested(workerId: string): void {

@@ -89,7 +89,6 @@ export class WorkerProtocolService {
             workerId,
             taken.map((j) => j.id),
           );
-          for (const job of taken) this.events.jobChanged(job.id);
           return taken;
         }
         const left = deadline - this.now();

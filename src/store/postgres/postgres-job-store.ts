@@ -24,9 +24,11 @@ import {
   type WorkerCredentialRow,
 } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
-import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
+import { countsFromRows } from '../shared/job-results.js';
 import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { transaction, type Queryable } from './database.js';
+import { JobBatches } from './job-batches.js';
+import { TakeBatches } from './take-batches.js';
 
 const DISPLACED = 'id, endpoint_id AS "endpointId", worker_id AS "workerId", status';
 const REQUEUED = `id, endpoint_id AS "endpointId", NULL AS "workerId", status`;
@@ -38,7 +40,13 @@ export async function deleteJobsOfEndpoint(client: Queryable, endpointId: string
 }
 
 export class PostgresJobStore implements JobStore {
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly batches: JobBatches;
+  private readonly takes: TakeBatches;
+
+  constructor(private readonly pool: pg.Pool) {
+    this.batches = new JobBatches(pool);
+    this.takes = new TakeBatches(pool);
+  }
 
   private async rows<T>(sql: string, params: unknown[]): Promise<T[]> {
     return (await this.pool.query(sql, params)).rows as T[];
@@ -50,41 +58,18 @@ export class PostgresJobStore implements JobStore {
   }
 
   async insert(job: NewJob): Promise<void> {
-    const insert = () =>
-      this.pool.query(
-        `INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
-        retention_ms, ttl_ms, submitted_at, expires_at) VALUES ($1, $2, $3, 'IN_QUEUE', $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [
-          job.id,
-          job.endpointId,
-          job.accountId,
-          job.input,
-          job.webhook,
-          job.s3Config,
-          job.executionTimeoutMs,
-          job.lowPriority,
-          job.retentionMs,
-          job.ttlMs,
-          job.submittedAt,
-          job.expiresAt,
-        ],
-      );
-    await uniquely(insert, () => conflictText.job(job.id));
+    await uniquely(
+      () => this.batches.insert(job),
+      () => conflictText.job(job.id),
+    );
   }
 
   get(id: string): Promise<JobRecord | undefined> {
-    return this.job('SELECT * FROM jobs WHERE id = $1', [id]);
+    return this.batches.get(id);
   }
 
-  async take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
-    const rows = await this.rows<JobRow>(
-      `UPDATE jobs SET status = 'IN_PROGRESS', worker_id = $1, started_at = $2, lease_expires_at = $3
-       WHERE seq IN (SELECT seq FROM jobs WHERE endpoint_id = $4 AND status = 'IN_QUEUE' AND expires_at > $2
-                     ORDER BY low_priority, seq LIMIT $5 FOR UPDATE SKIP LOCKED)
-       RETURNING *`,
-      [workerId, now, leaseUntil, endpointId, limit],
-    );
-    return inTakeOrder(rows.map(jobFromRow));
+  take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
+    return this.takes.take(endpointId, { workerId, limit, now, leaseUntil });
   }
 
   async renewLeases(endpointId: string, workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
@@ -106,12 +91,7 @@ export class PostgresJobStore implements JobStore {
   }
 
   complete(id: string, from: readonly JobStatus[], c: Completion): Promise<JobRecord | undefined> {
-    return this.job(
-      `UPDATE jobs SET status = $1, output = $2, error = $3, completed_at = $4, lease_expires_at = NULL,
-         expires_at = least(expires_at, $4 + retention_ms)
-       WHERE id = $5 AND status = ANY($6) RETURNING *`,
-      [c.status, c.output, c.error, c.completedAt, id, from],
-    );
+    return this.batches.complete(id, from, c);
   }
 
   async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined> {

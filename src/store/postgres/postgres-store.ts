@@ -25,6 +25,8 @@ import { PostgresJobHistory } from './postgres-job-history.js';
 import { PostgresSecretStore } from './postgres-secrets.js';
 import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
 import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
+import { ApiKeyCache } from './key-cache.js';
+import { EVENT_CHANNEL, keyChangedPayload } from './notifications.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
@@ -36,6 +38,7 @@ export class PostgresStore implements Store {
   readonly secrets: PostgresSecretStore;
   readonly sshKeys: PostgresSshKeyStore;
   readonly webhookSecrets: PostgresWebhookSecretStore;
+  private readonly keys = new ApiKeyCache();
 
   private constructor(
     readonly pool: pg.Pool,
@@ -102,8 +105,19 @@ export class PostgresStore implements Store {
   }
 
   async getApiKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.one<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
-    return row && keyFromRow(row);
+    const cached = this.keys.get(id);
+    if (cached) return cached;
+    const read = this.keys.readStarted();
+    const row = (await this.pool.query<KeyRow>({ name: 'gantry_api_key', text: 'SELECT * FROM api_keys WHERE id = $1', values: [id] }))
+      .rows[0];
+    const key = row && keyFromRow(row);
+    if (key) this.keys.remember(key, read);
+    return key;
+  }
+
+  /** Drops the cached copy of a key another replica changed. */
+  forgetApiKey(id: string): void {
+    this.keys.forget(id);
   }
 
   async listApiKeys(): Promise<ApiKeyRecord[]> {
@@ -121,7 +135,13 @@ export class PostgresStore implements Store {
   }
 
   async revokeApiKey(id: string, at: string): Promise<boolean> {
-    const result = await this.pool.query('UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2', [at, id]);
+    // The notification goes out when, and only if, the revocation commits: every replica drops its copy.
+    const result = await this.pool.query(
+      `WITH revoked AS (UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING id)
+       SELECT pg_notify($3, $4) FROM revoked`,
+      [at, id, EVENT_CHANNEL, keyChangedPayload(id)],
+    );
+    this.keys.forget(id);
     return result.rowCount === 1;
   }
 

@@ -1,0 +1,130 @@
+// The job statements every job makes (submit, read, complete), each grouped over the calls of a
+// turn into one statement (see turn-batch.ts) and prepared once per connection by name.
+import type pg from 'pg';
+import type { JobStatus } from '../../domain/job-state.js';
+import type { Completion, JobRecord, NewJob } from '../job-store.js';
+import { jobFromRow, type JobRow } from '../rows.js';
+import { isUniqueViolation } from '../shared/conflicts.js';
+import { TurnBatch } from './turn-batch.js';
+
+const INSERT = {
+  name: 'gantry_jobs_insert',
+  text: `INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
+           retention_ms, ttl_ms, submitted_at, expires_at)
+         SELECT id, endpoint_id, account_id, 'IN_QUEUE', input, webhook, s3_config, execution_timeout_ms, low_priority,
+           retention_ms, ttl_ms, submitted_at, expires_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::boolean[],
+           $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])
+           AS n(id, endpoint_id, account_id, input, webhook, s3_config, execution_timeout_ms, low_priority,
+           retention_ms, ttl_ms, submitted_at, expires_at)`,
+};
+
+const GET = { name: 'gantry_jobs_get', text: 'SELECT * FROM jobs WHERE id = ANY($1::text[])' };
+
+/** Each job moves only from one of the statuses its caller allows (listed with commas). */
+const COMPLETE = {
+  name: 'gantry_jobs_complete',
+  text: `UPDATE jobs SET status = c.status, output = c.output, error = c.error, completed_at = c.at, lease_expires_at = NULL,
+           expires_at = least(jobs.expires_at, c.at + jobs.retention_ms)
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[]) AS c(id, status, output, error, at, from_list)
+         WHERE jobs.id = c.id AND jobs.status = ANY(string_to_array(c.from_list, ','))
+         RETURNING jobs.*`,
+};
+
+interface CompleteCall {
+  id: string;
+  from: readonly JobStatus[];
+  completion: Completion;
+}
+
+export class JobBatches {
+  private readonly inserts: TurnBatch<NewJob, unknown>;
+  private readonly gets: TurnBatch<string, JobRecord | undefined>;
+  private readonly completes: TurnBatch<CompleteCall, JobRecord | undefined>;
+
+  constructor(private readonly pool: pg.Pool) {
+    this.inserts = new TurnBatch((jobs) => this.insertAll(jobs), { inFlight: 2 });
+    this.gets = new TurnBatch((ids) => this.getAll(ids), { inFlight: 2 });
+    // One job twice in one statement would be updated once with either call's values: a later
+    // call for the same job waits for the next batch, so the two apply in order as before.
+    this.completes = new TurnBatch((calls) => this.completeAll(calls), { inFlight: 2, key: (call) => call.id });
+  }
+
+  /** Resolves once the job is committed; a clash of ids rejects with the database's error. */
+  async insert(job: NewJob): Promise<void> {
+    const outcome = await this.inserts.add(job);
+    if (outcome) throw outcome;
+  }
+
+  get(id: string): Promise<JobRecord | undefined> {
+    return this.gets.add(id);
+  }
+
+  complete(id: string, from: readonly JobStatus[], completion: Completion): Promise<JobRecord | undefined> {
+    return this.completes.add({ id, from, completion });
+  }
+
+  /** Answers, per job, undefined when it was stored or the error that kept it out. */
+  private async insertAll(jobs: NewJob[]): Promise<unknown[]> {
+    try {
+      await this.pool.query({ ...INSERT, values: insertColumns(jobs) });
+      return jobs.map(() => undefined);
+    } catch (error) {
+      // The whole statement rolled back: only the clashing job may fail, so each goes again alone.
+      if (!isUniqueViolation(error) || jobs.length === 1) throw error;
+      return Promise.all(
+        jobs.map((job) =>
+          this.pool.query({ ...INSERT, values: insertColumns([job]) }).then(
+            () => undefined,
+            (single: unknown) => single,
+          ),
+        ),
+      );
+    }
+  }
+
+  private async getAll(ids: string[]): Promise<(JobRecord | undefined)[]> {
+    const { rows } = await this.pool.query<JobRow>({ ...GET, values: [[...new Set(ids)]] });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => {
+      const row = byId.get(id);
+      return row && jobFromRow(row);
+    });
+  }
+
+  private async completeAll(calls: CompleteCall[]): Promise<(JobRecord | undefined)[]> {
+    const { rows } = await this.pool.query<JobRow>({
+      ...COMPLETE,
+      values: [
+        calls.map((c) => c.id),
+        calls.map((c) => c.completion.status),
+        calls.map((c) => c.completion.output),
+        calls.map((c) => c.completion.error),
+        calls.map((c) => c.completion.completedAt),
+        calls.map((c) => c.from.join(',')),
+      ],
+    });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return calls.map((c) => {
+      const row = byId.get(c.id);
+      return row && jobFromRow(row);
+    });
+  }
+}
+
+function insertColumns(jobs: NewJob[]): unknown[] {
+  return [
+    jobs.map((j) => j.id),
+    jobs.map((j) => j.endpointId),
+    jobs.map((j) => j.accountId),
+    jobs.map((j) => j.input),
+    jobs.map((j) => j.webhook),
+    jobs.map((j) => j.s3Config),
+    jobs.map((j) => j.executionTimeoutMs),
+    jobs.map((j) => j.lowPriority),
+    jobs.map((j) => j.retentionMs),
+    jobs.map((j) => j.ttlMs),
+    jobs.map((j) => j.submittedAt),
+    jobs.map((j) => j.expiresAt),
+  ];
+}
