@@ -22,6 +22,7 @@ import { silentLogger, type Logger } from '../../domain/logger.js';
 import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js';
 import { PostgresRegistryAuthStore } from './postgres-registry-auths.js';
 import { PostgresSecretStore } from './postgres-secrets.js';
+import { PostgresPodStore } from './postgres-pods.js';
 import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
 import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
 
@@ -33,6 +34,7 @@ export class PostgresStore implements Store {
   readonly registryAuths: PostgresRegistryAuthStore;
   readonly secrets: PostgresSecretStore;
   readonly sshKeys: PostgresSshKeyStore;
+  readonly pods: PostgresPodStore;
   readonly webhookSecrets: PostgresWebhookSecretStore;
 
   private constructor(
@@ -43,6 +45,7 @@ export class PostgresStore implements Store {
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);
     this.sshKeys = new PostgresSshKeyStore(pool);
+    this.pods = new PostgresPodStore(pool);
     this.webhookSecrets = new PostgresWebhookSecretStore(pool);
   }
 
