@@ -35,6 +35,8 @@ export interface PodSpec extends ContainerSettings {
   /** Create-time: the account's SSH keys reach the container as PUBLIC_KEY at every start. */
   startSsh: boolean;
   startJupyter: boolean;
+  /** Changed fields the running container has not got yet: they apply at the next start. */
+  pendingRestart: string[];
 }
 
 /** Where a pod was placed; held while it is PROVISIONING, STARTING or RUNNING. */

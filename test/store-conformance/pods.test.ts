@@ -40,6 +40,7 @@ function aPod(accountId: string, overrides: Partial<PodRecord> = {}): PodRecord 
       locked: false,
       startSsh: true,
       startJupyter: false,
+      pendingRestart: [],
     },
     status: 'PROVISIONING',
     placement: { dataCenterId: 'LOCAL', gpuTypeId: 'NVIDIA A40', deviceIds: ['0', '1'], cudaVersion: '12.4', vcpuCount: null },

@@ -15,6 +15,7 @@ import { ImagePuller, type RegistryLogin } from './image-puller.js';
 import { engineMessage } from './engine-message.js';
 import { attachOutput } from './container-output.js';
 import { removeOrphans } from './orphans.js';
+import { DockerPods } from './docker-pods.js';
 
 /** Logs of workers that are gone are kept a while, so a crash can be explained. */
 const KEEP_GONE_LOGS_MS = 15 * 60_000;
@@ -56,11 +57,19 @@ export class DockerProvider implements Provider {
   private readonly exitListeners = new Set<(exit: WorkerExit) => void>();
   private orphansRemoved: Promise<void> | undefined;
   private hostCpus: Promise<number> | undefined;
+  /** Pods run on the same engine, under the same instance label. */
+  readonly pods: DockerPods;
 
   constructor(private readonly options: DockerProviderOptions) {
     this.docker = options.docker ?? new Docker();
     this.puller = new ImagePuller(this.docker);
     this.log = options.log ?? silentLogger;
+    this.pods = new DockerPods({
+      docker: this.docker,
+      instanceId: options.instanceId,
+      replicaId: options.replicaId,
+      log: this.log.child({ component: 'pods' }),
+    });
   }
 
   /**
