@@ -38,9 +38,16 @@ export interface PodServiceDeps {
 export class PodService {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly accounts = new Map<string, string>();
+  /** Set while containers are reconciled at startup: requests wait for it, so none acts on a pod not yet adopted. */
+  private recovering: Promise<void> | undefined;
 
   constructor(private readonly deps: PodServiceDeps) {
     deps.engine?.onExit((podId, code) => void this.exited(podId, code));
+  }
+
+  private async ready(): Promise<void> {
+    this.engine();
+    await this.recovering?.catch(() => undefined);
   }
 
   /** The engine, or 501 naming the provider pods need. */
@@ -53,7 +60,7 @@ export class PodService {
   }
 
   async create(accountId: string, body: CreatePodInput, now = new Date()): Promise<PodRecord> {
-    this.engine();
+    await this.ready();
     const spec = buildPodSpec(body, this.deps.catalog);
     await this.deps.registries.ensureUsable(accountId, spec.registry);
     await this.deps.secrets.ensureReferencesExist(accountId, spec.env);
@@ -92,13 +99,13 @@ export class PodService {
     return pod;
   }
 
-  list(accountId: string): Promise<PodRecord[]> {
-    this.engine();
+  async list(accountId: string): Promise<PodRecord[]> {
+    await this.ready();
     return this.deps.store.pods.list(accountId);
   }
 
   async get(accountId: string, id: string): Promise<PodRecord> {
-    this.engine();
+    await this.ready();
     const pod = await this.deps.store.pods.get(accountId, id);
     if (!pod) throw notFound(`pod ${id} not found`);
     return pod;
@@ -138,7 +145,12 @@ export class PodService {
   }
 
   /** Adopts the pods' containers that survived a restart of Gantry and settles the rows of those that did not. */
-  async recover(): Promise<void> {
+  recover(): Promise<void> {
+    this.recovering ??= this.reconcile();
+    return this.recovering;
+  }
+
+  private async reconcile(): Promise<void> {
     const engine = this.deps.engine;
     if (!engine) return;
     const pods = await this.deps.store.pods.listAll();
