@@ -27,7 +27,7 @@ const note = '/workspace/note.txt';
 console.log('public key: ' + (process.env.PUBLIC_KEY ?? 'none'));
 console.log('note at start: ' + (fs.existsSync(note) ? fs.readFileSync(note, 'utf8') : 'none'));
 if (!fs.existsSync(note)) fs.writeFileSync(note, 'written at the first start');
-require('node:http').createServer((req, res) => res.end('pod says hi')).listen(8888, () => console.log('listening'));
+require('node:http').createServer((req, res) => res.end('pod says hi at ' + req.url)).listen(8888, () => console.log('listening'));
 process.on('SIGTERM', () => process.exit(0));`;
 
 let g: Live;
@@ -88,7 +88,15 @@ test('a GPU pod runs, keeps its volume across stop and start, shows its logs and
   assert.deepEqual(running.gpu, { id: GPU, count: 2 });
   const http = running.runtime.ports.find((p: { private: number }) => p.private === 8888);
   assert.equal(http.ip, '127.0.0.1', 'HTTP ports are published on loopback');
-  assert.equal(await (await fetch(`http://127.0.0.1:${http.public}/`)).text(), 'pod says hi');
+  assert.equal(await (await fetch(`http://127.0.0.1:${http.public}/`)).text(), 'pod says hi at /');
+  assert.deepEqual(running.http, [{ port: 8888, url: `${g.url}/v2/pods/${id}/ports/8888/` }]);
+  const auth = { authorization: `Bearer ${g.adminKey}` };
+  const proxied = await fetch(`${g.url}/v2/pods/${id}/ports/8888/lab/tree?x=1`, { headers: auth });
+  assert.equal(await proxied.text(), 'pod says hi at /lab/tree?x=1', 'through Gantry, the path after the port is what the pod sees');
+  assert.equal((await fetch(`${g.url}/v2/pods/${id}/ports/8888/`)).status, 401, 'not without a key');
+  const otherAccount = await g.newKey({ accountName: 'someone-else' });
+  assert.equal((await fetch(`${g.url}/v2/pods/${id}/ports/8888/`, { headers: { authorization: `Bearer ${otherAccount}` } })).status, 404);
+  assert.equal((await fetch(`${g.url}/v2/pods/${id}/ports/22/`, { headers: auth })).status, 404, 'a TCP port is not proxied');
   const ssh = running.runtime.ports.find((p: { private: number }) => p.private === 22);
   assert.deepEqual(running.ssh.direct, {
     host: '127.0.0.1',
@@ -112,6 +120,7 @@ test('a GPU pod runs, keeps its volume across stop and start, shows its logs and
   assert.equal(stopped.json().status, 'EXITED');
   assert.equal(stopped.json().runtime, null);
   assert.equal(await freeL4(), 'MEDIUM', 'a stopped pod gives its GPUs back');
+  assert.equal((await fetch(`${g.url}/v2/pods/${id}/ports/8888/`, { headers: auth })).status, 409, 'a stopped pod serves nothing');
   assert.equal((await containersOf(g.dataDir)).filter((c) => c.Labels['gantry.pod'] === id).length, 0);
 
   const started = await g.call('POST', `/v2/pods/${id}/action`, { action: 'start' });

@@ -18,8 +18,8 @@ export function podRoutes({ pods, config }: Services): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const account = (apiKey: { accountId: string } | undefined) => apiKey!.accountId;
-    const sshHost = () => new URL(config.publicUrl).hostname;
-    const view = (pod: PodRecord) => podView(pod, pods.engine(), sshHost());
+    const addresses = () => ({ sshHost: new URL(config.publicUrl).hostname, publicUrl: config.publicUrl });
+    const view = (pod: PodRecord) => podView(pod, pods.engine(), addresses());
 
     app.get(
       '/v2/pods',

@@ -107,6 +107,9 @@ export const PodResponse = Type.Object(
         ports: Type.Array(Port),
       }),
     ),
+    http: Type.Array(Type.Object({ port: Type.Integer(), url: Type.String() }), {
+      description: "Where each HTTP port is reached through Gantry, with an API key of the pod's account",
+    }),
     pendingRestart: Type.Array(Type.String(), { description: 'Changed fields that apply at the next start' }),
     message: Nullable(Type.String({ description: 'Why the pod is in ERROR, or what ended it' })),
     createdAt: Type.String(),

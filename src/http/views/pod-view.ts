@@ -3,13 +3,19 @@
 import type { Static } from '@sinclair/typebox';
 import type { PodRecord } from '../../store/pod-store.js';
 import type { PodEngine, PodRun } from '../../runtime/pod-engine.js';
-import { allowedActions } from '../../domain/pod.js';
+import { allowedActions, podPorts } from '../../domain/pod.js';
 import type { PodResponse } from '../schemas/pods.js';
 
 export type PodView = Static<typeof PodResponse>;
 
-/** `sshHost` is the host name clients reach this deployment by. */
-export async function podView(pod: PodRecord, engine: PodEngine | undefined, sshHost: string, now = Date.now()): Promise<PodView> {
+export interface PodAddresses {
+  /** The host name clients reach this deployment by (SSH). */
+  sshHost: string;
+  /** The public URL, under which /v2/pods/{id}/ports/{port}/ reaches HTTP ports. */
+  publicUrl: string;
+}
+
+export async function podView(pod: PodRecord, engine: PodEngine | undefined, at: PodAddresses, now = Date.now()): Promise<PodView> {
   const { spec } = pod;
   const run = pod.status === 'RUNNING' ? engine?.running(pod.id) : undefined;
   return {
@@ -35,12 +41,15 @@ export async function podView(pod: PodRecord, engine: PodEngine | undefined, ssh
     cloud: spec.cloud,
     dataCenterId: pod.placement?.dataCenterId ?? null,
     cudaVersion: pod.placement?.cudaVersion ?? null,
-    ssh: { proxy: null, direct: sshDirect(run, sshHost) },
+    ssh: { proxy: null, direct: sshDirect(run, at.sshHost) },
     template: null,
     cost: 0,
     locked: spec.locked,
     globalNetworking: { enabled: false },
     runtime: run && engine ? await runtimeView(pod.id, run, engine, now) : null,
+    http: podPorts(spec.ports)
+      .filter((p) => p.protocol === 'http')
+      .map((p) => ({ port: p.port, url: `${at.publicUrl}/v2/pods/${pod.id}/ports/${p.port}/` })),
     pendingRestart: spec.pendingRestart,
     message: pod.message,
     createdAt: pod.createdAt,
