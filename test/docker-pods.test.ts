@@ -12,6 +12,7 @@ import { eventually, startLive, type Live } from './support/live.js';
 import { containersOf, dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG, problem } from './support/harness.js';
 import { assertReferenceShape } from './support/reference-schemas.js';
+import { graphql, sdkRead, SDK_GET_POD, SDK_GET_PODS } from './support/graphql-clients.js';
 
 const skip = await dockerSkipReason();
 const dir = mkdtempSync(join(tmpdir(), 'gantry-pod-capacity-'));
@@ -188,3 +189,39 @@ test(
     assert.equal((await g.call('DELETE', `/v2/pods/${id}`)).statusCode, 204);
   },
 );
+
+test('the legacy GraphQL pod operations act on the same pods: create, list, stop, resume, terminate', { skip }, async () => {
+  const created = sdkRead(
+    await graphql(
+      g,
+      `mutation { podFindAndDeployOnDemand( input: { name: "legacy", imageName: "${WORKER_IMAGE}", cloudType: ALL, dataCenterId: null, gpuTypeId: "${GPU}", gpuCount: 1, supportPublicIp: true, volumeInGb: 10, containerDiskInGb: 10, dockerArgs: "-e 'setInterval(() => {}, 1000)'", ports: "8888/http, 22/tcp", volumeMountPath: "/workspace", env: [{ key: "MODE", value: "legacy" }] } ) { id imageName env machineId machine { podHostId } } }`,
+    ),
+  ).podFindAndDeployOnDemand as { id: string; imageName: string; env: string[] };
+  assert.equal(created.imageName, WORKER_IMAGE);
+  assert.deepEqual(created.env, ['MODE=legacy']);
+  const rest = await podOf(created.id);
+  assert.deepEqual(
+    [rest.gpu, rest.ports, rest.mounts.persistent],
+    [{ id: GPU, count: 1 }, ['8888/http', '22/tcp'], { size: 10, path: '/workspace' }],
+  );
+  await eventually(async () => (await podOf(created.id)).status === 'RUNNING', 60_000, 200);
+
+  const listed = sdkRead(await graphql(g, SDK_GET_PODS)).myself as {
+    pods: { id: string; desiredStatus: string; runtime: { ports: unknown[] } }[];
+  };
+  const mine = listed.pods.find((p) => p.id === created.id)!;
+  assert.equal(mine.desiredStatus, 'RUNNING');
+  assert.equal(mine.runtime.ports.length, 2);
+
+  const stopped = sdkRead(await graphql(g, `mutation { podStop(input: {podId: "${created.id}"}) { id desiredStatus } }`)).podStop;
+  assert.deepEqual(stopped, { id: created.id, desiredStatus: 'EXITED' });
+  assert.equal((await podOf(created.id)).status, 'EXITED');
+  const resumed = sdkRead(
+    await graphql(g, `mutation { podResume(input: {podId: "${created.id}", gpuCount: 1}) { id desiredStatus } }`),
+  ).podResume;
+  assert.deepEqual(resumed, { id: created.id, desiredStatus: 'RUNNING' });
+  const again = sdkRead(await graphql(g, SDK_GET_POD(created.id))).pod as { id: string };
+  assert.equal(again.id, created.id);
+  sdkRead(await graphql(g, `mutation { podTerminate(input: {podId: "${created.id}"}) }`));
+  assert.equal((await g.call('GET', `/v2/pods/${created.id}`)).statusCode, 404);
+});

@@ -45,6 +45,11 @@ export class PodService {
     deps.engine?.onExit((podId, code) => void this.exited(podId, code));
   }
 
+  /** Whether this process runs pods at all. */
+  get offered(): boolean {
+    return this.deps.engine !== undefined;
+  }
+
   private async ready(): Promise<void> {
     this.engine();
     await this.recovering?.catch(() => undefined);
