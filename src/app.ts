@@ -52,7 +52,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     leaderAddress: () => services.cluster.leaderAddress(),
     log: options.logger?.child({ component: 'balancer' }) ?? silentLogger,
   });
-  const podProxy = new PodProxy({ ...services, failedAuth, tunnelIdleMs: services.config.lbTunnelIdleMs });
+  const podProxy = new PodProxy({
+    ...services,
+    failedAuth,
+    tunnelIdleMs: services.config.lbTunnelIdleMs,
+    leaderAddress: () => services.cluster.leaderAddress(),
+  });
   const app = Fastify({
     serverFactory: (handler, serverOptions) => createFrontServer(balancer, handler, serverOptions, podProxy),
     ...(options.logger ? { loggerInstance: options.logger.child({ component: 'http' }) } : { logger: false }),

@@ -162,15 +162,16 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
           if (leader) {
             sweeper.start();
             runtime?.start();
+            // Pods' containers outlive a restart and a change of leader: adopted, and rows of those gone settled.
+            void pods.recover().catch((err: unknown) => log.error({ err }, 'could not reconcile pods with their containers'));
           } else {
             void sweeper.stop();
             void runtime?.stop();
+            pods.stepDown();
           }
         });
         // Containers a killed run of this instance left behind go before anything else starts.
         if (provider instanceof DockerProvider) await provider.removeOrphans();
-        // Pods' containers outlive a restart: adopted again, and rows of those gone settled, before requests act on them.
-        await pods.recover().catch((err: unknown) => log.error({ err }, 'could not reconcile pods with their containers'));
         await cluster.start(() => workerDirectory.localRows());
         // Every replica delivers webhooks; claims in the store keep them from sending one twice.
         webhooks.start();

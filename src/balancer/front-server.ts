@@ -26,15 +26,19 @@ export function createFrontServer(
       return;
     }
     const target = balancer.match(req);
-    const pod = target ? undefined : pods?.match(req);
+    const leader = target ? undefined : pods?.relayTarget(req);
+    const pod = target || leader ? undefined : pods?.match(req);
     if (target) void balancer.handle(req, res, target);
+    else if (leader) void pods!.relay(req, res, leader);
     else if (pod) void pods!.handle(req, res, pod);
     else handler(req, res);
   });
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
     const target = balancer.match(req);
-    const pod = target ? undefined : pods?.match(req);
+    const leader = target ? undefined : pods?.relayTarget(req);
+    const pod = target || leader ? undefined : pods?.match(req);
     if (target) void balancer.handleUpgrade(req, socket, head, target);
+    else if (leader) void pods!.relayUpgrade(req, socket, head, leader);
     else if (pod) void pods!.handleUpgrade(req, socket, head, pod);
     else writeSocketProblem(socket, new ApiError(404, `no upgrade is served on ${req.url?.split('?')[0] ?? '/'}`));
   });

@@ -25,6 +25,11 @@ export interface PodTarget {
   path: string;
 }
 
+/** Every pod route: another replica than the leader relays them, untouched, to the leader. */
+const POD_ROUTES = /^\/v2\/pods(?:[/?]|$)/;
+/** Marks a relayed request, so two replicas that briefly disagree on the leader never bounce it between them. */
+const RELAYED = 'x-gantry-relayed';
+
 export interface PodProxyDeps {
   pods: PodService;
   apiKeys: ApiKeyService;
@@ -32,6 +37,8 @@ export interface PodProxyDeps {
   failedAuth: FailedAuthLimiter;
   /** An open WebSocket with no traffic this long is closed. */
   tunnelIdleMs: number;
+  /** With several replicas, the one that runs pods when it is not this one. */
+  leaderAddress: () => HttpAddress | undefined;
 }
 
 /** A pod's own answer may take long (a notebook cell): bounded only by the client. */
@@ -41,6 +48,40 @@ export class PodProxy {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 64, timeout: 4000 });
 
   constructor(private readonly deps: PodProxyDeps) {}
+
+  /** The leader a pod request is passed to when this replica does not run pods. */
+  relayTarget(req: IncomingMessage): HttpAddress | undefined {
+    if (!POD_ROUTES.test(req.url ?? '/') || req.headers[RELAYED] !== undefined) return undefined;
+    const leader = this.deps.leaderAddress();
+    if (leader) req.headers[RELAYED] = '1';
+    return leader;
+  }
+
+  /** Passes a pod request on to the leader, key included: it authenticates the caller itself. */
+  relay(req: IncomingMessage, res: ServerResponse, leader: HttpAddress): Promise<void> {
+    const path = req.url ?? '/';
+    return forward(req, res, {
+      address: leader,
+      path,
+      timeoutMs: POD_TIMEOUT_MS,
+      agent: this.agent,
+      responseHeaders: {},
+      keepAuthorization: true,
+      onWorkerFailure: () => undefined,
+    });
+  }
+
+  relayUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, leader: HttpAddress): Promise<void> {
+    socket.on('error', () => socket.destroy());
+    return forwardUpgrade(req, socket, head, {
+      address: leader,
+      path: req.url ?? '/',
+      timeoutMs: 30_000,
+      idleMs: this.deps.tunnelIdleMs,
+      responseHeaders: {},
+      keepAuthorization: true,
+    });
+  }
 
   match(req: IncomingMessage): PodTarget | undefined {
     const match = POD_PROXY_PATTERN.exec(req.url ?? '/');

@@ -35,11 +35,19 @@ export interface PodServiceDeps {
   log: Logger;
 }
 
+/** Seconds a client is told to wait when this replica does not run pods right now. */
+const RETRY_AFTER_SECONDS = 5;
+
 export class PodService {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly accounts = new Map<string, string>();
-  /** Set while containers are reconciled at startup: requests wait for it, so none acts on a pod not yet adopted. */
+  /** Set while containers are reconciled: requests wait for it, so none acts on a pod not yet adopted. */
   private recovering: Promise<void> | undefined;
+  /**
+   * Only the leader runs pods, as it runs workers: their GPUs are held in the pool it places
+   * workers from. Other replicas relay pod requests to it (balancer/pod-proxy.ts).
+   */
+  private leading = false;
 
   constructor(private readonly deps: PodServiceDeps) {
     deps.engine?.onExit((podId, code) => void this.exited(podId, code));
@@ -53,6 +61,10 @@ export class PodService {
   private async ready(): Promise<void> {
     this.engine();
     await this.recovering?.catch(() => undefined);
+    if (!this.leading)
+      throw new ApiError(503, 'pods are run by the leading replica, and this one does not lead now: send the request again', undefined, {
+        'Retry-After': String(RETRY_AFTER_SECONDS),
+      });
   }
 
   /** The engine, or 501 naming the provider pods need. */
@@ -150,9 +162,21 @@ export class PodService {
   }
 
   /** Adopts the pods' containers that survived a restart of Gantry and settles the rows of those that did not. */
+  /** This replica leads from now on: it adopts the pods' containers and runs pod operations. */
   recover(): Promise<void> {
-    this.recovering ??= this.reconcile();
+    const previous = this.recovering ?? Promise.resolve();
+    this.recovering = previous
+      .catch(() => undefined)
+      .then(() => this.reconcile())
+      .then(() => {
+        this.leading = true;
+      });
     return this.recovering;
+  }
+
+  /** Another replica leads: this one leaves the pods' containers running and stops acting on them. */
+  stepDown(): void {
+    this.leading = false;
   }
 
   private async reconcile(): Promise<void> {
@@ -208,7 +232,7 @@ export class PodService {
 
   private async exited(podId: string, code: number | null): Promise<void> {
     const accountId = this.accounts.get(podId);
-    if (!accountId) return;
+    if (!accountId || !this.leading) return;
     await this.serially(podId, async () => {
       const pod = await this.deps.store.pods.get(accountId, podId);
       if (!pod || pod.status !== 'RUNNING') return;

@@ -106,16 +106,26 @@ export class DockerPods implements PodEngine {
 
   async recover(known: ReadonlySet<string>): Promise<Map<string, PodRun>> {
     const adopted = new Map<string, PodRun>();
-    const containers = await this.options.docker.listContainers({
-      all: true,
-      filters: { label: [`${LABELS.managed}=1`, `${LABELS.instance}=${this.options.instanceId}`, LABELS.pod] },
-    });
+    // Every pod container of the engine: a replica that became leader adopts those another one
+    // of the same deployment started (pod ids are the database's); it removes only its own strays.
+    const containers = await this.options.docker.listContainers({ all: true, filters: { label: [`${LABELS.managed}=1`, LABELS.pod] } });
     for (const found of containers) {
       const podId = found.Labels[LABELS.pod]!;
+      const mine = found.Labels[LABELS.instance] === this.options.instanceId;
       const container = this.options.docker.getContainer(found.Id);
-      if (!known.has(podId) || found.State !== 'running') {
+      const tracked = this.live.get(podId);
+      if (tracked) {
+        adopted.set(podId, tracked.run);
+        continue;
+      }
+      if (!known.has(podId)) {
+        if (!mine) continue;
         await container.remove({ force: true }).catch(() => undefined);
-        if (!known.has(podId)) this.log.warn({ container: found.Names[0] }, 'removed the container of a pod that no longer exists');
+        this.log.warn({ container: found.Names[0] }, 'removed the container of a pod that no longer exists');
+        continue;
+      }
+      if (found.State !== 'running') {
+        await container.remove({ force: true }).catch(() => undefined);
         continue;
       }
       const info = await container.inspect();
