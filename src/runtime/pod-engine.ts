@@ -45,6 +45,8 @@ export interface PodRun {
 export interface PodUsage {
   cpuPercent: number;
   memoryPercent: number;
+  /** Per GPU of the pod, where the host can measure them (nvidia-smi). */
+  gpus?: { util: number; memoryUtil: number }[];
 }
 
 export interface PodEngine {

@@ -63,6 +63,7 @@ async function runtimeView(podId: string, run: PodRun, engine: PodEngine, now: n
   return {
     uptime: Math.max(0, Math.floor((now - run.startedAt) / 1000)),
     ...(usage ? { cpu: { util: usage.cpuPercent }, memory: { util: usage.memoryPercent } } : {}),
+    ...(usage?.gpus ? { gpus: usage.gpus } : {}),
     ports: run.ports,
   };
 }

@@ -11,10 +11,12 @@ import { LABELS } from './container-config.js';
 import { ImagePuller } from './image-puller.js';
 import { engineMessage } from './engine-message.js';
 import { attachOutput } from './container-output.js';
+import { gpuUtilization } from '../gpu-utilization.js';
 import { planPodContainer, podContainerName, portsOfContainer, publishedPorts } from './pod-containers.js';
 
 interface Live {
   container: Docker.Container;
+  gpuDeviceIds: string[];
   run: PodRun;
   stopping: boolean;
   gone: Promise<void>;
@@ -63,7 +65,7 @@ export class DockerPods implements PodEngine {
       await container.start();
       const info = await container.inspect();
       const run: PodRun = { startedAt: Date.now(), ports: publishedPorts(launch.ports, info) };
-      this.track(launch.podId, container, run, exited);
+      this.track(launch.podId, container, run, exited, launch.gpuDeviceIds);
       logs.system(`started container ${podContainerName(launch.podId)} of ${launch.image}`);
       return run;
     } catch (error) {
@@ -97,8 +99,11 @@ export class DockerPods implements PodEngine {
     const entry = this.live.get(podId);
     if (!entry) return undefined;
     try {
-      const stats = (await entry.container.stats({ stream: false })) as unknown as EngineStats;
-      return usageOf(stats);
+      const [stats, gpus] = await Promise.all([
+        entry.container.stats({ stream: false }) as unknown as Promise<EngineStats>,
+        entry.gpuDeviceIds.length > 0 ? gpuUtilization(entry.gpuDeviceIds) : undefined,
+      ]);
+      return { ...usageOf(stats), ...(gpus ? { gpus: gpus.map(({ util, memoryUtil }) => ({ util, memoryUtil })) } : {}) };
     } catch {
       return undefined;
     }
@@ -132,7 +137,7 @@ export class DockerPods implements PodEngine {
       const logs = this.buffer(podId);
       await attachOutput(this.options.docker, container, logs);
       const run: PodRun = { startedAt: Date.parse(info.State.StartedAt), ports: publishedPorts(portsOfContainer(info), info) };
-      this.track(podId, container, run, container.wait({ condition: 'next-exit' }));
+      this.track(podId, container, run, container.wait({ condition: 'next-exit' }), gpuDevicesOf(info));
       logs.system('adopted the running container after a restart of Gantry');
       adopted.set(podId, run);
     }
@@ -165,8 +170,14 @@ export class DockerPods implements PodEngine {
     return logs;
   }
 
-  private track(podId: string, container: Docker.Container, run: PodRun, exited: Promise<{ StatusCode?: number }>): void {
-    const entry: Live = { container, run, stopping: false, gone: Promise.resolve() };
+  private track(
+    podId: string,
+    container: Docker.Container,
+    run: PodRun,
+    exited: Promise<{ StatusCode?: number }>,
+    gpuDeviceIds: string[],
+  ): void {
+    const entry: Live = { container, gpuDeviceIds, run, stopping: false, gone: Promise.resolve() };
     entry.gone = (async () => {
       let code: number | null = null;
       try {
@@ -215,4 +226,12 @@ function usageOf(stats: EngineStats): PodUsage {
   const used = (stats.memory_stats?.usage ?? 0) - (stats.memory_stats?.stats?.inactive_file ?? 0);
   const limit = stats.memory_stats?.limit ?? 0;
   return { cpuPercent: Math.round(cpuPercent), memoryPercent: limit > 0 ? Math.round((100 * Math.max(0, used)) / limit) : 0 };
+}
+
+/** The devices an adopted container was given, from the env Gantry set on it. */
+function gpuDevicesOf(info: Docker.ContainerInspectInfo): string[] {
+  const value = (info.Config.Env ?? [])
+    .find((entry) => entry.startsWith('NVIDIA_VISIBLE_DEVICES='))
+    ?.slice('NVIDIA_VISIBLE_DEVICES='.length);
+  return !value || value === 'void' ? [] : value.split(',');
 }
