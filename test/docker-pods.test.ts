@@ -158,11 +158,16 @@ test(
     const both = await g.call('POST', '/v2/pods', { name: 'x', image: WORKER_IMAGE, gpu: { id: GPU }, cpu: { id: 'cpu3c', vcpuCount: 2 } });
     assert.equal(both.statusCode, 400);
 
+    const volume = await g.call('POST', '/v2/network-volumes', { name: 'shared', size: 10, dataCenter: 'LOCAL' });
+    assert.equal(volume.statusCode, 201, volume.body);
+    const volumeId = volume.json().id as string;
+    writeFileSync(join(g.services.config.volumeRoot, volumeId, 'model.txt'), 'weights');
     const created = await g.call('POST', '/v2/pods', {
       name: 'cpu-pod',
       image: WORKER_IMAGE,
-      cmd: ['-e', 'setInterval(() => {}, 1000); console.log("up")'],
+      cmd: ['-e', 'console.log("model: " + require("node:fs").readFileSync("/data/model.txt", "utf8")); setInterval(() => {}, 1000)'],
       cpu: { id: 'cpu3c', vcpuCount: 2 },
+      mounts: { network: [{ volumeId, path: '/data' }] },
     });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id as string;
@@ -186,7 +191,11 @@ test(
       200,
     );
     assert.deepEqual(restarted.pendingRestart, []);
+    assert.deepEqual(restarted.mounts, { network: [{ volumeId, path: '/data' }] });
+    assert.match(await logText(id), /model: weights/, 'the network volume is mounted at its path');
+    assert.equal((await g.call('DELETE', `/v2/network-volumes/${volumeId}`)).statusCode, 409, 'not while a pod mounts it');
     assert.equal((await g.call('DELETE', `/v2/pods/${id}`)).statusCode, 204);
+    assert.equal((await g.call('DELETE', `/v2/network-volumes/${volumeId}`)).statusCode, 204);
   },
 );
 
