@@ -112,7 +112,7 @@ export class PodService {
       throw error;
     }
     this.accounts.set(pod.id, accountId);
-    void this.serially(pod.id, () => this.launch(accountId, pod.id));
+    this.launchInBackground(pod);
     return pod;
   }
 
@@ -203,9 +203,15 @@ export class PodService {
   }
 
   private relaunch(pod: PodRecord): PodRecord {
-    // Queued behind the action that called it, so the caller's answer comes first.
-    void this.serially(pod.id, () => this.launch(pod.accountId, pod.id));
+    this.launchInBackground(pod);
     return pod;
+  }
+
+  /** Queued behind the operation that asked for it, so that operation's answer comes first. */
+  private launchInBackground(pod: PodRecord): void {
+    this.serially(pod.id, () => this.launch(pod.accountId, pod.id)).catch((err: unknown) =>
+      this.deps.log.error({ podId: pod.id, err }, 'could not start a pod'),
+    );
   }
 
   private async launch(accountId: string, id: string): Promise<void> {
