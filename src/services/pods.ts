@@ -249,9 +249,12 @@ export class PodService {
   private async terminate(pod: PodRecord): Promise<PodRecord> {
     await this.engine().stop(pod.id, this.deps.stopGraceMs);
     this.deps.capacity.release(holder(pod.id));
-    await rm(this.deps.launcher.volumePath(pod.id), { recursive: true, force: true });
     await this.deps.store.pods.delete(pod.accountId, pod.id);
     this.accounts.delete(pod.id);
+    // The pod is gone whatever happens to its files; files it cannot remove (owned by another user) are left and logged.
+    await rm(this.deps.launcher.volumePath(pod.id), { recursive: true, force: true }).catch((err: unknown) =>
+      this.deps.log.warn({ podId: pod.id, err }, "could not remove a terminated pod's volume directory"),
+    );
     const at = new Date().toISOString();
     return { ...pod, status: 'TERMINATED', placement: null, lastStatusChange: at, updatedAt: at };
   }
