@@ -28,9 +28,12 @@ import { webhookSecretRoutes } from './http/routes/webhook-secrets.js';
 import { endpointJobRoutes } from './http/routes/endpoint-jobs.js';
 import { currentKeyRoutes } from './http/routes/current-key.js';
 import { consoleRoutes, installConsoleRedirect } from './http/console.js';
+import { podRoutes } from './http/routes/pods.js';
+import { clusterRoutes } from './http/routes/clusters.js';
 import type { Services } from './services/services.js';
 import { LoadBalancer } from './balancer/load-balancer.js';
 import { createFrontServer } from './balancer/front-server.js';
+import { PodProxy } from './balancer/pod-proxy.js';
 import { silentLogger } from './domain/logger.js';
 
 export type App = FastifyInstance;
@@ -52,8 +55,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     leaderAddress: () => services.cluster.leaderAddress(),
     log: options.logger?.child({ component: 'balancer' }) ?? silentLogger,
   });
+  const podProxy = new PodProxy({
+    ...services,
+    failedAuth,
+    tunnelIdleMs: services.config.lbTunnelIdleMs,
+    leaderAddress: () => services.cluster.leaderAddress(),
+  });
   const app = Fastify({
-    serverFactory: (handler, serverOptions) => createFrontServer(balancer, handler, serverOptions),
+    serverFactory: (handler, serverOptions) => createFrontServer(balancer, handler, serverOptions, podProxy),
     ...(options.logger ? { loggerInstance: options.logger.child({ component: 'http' }) } : { logger: false }),
     bodyLimit: MANAGEMENT_BODY_LIMIT,
     logController: new RequestLogController(services.config.requestLogLevel),
@@ -64,7 +73,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Before the HTTP server closes (preClose), not after: it waits for every connection, tunnels included.
-  app.addHook('preClose', async () => balancer.close());
+  app.addHook('preClose', async () => {
+    balancer.close();
+    podProxy.close();
+  });
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app);
   installJsonParser(app);
@@ -89,5 +101,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(currentKeyRoutes());
   installConsoleRedirect(app);
   await app.register(consoleRoutes());
+  await app.register(podRoutes(services));
+  await app.register(clusterRoutes());
   return app;
 }

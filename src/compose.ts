@@ -41,6 +41,9 @@ import { PostgresStore } from './store/postgres/postgres-store.js';
 import { BalancerPool } from './runtime/balancer-pool.js';
 import { silentLogger, type Logger } from './domain/logger.js';
 import type { Services } from './services/services.js';
+import { PodService } from './services/pods.js';
+import { PodLauncher } from './services/pod-launcher.js';
+import { join } from 'node:path';
 
 export type { Services };
 
@@ -107,6 +110,20 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
   // Endpoint changes reach the leader's autoscaler whichever replica made them.
   endpoints.onChanged((endpointId) => events.endpointChanged(endpointId));
   if (runtime) events.onEndpointChanged(() => runtime.runSoon());
+  const sshKeys = new SshKeyService(store);
+  const pods = new PodService({
+    store,
+    catalog,
+    capacity,
+    engine: provider instanceof DockerProvider ? provider.pods : undefined,
+    providerName: config.workerProvider,
+    // Each pod's persistent volume is a directory of its own under the data directory.
+    launcher: new PodLauncher(join(config.dataDir, 'pods'), volumeDirectories, accountSecrets, sshKeys, registryAuths),
+    registries: registryAuths,
+    secrets: accountSecrets,
+    stopGraceMs: config.workerStopGraceMs,
+    log: log.child({ component: 'pods' }),
+  });
   let started: Promise<void> | undefined;
   return {
     config,
@@ -118,7 +135,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     templates,
     registryAuths,
     accountSecrets,
-    sshKeys: new SshKeyService(store),
+    sshKeys,
     secrets,
     networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories),
     endpoints,
@@ -135,6 +152,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     workerDirectory,
     cluster,
     balancer,
+    pods,
     start() {
       started ??= (async () => {
         if (secrets.unavailable)
@@ -144,9 +162,12 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
           if (leader) {
             sweeper.start();
             runtime?.start();
+            // Pods' containers outlive a restart and a change of leader: adopted, and rows of those gone settled.
+            void pods.recover().catch((err: unknown) => log.error({ err }, 'could not reconcile pods with their containers'));
           } else {
             void sweeper.stop();
             void runtime?.stop();
+            pods.stepDown();
           }
         });
         // Containers a killed run of this instance left behind go before anything else starts.

@@ -139,7 +139,7 @@ describe('documents', () => {
 });
 
 describe('operations Gantry does not offer', () => {
-  test('pod operations answer NOT_IMPLEMENTED naming the operation, whatever their arguments', async () => {
+  test('without the Docker provider, pod operations answer NOT_IMPLEMENTED naming the operation and the flag', async () => {
     const documents: [string, string][] = [
       [
         'podFindAndDeployOnDemand',
@@ -149,7 +149,6 @@ describe('operations Gantry does not offer', () => {
         'deployCpuPod',
         `mutation { deployCpuPod( input: { name: "p", imageName: "x/y", cloudType: SECURE, instanceId: "cpu3c-2-4", templateId: "runpod-ubuntu" } ) { id } }`,
       ],
-      ['podRentInterruptable', `mutation { podRentInterruptable(input: {bidPerGpu: 0.2, gpuCount: 1}) { id } }`],
       ['podStop', `mutation { podStop(input: {podId: "abc"}) { id desiredStatus } }`],
       [
         'podResume',
@@ -163,7 +162,19 @@ describe('operations Gantry does not offer', () => {
       assert.equal(body.errors.length, 1);
       assert.equal(body.errors[0]!.extensions.code, 'NOT_IMPLEMENTED', name);
       assert.deepEqual(body.errors[0]!.path, [name]);
-      assert.match(body.errors[0]!.message, new RegExp(`^${name} is not offered by Gantry`));
+      assert.match(body.errors[0]!.message, /pods need the Docker worker provider: start Gantry with --worker-provider docker/, name);
+    }
+  });
+
+  test('spot pods answer NOT_IMPLEMENTED whatever their arguments', async () => {
+    for (const [name, document] of [
+      ['podRentInterruptable', `mutation { podRentInterruptable(input: {bidPerGpu: 0.2, gpuCount: 1}) { id } }`],
+      ['podBidResume', `mutation { podBidResume(input: {podId: "abc", bidPerGpu: 0.2}) { id } }`],
+    ]) {
+      const body = errorsOf(await graphql(h, document!));
+      assert.equal(body.errors[0]!.extensions.code, 'NOT_IMPLEMENTED', name);
+      assert.deepEqual(body.errors[0]!.path, [name]);
+      assert.match(body.errors[0]!.message, new RegExp(`^${name} is not offered by Gantry: it has no spot`));
     }
   });
 

@@ -3,6 +3,7 @@
 // everything else to Fastify's handler.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { LoadBalancer } from './load-balancer.js';
+import type { PodProxy } from './pod-proxy.js';
 import { ApiError } from '../domain/errors.js';
 import { sendRawProblem, writeSocketProblem } from '../http/raw-problem.js';
 
@@ -16,6 +17,7 @@ export function createFrontServer(
   balancer: LoadBalancer,
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   timeouts: ServerTimeouts,
+  pods?: PodProxy,
 ): Server {
   // Node refuses an HTTP/1.1 request without Host with a bare 400 of its own; this answers it as a problem.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
@@ -24,12 +26,20 @@ export function createFrontServer(
       return;
     }
     const target = balancer.match(req);
+    const leader = target ? undefined : pods?.relayTarget(req);
+    const pod = target || leader ? undefined : pods?.match(req);
     if (target) void balancer.handle(req, res, target);
+    else if (leader) void pods!.relay(req, res, leader);
+    else if (pod) void pods!.handle(req, res, pod);
     else handler(req, res);
   });
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
     const target = balancer.match(req);
+    const leader = target ? undefined : pods?.relayTarget(req);
+    const pod = target || leader ? undefined : pods?.match(req);
     if (target) void balancer.handleUpgrade(req, socket, head, target);
+    else if (leader) void pods!.relayUpgrade(req, socket, head, leader);
+    else if (pod) void pods!.handleUpgrade(req, socket, head, pod);
     else writeSocketProblem(socket, new ApiError(404, `no upgrade is served on ${req.url?.split('?')[0] ?? '/'}`));
   });
   // Node answers an Expect other than 100-continue with a bare 417 unless told otherwise.

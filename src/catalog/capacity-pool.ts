@@ -3,7 +3,7 @@
 // selection; a worker that cannot be placed waits THROTTLED until capacity frees up.
 import type { Catalog } from '../domain/catalog.js';
 import { cudaVersionAccepted } from '../domain/cuda.js';
-import type { EndpointSpec } from '../domain/endpoint-spec.js';
+import type { EndpointSpec, GpuSelection } from '../domain/endpoint-spec.js';
 
 export interface GpuDevice {
   deviceId: string;
@@ -26,6 +26,9 @@ export interface Allocation {
   vcpuCount: number | null;
 }
 
+/** What placement reads of an endpoint (or of a pod, as a one-type selection). */
+export type PlacementRequest = Pick<EndpointSpec, 'gpu' | 'cpu' | 'dataCenterIds'>;
+
 export class CapacityPool {
   /** deviceId -> worker holding it */
   private readonly gpuHolders = new Map<string, string>();
@@ -43,7 +46,7 @@ export class CapacityPool {
   }
 
   /** Places a worker of the endpoint, or answers undefined when nothing fits right now. */
-  allocate(workerId: string, spec: EndpointSpec): Allocation | undefined {
+  allocate(workerId: string, spec: PlacementRequest): Allocation | undefined {
     const existing = this.allocations.get(workerId);
     if (existing) return existing;
     const allocation = spec.gpu ? this.placeGpu(spec) : this.placeCpu(spec);
@@ -54,9 +57,22 @@ export class CapacityPool {
   }
 
   /** Whether a worker of the endpoint could be placed on an empty deployment: something of its kind exists. */
-  canEverPlace(spec: EndpointSpec): boolean {
+  canEverPlace(spec: PlacementRequest): boolean {
     const empty = new CapacityPool(this.gpus, this.cpus, this.catalog);
     return empty.allocate('probe', spec) !== undefined;
+  }
+
+  /**
+   * Holds exactly these devices (a pod found running when Gantry starts keeps the ones it had);
+   * false when one of them is unknown or held by someone else.
+   */
+  hold(holderId: string, allocation: Allocation): boolean {
+    if (this.allocations.has(holderId)) return true;
+    const known = new Set(this.gpus.map((d) => d.deviceId));
+    if (allocation.deviceIds.some((id) => !known.has(id) || this.gpuHolders.has(id))) return false;
+    this.allocations.set(holderId, allocation);
+    for (const id of allocation.deviceIds) this.gpuHolders.set(id, holderId);
+    return true;
   }
 
   release(workerId: string): void {
@@ -77,9 +93,8 @@ export class CapacityPool {
     return total - used;
   }
 
-  private placeGpu(spec: EndpointSpec): Allocation | undefined {
+  private placeGpu(spec: PlacementRequest): Allocation | undefined {
     const gpu = spec.gpu!;
-    const free = this.freeGpus();
     // Pools in the order listed, types in catalog order: the first that has enough matching devices wins.
     for (const pool of gpu.pools) {
       const types = this.catalog
@@ -87,32 +102,56 @@ export class CapacityPool {
         .map((t) => t.id)
         .filter((id) => !gpu.excludedTypes.includes(id));
       for (const type of types) {
-        const groups = new Map<string, GpuDevice[]>();
-        for (const device of free) {
-          if (device.type !== type) continue;
-          if (!cudaVersionAccepted(device.cudaVersion, gpu.allowedCudaVersions, gpu.minCudaVersion)) continue;
-          if (spec.dataCenterIds.length > 0 && !spec.dataCenterIds.includes(device.dataCenterId)) continue;
-          const key = `${device.dataCenterId}|${device.cudaVersion}`;
-          groups.set(key, [...(groups.get(key) ?? []), device]);
-        }
-        for (const devices of groups.values()) {
-          if (devices.length >= gpu.count) {
-            const chosen = devices.slice(0, gpu.count);
-            return {
-              gpuTypeId: type,
-              dataCenterId: chosen[0]!.dataCenterId,
-              deviceIds: chosen.map((d) => d.deviceId),
-              cpuFlavor: null,
-              vcpuCount: null,
-            };
-          }
-        }
+        const placed = this.placeType(type, gpu, spec.dataCenterIds);
+        if (placed) return placed;
       }
     }
     return undefined;
   }
 
-  private placeCpu(spec: EndpointSpec): Allocation | undefined {
+  /** Places `count` GPUs of one type (pods name a type, not pools); undefined when they are not free. */
+  allocateGpuType(
+    holderId: string,
+    type: string,
+    selection: Pick<GpuSelection, 'count' | 'allowedCudaVersions' | 'minCudaVersion'>,
+    dataCenterIds: string[],
+  ): Allocation | undefined {
+    const existing = this.allocations.get(holderId);
+    if (existing) return existing;
+    const allocation = this.placeType(type, selection, dataCenterIds);
+    if (allocation) this.hold(holderId, allocation);
+    return allocation;
+  }
+
+  private placeType(
+    type: string,
+    gpu: Pick<GpuSelection, 'count' | 'allowedCudaVersions' | 'minCudaVersion'>,
+    dataCenterIds: string[],
+  ): Allocation | undefined {
+    const groups = new Map<string, GpuDevice[]>();
+    for (const device of this.freeGpus()) {
+      if (device.type !== type) continue;
+      if (!cudaVersionAccepted(device.cudaVersion, gpu.allowedCudaVersions, gpu.minCudaVersion)) continue;
+      if (dataCenterIds.length > 0 && !dataCenterIds.includes(device.dataCenterId)) continue;
+      const key = `${device.dataCenterId}|${device.cudaVersion}`;
+      groups.set(key, [...(groups.get(key) ?? []), device]);
+    }
+    for (const devices of groups.values()) {
+      if (devices.length >= gpu.count) {
+        const chosen = devices.slice(0, gpu.count);
+        return {
+          gpuTypeId: type,
+          dataCenterId: chosen[0]!.dataCenterId,
+          deviceIds: chosen.map((d) => d.deviceId),
+          cpuFlavor: null,
+          vcpuCount: null,
+        };
+      }
+    }
+    return undefined;
+  }
+
+  private placeCpu(spec: PlacementRequest): Allocation | undefined {
     for (const config of spec.cpu ?? []) {
       for (const site of this.cpus) {
         if (!site.flavors.includes(config.id)) continue;

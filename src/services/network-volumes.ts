@@ -67,6 +67,12 @@ export class NetworkVolumeService {
         `network volume ${id} is used by endpoint${users.length > 1 ? 's' : ''} ${users.map((e) => e.id).join(', ')}; remove it from their networkVolumes first`,
       );
     }
+    const pods = (await this.store.pods.list(accountId)).filter((pod) => pod.spec.network?.volumeId === id);
+    if (pods.length > 0) {
+      throw conflict(
+        `network volume ${id} is mounted by pod${pods.length > 1 ? 's' : ''} ${pods.map((p) => p.id).join(', ')}; terminate ${pods.length > 1 ? 'them' : 'it'} first`,
+      );
+    }
     if (!(await this.store.deleteNetworkVolume(accountId, id))) throw notFound(`network volume ${id} not found`);
     await this.directories.remove(id);
   }

@@ -100,8 +100,13 @@ export class RegistryAuthService implements RegistryLogins {
     const endpoint = await this.store.findEndpoint(endpointId);
     const registry = endpoint?.spec.registry;
     if (!endpoint || !registry) return undefined;
-    const record = await this.store.registryAuths.get(endpoint.accountId, registry);
-    if (!record) throw new Error(`the endpoint's registry credential ${registry} does not exist (any more)`);
+    return this.loginOf(endpoint.accountId, registry, "the endpoint's");
+  }
+
+  /** The login a registry credential of the account holds (a pod's image is pulled with it). */
+  async loginOf(accountId: string, registry: string, whose = 'the'): Promise<RegistryLogin> {
+    const record = await this.store.registryAuths.get(accountId, registry);
+    if (!record) throw new Error(`${whose} registry credential ${registry} does not exist (any more)`);
     try {
       const { username, password } = JSON.parse(this.secrets.open(record.sealedCredential, sealContext(record.id))) as RegistryLogin;
       return { username, password, label: `registry credential ${record.id} ('${record.name}')` };

@@ -26,6 +26,7 @@ import type { WorkerDirectory } from './worker-directory.js';
 import type { WorkerRuntime } from '../runtime/worker-runtime.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { BalancerPool } from '../runtime/balancer-pool.js';
+import type { PodService } from './pods.js';
 
 export interface Services {
   config: GantryConfig;
@@ -61,6 +62,8 @@ export interface Services {
   cluster: Cluster;
   /** Load-balancing workers: health, load and held requests. */
   balancer: BalancerPool;
+  /** Pods: long-running containers (the Docker provider only; 501 elsewhere). */
+  pods: PodService;
   /** Joins the cluster and starts background work (the leader's sweeper and worker runtime); the server calls it once it listens. */
   start(): Promise<void>;
   /** Stops this process's workers, each within --worker-stop-grace-ms; the first step of a shutdown. */

@@ -7,6 +7,7 @@ import type { RegistryAuthStore } from './registry-auth-store.js';
 import type { JobHistoryStore } from './job-history.js';
 import type { SecretStore } from './secret-store.js';
 import type { SshKeyStore } from './ssh-key-store.js';
+import type { PodStore } from './pod-store.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
@@ -89,6 +90,8 @@ export interface Store {
   readonly secrets: SecretStore;
   /** The SSH public keys of each account. */
   readonly sshKeys: SshKeyStore;
+  /** Pods: long-running containers of an account. */
+  readonly pods: PodStore;
   readonly webhookSecrets: WebhookSecretStore;
   close(): Promise<void>;
 

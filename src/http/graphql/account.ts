@@ -6,8 +6,10 @@ import { given } from './given.js';
 import { withGraphQLFieldNames } from './rest-body.js';
 import { endpointNode } from './endpoints/endpoint-node.js';
 import { templateNode } from './templates/template-node.js';
+import { podNode } from './pods.js';
 
-function userNode({ accountId, services }: GraphQLContext) {
+function userNode(context: GraphQLContext) {
+  const { accountId, services } = context;
   const templates = async () => (await services.templates.list(accountId)).map(templateNode);
   return {
     id: accountId,
@@ -19,7 +21,9 @@ function userNode({ accountId, services }: GraphQLContext) {
     podTemplates: templates,
     templates,
     containerRegistryCreds: async () => (await services.registryAuths.list(accountId)).map(({ id, name }) => ({ id, name })),
-    pods: [],
+    // Empty, not an error, where no provider runs pods: get_user selects pods on every call.
+    pods: async () =>
+      services.pods.offered ? await Promise.all((await services.pods.list(accountId)).map((pod) => podNode(pod, context))) : [],
   };
 }
 

@@ -4,16 +4,7 @@
 import { Kind, type OperationDefinitionNode } from 'graphql';
 import type { GraphQLErrorJson } from './errors.js';
 
-const POD_OPERATIONS = new Set([
-  'pod',
-  'podFindAndDeployOnDemand',
-  'podRentInterruptable',
-  'deployCpuPod',
-  'podStop',
-  'podResume',
-  'podBidResume',
-  'podTerminate',
-]);
+const POD_OPERATIONS = new Set(['podRentInterruptable', 'podBidResume']);
 
 export function notOfferedFields(operation: OperationDefinitionNode): GraphQLErrorJson[] {
   return operation.selectionSet.selections.flatMap((selection): GraphQLErrorJson[] => {
@@ -22,7 +13,7 @@ export function notOfferedFields(operation: OperationDefinitionNode): GraphQLErr
     const location = selection.loc ? [{ line: selection.loc.startToken.line, column: selection.loc.startToken.column }] : undefined;
     return [
       {
-        message: `${name} is not offered by Gantry: it has no pods. Serverless endpoints are managed with saveEndpoint, or REST v2 /v2/serverless`,
+        message: `${name} is not offered by Gantry: it has no spot (interruptible) pods. Create an on-demand pod with podFindAndDeployOnDemand, or REST v2 POST /v2/pods`,
         ...(location ? { locations: location } : {}),
         path: [selection.alias?.value ?? name],
         extensions: { code: 'NOT_IMPLEMENTED' },

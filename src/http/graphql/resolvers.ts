@@ -5,8 +5,9 @@ import { gpuTypeQueries } from './gpu-types.js';
 import { templateMutations } from './templates/resolvers.js';
 import { endpointMutations } from './endpoints/resolvers.js';
 import { registryAuthMutations } from './registry-auths.js';
+import { podMutations, podQueries } from './pods.js';
 
 export const rootResolvers: RootResolvers = {
-  Query: { ...accountQueries, ...gpuTypeQueries },
-  Mutation: { ...accountMutations, ...templateMutations, ...endpointMutations, ...registryAuthMutations },
+  Query: { ...accountQueries, ...gpuTypeQueries, ...podQueries },
+  Mutation: { ...accountMutations, ...templateMutations, ...endpointMutations, ...registryAuthMutations, ...podMutations },
 };

@@ -8,7 +8,7 @@ import { problemResponses } from '../schemas/common.js';
 import { EndpointIdParams } from '../schemas/serverless.js';
 import { ListReleasesResponse, ListWorkersResponse, LogQuery } from '../schemas/workers.js';
 import { relay } from '../relay.js';
-import { logCursor, selectLines } from '../log-cursor.js';
+import { streamLogs } from '../log-stream.js';
 
 /** Enough for every line a provider keeps of a worker; the cursor picks from them. */
 const LOG_LINES_KEPT = 100_000;
@@ -112,32 +112,9 @@ export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime, clus
         // Another replica runs the worker and holds its logs: relay its stream.
         if (peer?.managed) return relay(`${peer.replicaUrl}${request.url}`, request.headers, reply);
         if (!runtime || !known) throw notFound(`worker ${workerId} of endpoint ${endpoint.id} not found`);
-        const lastEventId = request.headers['last-event-id'];
-        const cursor = logCursor(typeof lastEventId === 'string' ? lastEventId : undefined, request.query.since, request.query.tail);
-        const wanted = (source: string) => {
-          const kind = source === 'system' ? 'system' : 'container';
-          return request.query.source === undefined || request.query.source === kind;
-        };
-        const event = (line: { ts: string; source: string; line: string }) =>
-          `id: ${line.ts}\nevent: log\ndata: ${JSON.stringify({ source: line.source === 'system' ? 'system' : 'container', line: line.line, ts: line.ts })}\n\n`;
-        reply.hijack();
-        const raw = reply.raw;
-        // Headers set earlier (rate limits) go out with the stream.
-        for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
-        raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-        for (const line of selectLines(runtime.logs(endpoint.id, workerId, LOG_LINES_KEPT), cursor))
-          if (wanted(line.source)) raw.write(event(line));
-        if (request.query.follow === false) {
-          raw.end();
-          return;
-        }
-        const stop = runtime.followLogs(endpoint.id, workerId, (line) => {
-          if (wanted(line.source)) raw.write(event(line));
-        });
-        const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
-        raw.on('close', () => {
-          clearInterval(heartbeat);
-          stop();
+        streamLogs(request, reply, request.query, {
+          lines: () => runtime.logs(endpoint.id, workerId, LOG_LINES_KEPT),
+          follow: (listener) => runtime.followLogs(endpoint.id, workerId, listener),
         });
       },
     );

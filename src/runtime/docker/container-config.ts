@@ -18,6 +18,8 @@ export const LABELS = {
   replica: 'gantry.replica',
   endpoint: 'gantry.endpoint',
   worker: 'gantry.worker',
+  /** Pods' containers outlive Gantry's restarts: they are reconciled with their rows, never removed as orphans. */
+  pod: 'gantry.pod',
 } as const;
 
 export interface ContainerPlan {

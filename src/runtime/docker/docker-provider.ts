@@ -17,6 +17,7 @@ import { ImagePuller, type RegistryLogin } from './image-puller.js';
 import { engineMessage } from './engine-message.js';
 import { attachOutput } from './container-output.js';
 import { removeOrphans } from './orphans.js';
+import { DockerPods } from './docker-pods.js';
 
 export interface DockerProviderOptions {
   /** The engine; by default the one DOCKER_HOST names, or the local socket. */
@@ -54,12 +55,20 @@ export class DockerProvider implements Provider {
   private readonly outputs: WorkerOutputs;
   private orphansRemoved: Promise<void> | undefined;
   private engineInfo: Promise<EngineFacts> | undefined;
+  /** Pods run on the same engine, under the same instance label. */
+  readonly pods: DockerPods;
 
   constructor(private readonly options: DockerProviderOptions) {
     this.docker = options.docker ?? new Docker();
     this.puller = new ImagePuller(this.docker);
     this.log = options.log ?? silentLogger;
     this.outputs = new WorkerOutputs(options.logLines);
+    this.pods = new DockerPods({
+      docker: this.docker,
+      instanceId: options.instanceId,
+      replicaId: options.replicaId,
+      log: this.log.child({ component: 'pods' }),
+    });
   }
 
   /**

@@ -9,7 +9,8 @@ export async function removeOrphans(docker: Docker, instanceId: string, tracked:
     all: true,
     filters: { label: [`${LABELS.managed}=1`, `${LABELS.instance}=${instanceId}`] },
   });
-  const orphans = containers.filter((c) => !tracked(c.Labels[LABELS.worker] ?? ''));
+  // Pods' containers are not workers: the pod service reconciles them with their rows.
+  const orphans = containers.filter((c) => c.Labels[LABELS.pod] === undefined && !tracked(c.Labels[LABELS.worker] ?? ''));
   await Promise.all(
     orphans.map((c) =>
       docker

@@ -23,6 +23,7 @@ import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js'
 import { PostgresRegistryAuthStore } from './postgres-registry-auths.js';
 import { PostgresJobHistory } from './postgres-job-history.js';
 import { PostgresSecretStore } from './postgres-secrets.js';
+import { PostgresPodStore } from './postgres-pods.js';
 import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
 import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
 import { ApiKeyCache } from './key-cache.js';
@@ -37,6 +38,7 @@ export class PostgresStore implements Store {
   readonly registryAuths: PostgresRegistryAuthStore;
   readonly secrets: PostgresSecretStore;
   readonly sshKeys: PostgresSshKeyStore;
+  readonly pods: PostgresPodStore;
   readonly webhookSecrets: PostgresWebhookSecretStore;
   private readonly keys = new ApiKeyCache();
 
@@ -49,6 +51,7 @@ export class PostgresStore implements Store {
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);
     this.sshKeys = new PostgresSshKeyStore(pool);
+    this.pods = new PostgresPodStore(pool);
     this.webhookSecrets = new PostgresWebhookSecretStore(pool);
   }
 

@@ -8,6 +8,7 @@ import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
 import { SqliteJobHistory } from './sqlite-job-history.js';
 import { SqliteSecretStore } from './sqlite-secrets.js';
+import { SqlitePodStore } from './sqlite-pods.js';
 import { SqliteSshKeyStore } from './sqlite-ssh-keys.js';
 import { SqliteWebhookSecretStore } from './sqlite-webhook-secrets.js';
 import {
@@ -46,6 +47,7 @@ export class SqliteStore implements Store {
   readonly registryAuths: SqliteRegistryAuthStore;
   readonly secrets: SqliteSecretStore;
   readonly sshKeys: SqliteSshKeyStore;
+  readonly pods: SqlitePodStore;
   readonly webhookSecrets: SqliteWebhookSecretStore;
 
   constructor(fileOrDb: string | Database.Database) {
@@ -56,6 +58,7 @@ export class SqliteStore implements Store {
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
     this.secrets = new SqliteSecretStore(this.db);
     this.sshKeys = new SqliteSshKeyStore(this.db);
+    this.pods = new SqlitePodStore(this.db);
     this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
   }
 
