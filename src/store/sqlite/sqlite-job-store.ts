@@ -26,6 +26,7 @@ import { conflictText, uniquely } from '../shared/conflicts.js';
 import { countsFromRows } from '../shared/job-results.js';
 import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
+import { SqliteQueuePurges } from './sqlite-queue-purge.js';
 
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
 /** The current queue generation of the endpoint bound at this place. */
@@ -40,9 +41,11 @@ export class SqliteJobStore implements JobStore {
   private readonly s: ReturnType<typeof prepare>;
   private readonly completeBy = new Map<string, Database.Statement>();
   private readonly requeueBy = new Map<string, Database.Statement>();
+  private readonly purges: SqliteQueuePurges;
 
   constructor(private readonly db: Database.Database) {
     this.s = prepare(db);
+    this.purges = new SqliteQueuePurges(db);
   }
 
   async insert(job: NewJob): Promise<void> {
@@ -132,15 +135,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async purgeQueued(endpointId: string): Promise<number> {
-    // The queue as it is becomes an old generation: hidden at once, its rows deleted later (deletePurged).
-    return this.db.transaction(() => {
-      const generation = this.s.nextGeneration.pluck().get(endpointId) as number;
-      return this.s.countGeneration.pluck().get(endpointId, generation - 1) as number;
-    })();
+    return this.purges.purge(endpointId);
   }
 
   async deletePurged(limit: number): Promise<number> {
-    return this.s.deletePurged.run(limit).changes;
+    return this.purges.deleteBatch(limit);
   }
 
   async counts(endpointId: string): Promise<JobCounts> {
@@ -268,12 +267,6 @@ function prepare(db: Database.Database) {
     renew: db.prepare(`UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND worker_id = ? AND endpoint_id = ? AND status = 'IN_PROGRESS'`),
     progress: db.prepare(`UPDATE jobs SET output = ?, lease_expires_at = ? WHERE id = ? AND status = 'IN_PROGRESS'`),
     setExpiry: db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?'),
-    nextGeneration: db.prepare(`INSERT INTO queue_generations (endpoint_id, generation) VALUES (?, 1)
-      ON CONFLICT (endpoint_id) DO UPDATE SET generation = generation + 1 RETURNING generation`),
-    countGeneration: db.prepare(`SELECT count(*) FROM jobs WHERE endpoint_id = ? AND queue_generation = ? AND status = 'IN_QUEUE'`),
-    // CROSS JOIN keeps queue_generations the outer loop, so each endpoint's old generations are one index range.
-    deletePurged: db.prepare(`DELETE FROM jobs WHERE seq IN (SELECT j.seq FROM queue_generations g
-      CROSS JOIN jobs j ON j.endpoint_id = g.endpoint_id AND j.queue_generation < g.generation AND j.status = 'IN_QUEUE' LIMIT ?)`),
     counts: db.prepare(`SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = ? AND status <> 'IN_QUEUE' GROUP BY status`),
     countQueued: db.prepare(`SELECT count(*) FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE'`),
     retried: db.prepare(`SELECT count(*) AS n FROM jobs WHERE endpoint_id = ? AND retries > 0 AND NOT ${purgedRow(GENERATION)}`),
