@@ -24,6 +24,7 @@ import { WebhookOutbox } from './services/webhook-outbox.js';
 import { WebhookSecretService } from './services/webhook-secrets.js';
 import { WorkerProtocolService } from './services/worker-protocol.js';
 import { JobSweeper } from './services/job-sweeper.js';
+import { PurgedJobDeleter } from './services/purged-jobs.js';
 import { WorkerCredentialService } from './services/worker-credentials.js';
 import { GantryMetrics } from './services/metrics.js';
 import { WorkerDirectory } from './services/worker-directory.js';
@@ -104,7 +105,18 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     (endpointId) => workerDirectory.counts(endpointId),
     (endpointId) => balancer.demand(endpointId),
   );
-  const jobs = new JobService(store, events, workers, webhooks, config, metrics, (endpointId) => workerDirectory.counts(endpointId));
+  const purgedRows = new PurgedJobDeleter(store, log.child({ component: 'purge' }));
+  const jobs = new JobService(
+    store,
+    events,
+    workers,
+    webhooks,
+    config,
+    metrics,
+    (endpointId) => workerDirectory.counts(endpointId),
+    Date.now,
+    purgedRows,
+  );
   const sweeper = new JobSweeper(store, jobs, events, config, log.child({ component: 'sweeper' }));
   const endpoints = new EndpointService(store, catalog, templates, registryAuths, accountSecrets, config, webhookSecrets);
   // Endpoint changes reach the leader's autoscaler whichever replica made them.
@@ -191,6 +203,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
       await runtime?.stop();
       balancer.close();
       await sweeper.stop();
+      await purgedRows.stop();
       await webhooks.close();
       await store.close();
     },

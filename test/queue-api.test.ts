@@ -162,6 +162,22 @@ describe('cancel, retry, purge, health', () => {
     assert.equal((await g.queue('GET', `/status/${running}`)).json.status, 'COMPLETED');
   });
 
+  test('after purge-queue the purged jobs read as not found and are never taken; jobs submitted after it are', async () => {
+    const purgedIds: string[] = [];
+    for (let i = 0; i < 4; i++) purgedIds.push((await g.queue('POST', '/run', { input: { i } })).json.id);
+    const queuedBefore = (await g.queue('GET', '/health')).json.jobs.inQueue;
+    const purge = await g.queue('POST', '/purge-queue', {});
+    assert.equal(purge.json.removed, queuedBefore);
+    assert.equal((await g.queue('GET', '/health')).json.jobs.inQueue, 0);
+    for (const id of purgedIds) {
+      assert.equal((await g.queue('GET', `/status/${id}`)).status, 404);
+      assert.equal((await g.queue('POST', `/cancel/${id}`)).status, 404);
+    }
+    const later = await runAndTake({ after: true });
+    await done(later, { output: 'ran' });
+    assert.equal((await g.queue('GET', `/status/${later}`)).json.status, 'COMPLETED');
+  });
+
   test('health counts jobs and the workers seen through the protocol', async () => {
     const h = await g.queue('GET', '/health');
     assert.equal(h.status, 200);

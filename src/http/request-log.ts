@@ -1,8 +1,11 @@
 // Fastify's per-request lines (incoming, completed) at a level of the operator's choosing. On a
 // busy server two lines per request at info drown the warnings and lifecycle lines, so they
 // default to debug; a request that fails still logs at error.
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { GantryConfig } from '../config.js';
+
+/** pino's level numbers: a line is written when its level is at least the logger's. */
+const LEVEL_VALUES: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 
 /** GraphQL clients (runpodctl) put the API key in the URL; the logs get the URL without it. */
 export function redactedUrl(url: string): string {
@@ -19,16 +22,21 @@ export class RequestLogController extends LogController {
     super();
   }
 
+  private enabled(log: FastifyBaseLogger): boolean {
+    return (LEVEL_VALUES[this.level] ?? 0) >= (LEVEL_VALUES[log.level] ?? 0);
+  }
+
+  // Each line's fields are built only when its level is on: this runs on every request.
   override incomingRequest(request: FastifyRequest): void {
-    request.log[this.level]({ req: loggable(request) }, 'incoming request');
+    if (this.enabled(request.log)) request.log[this.level]({ req: loggable(request) }, 'incoming request');
   }
 
   override requestCompleted(error: Error | null | undefined, _request: FastifyRequest, reply: FastifyReply): void {
     if (error) reply.log.error({ res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
-    else reply.log[this.level]({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    else if (this.enabled(reply.log)) reply.log[this.level]({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
 
   override routeNotFound(request: FastifyRequest): void {
-    request.log[this.level]({ req: loggable(request) }, 'route not found');
+    if (this.enabled(request.log)) request.log[this.level]({ req: loggable(request) }, 'route not found');
   }
 }

@@ -53,6 +53,8 @@ export class JobSweeper {
       this.events.jobsQueued(job.endpointId);
     }
     await this.store.jobs.forgetStops(now - STOP_REQUEST_TTL_MS);
+    // Purges another replica (or a previous run of this one) did not finish deleting.
+    this.jobs.purgedRows?.start();
     for (const job of await this.store.jobs.deleteExpired(now, BATCH)) {
       if (job.status === 'IN_PROGRESS' && job.workerId) await this.jobs.stopOnWorker(job.endpointId, job.workerId, job.id);
       this.events.jobChanged(job.id);

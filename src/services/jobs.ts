@@ -8,6 +8,7 @@ import type { JobEvents } from './waitlist.js';
 import type { WorkerCounts, WorkerRegistry } from '../runtime/worker-registry.js';
 import { statusJson } from './job-view.js';
 import { EndpointCache } from './endpoint-cache.js';
+import type { PurgedJobDeleter } from './purged-jobs.js';
 
 export interface RunRequest {
   input: Record<string, unknown>;
@@ -46,6 +47,8 @@ export class JobService {
     private readonly observer: JobObserver | undefined = undefined,
     private readonly countWorkers: (endpointId: string) => WorkerCounts = (id) => workers.counts(id, Date.now()),
     private readonly now: Clock = Date.now,
+    /** Deletes the rows of purged jobs in the background; without it they stay (hidden) until they expire. */
+    readonly purgedRows: PurgedJobDeleter | undefined = undefined,
   ) {
     this.endpoints = new EndpointCache(store, now);
     events.onEndpointChanged((endpointId) => this.endpoints.invalidate(endpointId));
@@ -173,8 +176,11 @@ export class JobService {
     return requeued;
   }
 
+  /** Queued jobs are gone at once (never taken, shown or counted again); their rows are deleted behind. */
   async purge(endpointId: string): Promise<number> {
-    return this.store.jobs.purgeQueued(endpointId);
+    const removed = await this.store.jobs.purgeQueued(endpointId);
+    if (removed > 0) this.purgedRows?.start();
+    return removed;
   }
 
   async health(endpointId: string): Promise<{ jobs: Omit<JobCounts, 'cancelled' | 'timedOut'>; workers: WorkerCounts }> {

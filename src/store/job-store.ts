@@ -92,7 +92,14 @@ export interface JobStore {
   /** Puts a failed or timed-out job back in the queue with its original input. */
   requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined>;
   setExpiry(id: string, expiresAt: number): Promise<void>;
+  /**
+   * Removes every queued job of the endpoint at once and answers how many: they are never taken,
+   * shown or counted again; their rows go later, through deletePurged. Jobs queued afterwards
+   * (submitted, retried or back from a lost lease) are not affected.
+   */
   purgeQueued(endpointId: string): Promise<number>;
+  /** Deletes up to `limit` rows of purged jobs (of any endpoint); answers how many, 0 when none are left. */
+  deletePurged(limit: number): Promise<number>;
   counts(endpointId: string): Promise<JobCounts>;
   queueStats(endpointId: string): Promise<QueueStats>;
   /** Oldest normal-priority queued job's submit time, or null. */

@@ -6,20 +6,21 @@ import type { Completion, JobRecord, NewJob } from '../job-store.js';
 import { jobFromRow, type JobRow } from '../rows.js';
 import { isUniqueViolation } from '../shared/conflicts.js';
 import { TurnBatch } from './turn-batch.js';
+import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
 
 const INSERT = {
   name: 'gantry_jobs_insert',
   text: `INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
-           retention_ms, ttl_ms, submitted_at, expires_at)
+           retention_ms, ttl_ms, submitted_at, expires_at, queue_generation)
          SELECT id, endpoint_id, account_id, 'IN_QUEUE', input, webhook, s3_config, execution_timeout_ms, low_priority,
-           retention_ms, ttl_ms, submitted_at, expires_at
+           retention_ms, ttl_ms, submitted_at, expires_at, ${generationOf('n.endpoint_id')}
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::boolean[],
            $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])
            AS n(id, endpoint_id, account_id, input, webhook, s3_config, execution_timeout_ms, low_priority,
            retention_ms, ttl_ms, submitted_at, expires_at)`,
 };
 
-const GET = { name: 'gantry_jobs_get', text: 'SELECT * FROM jobs WHERE id = ANY($1::text[])' };
+const GET = { name: 'gantry_jobs_get', text: `SELECT * FROM jobs WHERE id = ANY($1::text[]) AND NOT ${purgedRow()}` };
 
 /** Each job moves only from one of the statuses its caller allows (listed with commas). */
 const COMPLETE = {

@@ -29,6 +29,8 @@ import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js'
 import { transaction, type Queryable } from './database.js';
 import { JobBatches } from './job-batches.js';
 import { TakeBatches } from './take-batches.js';
+import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
+import { deletePurged, purgeQueue } from './postgres-queue-purge.js';
 
 const DISPLACED = 'id, endpoint_id AS "endpointId", worker_id AS "workerId", status';
 const REQUEUED = `id, endpoint_id AS "endpointId", NULL AS "workerId", status`;
@@ -36,6 +38,7 @@ const REQUEUED = `id, endpoint_id AS "endpointId", NULL AS "workerId", status`;
 /** Drops an endpoint's jobs and their streams; the caller's transaction makes it one change. */
 export async function deleteJobsOfEndpoint(client: Queryable, endpointId: string): Promise<number> {
   await client.query('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = $1)', [endpointId]);
+  await client.query('DELETE FROM queue_generations WHERE endpoint_id = $1', [endpointId]);
   return (await client.query('DELETE FROM jobs WHERE endpoint_id = $1', [endpointId])).rowCount ?? 0;
 }
 
@@ -99,7 +102,8 @@ export class PostgresJobStore implements JobStore {
       const updated = (
         await client.query<JobRow>(
           `UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL, completed_at = NULL, worker_id = NULL,
-             lease_expires_at = NULL, retries = retries + 1, lease_losses = 0, expires_at = $1, stream_read = 0, stream_written = 0
+             lease_expires_at = NULL, retries = retries + 1, lease_losses = 0, expires_at = $1, stream_read = 0, stream_written = 0,
+             queue_generation = ${ROW_GENERATION}
            WHERE id = $2 AND status = ANY($3) RETURNING *`,
           [expiresAt, id, from],
         )
@@ -114,13 +118,18 @@ export class PostgresJobStore implements JobStore {
     await this.pool.query('UPDATE jobs SET expires_at = $1 WHERE id = $2', [expiresAt, id]);
   }
 
-  async purgeQueued(endpointId: string): Promise<number> {
-    return (await this.pool.query(`DELETE FROM jobs WHERE endpoint_id = $1 AND status = 'IN_QUEUE'`, [endpointId])).rowCount ?? 0;
+  purgeQueued(endpointId: string): Promise<number> {
+    return purgeQueue(this.pool, endpointId);
+  }
+
+  deletePurged(limit: number): Promise<number> {
+    return deletePurged(this.pool, limit);
   }
 
   async counts(endpointId: string): Promise<JobCounts> {
     const rows = await this.rows<{ status: JobStatus; n: number; retried: number }>(
-      'SELECT status, count(*) AS n, count(*) FILTER (WHERE retries > 0) AS retried FROM jobs WHERE endpoint_id = $1 GROUP BY status',
+      `SELECT status, count(*) AS n, count(*) FILTER (WHERE retries > 0) AS retried FROM jobs
+       WHERE endpoint_id = $1 AND NOT ${purgedRow(generationOf('$1'))} GROUP BY status`,
       [endpointId],
     );
     return countsFromRows(
@@ -132,11 +141,13 @@ export class PostgresJobStore implements JobStore {
   async queueStats(endpointId: string): Promise<QueueStats> {
     const [row] = await this.rows<{ queued: number; low: number; running: number; oldest: number | null }>(
       `SELECT
-         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND NOT low_priority LIMIT $2) q) AS queued,
-         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND low_priority LIMIT $2) l) AS low,
+         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND queue_generation = ${generationOf('$1')}
+           AND status = 'IN_QUEUE' AND NOT low_priority LIMIT $2) q) AS queued,
+         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND queue_generation = ${generationOf('$1')}
+           AND status = 'IN_QUEUE' AND low_priority LIMIT $2) l) AS low,
          (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND status = 'IN_PROGRESS' LIMIT $2) r) AS running,
-         (SELECT submitted_at FROM jobs WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND NOT low_priority
-          ORDER BY low_priority, seq LIMIT 1) AS oldest`,
+         (SELECT submitted_at FROM jobs WHERE endpoint_id = $1 AND queue_generation = ${generationOf('$1')}
+           AND status = 'IN_QUEUE' AND NOT low_priority ORDER BY low_priority, seq LIMIT 1) AS oldest`,
       [endpointId, QUEUE_STATS_CAP],
     );
     return { queued: row!.queued, queuedLowPriority: row!.low, inProgress: row!.running, oldestQueuedAt: row!.oldest };
@@ -144,7 +155,8 @@ export class PostgresJobStore implements JobStore {
 
   async oldestQueuedAt(endpointId: string): Promise<number | null> {
     const [row] = await this.rows<{ submitted_at: number }>(
-      `SELECT submitted_at FROM jobs WHERE endpoint_id = $1 AND status = 'IN_QUEUE' AND NOT low_priority ORDER BY low_priority, seq LIMIT 1`,
+      `SELECT submitted_at FROM jobs WHERE endpoint_id = $1 AND queue_generation = ${generationOf('$1')}
+       AND status = 'IN_QUEUE' AND NOT low_priority ORDER BY low_priority, seq LIMIT 1`,
       [endpointId],
     );
     return row?.submitted_at ?? null;
@@ -223,7 +235,7 @@ export class PostgresJobStore implements JobStore {
       const requeued = (
         await client.query<DisplacedJob>(
           `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL,
-           retries = retries + 1, lease_losses = lease_losses + 1
+           retries = retries + 1, lease_losses = lease_losses + 1, queue_generation = ${ROW_GENERATION}
          WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
          RETURNING ${REQUEUED}`,
           [now, limit],
@@ -235,7 +247,8 @@ export class PostgresJobStore implements JobStore {
 
   releaseWorker(workerId: string): Promise<DisplacedJob[]> {
     return this.rows<DisplacedJob>(
-      `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL, retries = retries + 1
+      `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL, retries = retries + 1,
+         queue_generation = ${ROW_GENERATION}
        WHERE worker_id = $1 AND status = 'IN_PROGRESS' RETURNING ${REQUEUED}`,
       [workerId],
     );

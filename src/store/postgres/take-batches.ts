@@ -2,12 +2,14 @@
 // while the previous take is at the database) go out as one statement: it locks up to the sum of
 // their limits of the oldest queued jobs with SKIP LOCKED and hands them out in order, the first
 // caller the oldest. Each row is updated once, so no job reaches two workers, here or on another
-// replica taking at the same time.
+// replica taking at the same time. Only the endpoint's current queue generation is taken (a purge
+// hides the older ones: docs/decisions/0015).
 import type pg from 'pg';
 import type { JobRecord } from '../job-store.js';
 import { jobFromRow, type JobRow } from '../rows.js';
 import { inTakeOrder } from '../shared/job-results.js';
 import { TurnBatch } from './turn-batch.js';
+import { generationOf } from '../shared/queue-generation-sql.js';
 
 const TAKE = {
   name: 'gantry_jobs_take',
@@ -16,7 +18,8 @@ const TAKE = {
            FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[]) WITH ORDINALITY AS w(worker_id, n, started_at, lease_until, ord)
          ), picked AS MATERIALIZED (
            SELECT seq, row_number() OVER (ORDER BY low_priority, seq) - 1 AS i
-           FROM (SELECT seq, low_priority FROM jobs WHERE endpoint_id = $5 AND status = 'IN_QUEUE' AND expires_at > $6
+           FROM (SELECT seq, low_priority FROM jobs WHERE endpoint_id = $5 AND queue_generation = ${generationOf('$5')}
+                   AND status = 'IN_QUEUE' AND expires_at > $6
                  ORDER BY low_priority, seq LIMIT $7 FOR UPDATE SKIP LOCKED) AS free
          )
          UPDATE jobs SET status = 'IN_PROGRESS', worker_id = want.worker_id, started_at = want.started_at, lease_expires_at = want.lease_until

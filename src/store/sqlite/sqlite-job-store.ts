@@ -23,10 +23,14 @@ import {
   type WorkerCredentialRow,
 } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
-import { countsFromRows, inTakeOrder } from '../shared/job-results.js';
+import { countsFromRows } from '../shared/job-results.js';
 import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
+import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
+import { SqliteQueuePurges } from './sqlite-queue-purge.js';
 
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
+/** The current queue generation of the endpoint bound at this place. */
+const GENERATION = generationOf('?');
 
 function statusList(statuses: readonly JobStatus[]): string {
   // Statuses are a closed enum, never user text, so inlining them is safe and keeps one statement per set.
@@ -37,9 +41,11 @@ export class SqliteJobStore implements JobStore {
   private readonly s: ReturnType<typeof prepare>;
   private readonly completeBy = new Map<string, Database.Statement>();
   private readonly requeueBy = new Map<string, Database.Statement>();
+  private readonly purges: SqliteQueuePurges;
 
   constructor(private readonly db: Database.Database) {
     this.s = prepare(db);
+    this.purges = new SqliteQueuePurges(db);
   }
 
   async insert(job: NewJob): Promise<void> {
@@ -57,6 +63,7 @@ export class SqliteJobStore implements JobStore {
         job.ttlMs,
         job.submittedAt,
         job.expiresAt,
+        job.endpointId,
       );
     await uniquely(insert, () => conflictText.job(job.id));
   }
@@ -67,8 +74,17 @@ export class SqliteJobStore implements JobStore {
   }
 
   async take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
-    const rows = this.s.take.all(workerId, now, leaseUntil, endpointId, now, limit) as JobRow[];
-    return inTakeOrder(rows.map(jobFromRow));
+    // A select, then one update by primary key per job: an UPDATE ... WHERE seq IN (subquery)
+    // costs several times more, above all on the empty queue idle workers poll.
+    return this.db.transaction(() => {
+      const due = this.s.takeable.all(endpointId, endpointId, now, limit) as { seq: number }[];
+      const taken: JobRecord[] = [];
+      for (const { seq } of due) {
+        const row = this.s.takeOne.get(workerId, now, leaseUntil, seq) as JobRow | undefined;
+        if (row) taken.push(jobFromRow(row));
+      }
+      return taken;
+    })();
   }
 
   async renewLeases(endpointId: string, workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
@@ -102,7 +118,7 @@ export class SqliteJobStore implements JobStore {
     if (!statement) {
       statement = this.db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL,
         completed_at = NULL, worker_id = NULL, lease_expires_at = NULL, retries = retries + 1, lease_losses = 0,
-        expires_at = ?, stream_read = 0, stream_written = 0
+        expires_at = ?, stream_read = 0, stream_written = 0, queue_generation = ${ROW_GENERATION}
         WHERE id = ? AND status IN (${key}) RETURNING *`);
       this.requeueBy.set(key, statement);
     }
@@ -119,26 +135,31 @@ export class SqliteJobStore implements JobStore {
   }
 
   async purgeQueued(endpointId: string): Promise<number> {
-    return this.s.purge.run(endpointId).changes;
+    return this.purges.purge(endpointId);
+  }
+
+  async deletePurged(limit: number): Promise<number> {
+    return this.purges.deleteBatch(limit);
   }
 
   async counts(endpointId: string): Promise<JobCounts> {
     const rows = this.s.counts.all(endpointId) as { status: JobStatus; n: number }[];
-    return countsFromRows(rows, (this.s.retried.get(endpointId) as { n: number }).n);
+    rows.push({ status: 'IN_QUEUE', n: this.s.countQueued.pluck().get(endpointId, endpointId) as number });
+    return countsFromRows(rows, (this.s.retried.get(endpointId, endpointId) as { n: number }).n);
   }
 
   async queueStats(endpointId: string): Promise<QueueStats> {
-    const count = (statement: Database.Statement) => (statement.get(endpointId, QUEUE_STATS_CAP) as { n: number }).n;
+    const queued = (statement: Database.Statement) => (statement.get(endpointId, endpointId, QUEUE_STATS_CAP) as { n: number }).n;
     return {
-      queued: count(this.s.countQueuedNormal),
-      queuedLowPriority: count(this.s.countQueuedLow),
-      inProgress: count(this.s.countRunning),
+      queued: queued(this.s.countQueuedNormal),
+      queuedLowPriority: queued(this.s.countQueuedLow),
+      inProgress: (this.s.countRunning.get(endpointId, QUEUE_STATS_CAP) as { n: number }).n,
       oldestQueuedAt: await this.oldestQueuedAt(endpointId),
     };
   }
 
   async oldestQueuedAt(endpointId: string): Promise<number | null> {
-    const row = this.s.oldest.get(endpointId) as { submitted_at: number } | undefined;
+    const row = this.s.oldest.get(endpointId, endpointId) as { submitted_at: number } | undefined;
     return row?.submitted_at ?? null;
   }
 
@@ -193,6 +214,7 @@ export class SqliteJobStore implements JobStore {
   deleteJobsOfEndpoint(endpointId: string): number {
     return this.db.transaction(() => {
       this.s.deleteEndpointStreams.run(endpointId);
+      this.s.deleteEndpointGeneration.run(endpointId);
       return this.s.deleteEndpointJobs.run(endpointId).changes;
     })();
   }
@@ -235,26 +257,27 @@ export class SqliteJobStore implements JobStore {
 function prepare(db: Database.Database) {
   return {
     insert: db.prepare(`INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config,
-      execution_timeout_ms, low_priority, retention_ms, ttl_ms, submitted_at, expires_at)
-      VALUES (?, ?, ?, 'IN_QUEUE', ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    get: db.prepare('SELECT * FROM jobs WHERE id = ?'),
-    take: db.prepare(`UPDATE jobs SET status = 'IN_PROGRESS', worker_id = ?, started_at = ?, lease_expires_at = ?
-      WHERE seq IN (SELECT seq FROM jobs WHERE endpoint_id = ? AND status = 'IN_QUEUE' AND expires_at > ?
-                    ORDER BY low_priority, seq LIMIT ?)
-      RETURNING *`),
+      execution_timeout_ms, low_priority, retention_ms, ttl_ms, submitted_at, expires_at, queue_generation)
+      VALUES (?, ?, ?, 'IN_QUEUE', ?, ?, ?, ?, ?, ?, ?, ?, ?, ${GENERATION})`),
+    get: db.prepare(`SELECT * FROM jobs WHERE id = ? AND NOT ${purgedRow()}`),
+    takeable: db.prepare(`SELECT seq FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION}
+      AND status = 'IN_QUEUE' AND expires_at > ? ORDER BY low_priority, seq LIMIT ?`),
+    takeOne: db.prepare(`UPDATE jobs SET status = 'IN_PROGRESS', worker_id = ?, started_at = ?, lease_expires_at = ?
+      WHERE seq = ? AND status = 'IN_QUEUE' RETURNING *`),
     renew: db.prepare(`UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND worker_id = ? AND endpoint_id = ? AND status = 'IN_PROGRESS'`),
     progress: db.prepare(`UPDATE jobs SET output = ?, lease_expires_at = ? WHERE id = ? AND status = 'IN_PROGRESS'`),
     setExpiry: db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?'),
-    purge: db.prepare(`DELETE FROM jobs WHERE endpoint_id = ? AND status = 'IN_QUEUE'`),
-    counts: db.prepare('SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = ? GROUP BY status'),
-    retried: db.prepare('SELECT count(*) AS n FROM jobs WHERE endpoint_id = ? AND retries > 0'),
+    counts: db.prepare(`SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = ? AND status <> 'IN_QUEUE' GROUP BY status`),
+    countQueued: db.prepare(`SELECT count(*) FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE'`),
+    retried: db.prepare(`SELECT count(*) AS n FROM jobs WHERE endpoint_id = ? AND retries > 0 AND NOT ${purgedRow(GENERATION)}`),
     countQueuedNormal: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
-      WHERE endpoint_id = ? AND status = 'IN_QUEUE' AND low_priority = 0 LIMIT ?)`),
+      WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 0 LIMIT ?)`),
     countQueuedLow: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
-      WHERE endpoint_id = ? AND status = 'IN_QUEUE' AND low_priority = 1 LIMIT ?)`),
+      WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 1 LIMIT ?)`),
     countRunning: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
       WHERE endpoint_id = ? AND status = 'IN_PROGRESS' LIMIT ?)`),
-    oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND status = 'IN_QUEUE' AND low_priority = 0
+    oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION}
+      AND status = 'IN_QUEUE' AND low_priority = 0
       ORDER BY low_priority, seq LIMIT 1`),
     bumpWritten: db.prepare('UPDATE jobs SET stream_written = stream_written + ? WHERE id = ? RETURNING stream_written'),
     insertChunk: db.prepare('INSERT INTO job_stream (job_id, seq, output) VALUES (?, ?, ?)'),
@@ -274,15 +297,16 @@ function prepare(db: Database.Database) {
       WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= ? AND lease_losses >= ? LIMIT ?)
       RETURNING ${DISPLACED}`),
     requeueLapsed: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
-      worker_id = NULL, retries = retries + 1, lease_losses = lease_losses + 1
+      worker_id = NULL, retries = retries + 1, lease_losses = lease_losses + 1, queue_generation = ${ROW_GENERATION}
       WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= ? LIMIT ?)
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
     releaseWorker: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
-      worker_id = NULL, retries = retries + 1
+      worker_id = NULL, retries = retries + 1, queue_generation = ${ROW_GENERATION}
       WHERE worker_id = ? AND status = 'IN_PROGRESS'
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
     deleteEndpointStreams: db.prepare('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = ?)'),
     deleteEndpointJobs: db.prepare('DELETE FROM jobs WHERE endpoint_id = ?'),
+    deleteEndpointGeneration: db.prepare('DELETE FROM queue_generations WHERE endpoint_id = ?'),
     requestStop: db.prepare('INSERT OR IGNORE INTO job_stops (worker_id, job_id, endpoint_id, requested_at) VALUES (?, ?, ?, ?)'),
     drainStops: db.prepare('DELETE FROM job_stops WHERE worker_id = ? AND (endpoint_id = ? OR endpoint_id IS NULL) RETURNING job_id'),
     forgetStops: db.prepare('DELETE FROM job_stops WHERE requested_at < ?'),

@@ -2,6 +2,7 @@
 // the async surface is the port's, so a networked adapter can implement the same contract.
 import Database from 'better-sqlite3';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
+import { GroupCommit, groupMethods } from './group-commit.js';
 import { migrateSqlite } from './migrate.js';
 import { preparePrivateDatabaseFile } from './private-files.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
@@ -42,6 +43,7 @@ export function openSqliteDatabase(file: string): Database.Database {
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly group: GroupCommit;
   readonly jobs: SqliteJobStore;
   readonly jobHistory: SqliteJobHistory;
   readonly registryAuths: SqliteRegistryAuthStore;
@@ -60,9 +62,14 @@ export class SqliteStore implements Store {
     this.sshKeys = new SqliteSshKeyStore(this.db);
     this.pods = new SqlitePodStore(this.db);
     this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
+    this.group = new GroupCommit(this.db);
+    for (const part of [this, this.jobs, this.registryAuths, this.secrets, this.sshKeys, this.webhookSecrets]) {
+      groupMethods(part, this.group, ['close']);
+    }
   }
 
   async close(): Promise<void> {
+    this.group.flush();
     this.db.close();
   }
 
