@@ -23,6 +23,7 @@ import {
   type ReleaseRow,
   type TemplateRow,
 } from '../rows.js';
+import { changeMarkReader } from './change-mark.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
 /** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
@@ -40,6 +41,7 @@ export function openSqliteDatabase(file: string): Database.Database {
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly readChangeMark: () => number;
   readonly jobs: SqliteJobStore;
   readonly registryAuths: SqliteRegistryAuthStore;
   readonly secrets: SqliteSecretStore;
@@ -49,11 +51,16 @@ export class SqliteStore implements Store {
   constructor(fileOrDb: string | Database.Database) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
     this.statements = prepareStatements(this.db);
+    this.readChangeMark = changeMarkReader(this.db);
     this.jobs = new SqliteJobStore(this.db);
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
     this.secrets = new SqliteSecretStore(this.db);
     this.sshKeys = new SqliteSshKeyStore(this.db);
     this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
+  }
+
+  changeMark(): number {
+    return this.readChangeMark();
   }
 
   async close(): Promise<void> {
