@@ -30,7 +30,10 @@ profile.samples.forEach((id, i) => {
   selfUs.set(name, (selfUs.get(name) ?? 0) + delta);
 });
 const idle = selfUs.get('(idle)') ?? 0;
-console.log(`total ${(total / 1e6).toFixed(2)} s, busy ${((total - idle) / 1e6).toFixed(2)} s`);
-const top = [...selfUs].sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top));
+console.log(`total ${(total / 1e6).toFixed(2)} s, busy ${((total - idle) / 1e6).toFixed(2)} s (percentages of busy time)`);
+const top = [...selfUs]
+  .filter(([name]) => name !== '(idle)')
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, Number(opts.top));
 for (const [name, us] of top)
   console.log(`${(us / 1000).toFixed(0).padStart(8)} ms ${((100 * us) / (total - idle)).toFixed(1).padStart(5)} %  ${name}`);

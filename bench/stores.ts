@@ -4,12 +4,10 @@
 // Run: npm run bench:stores -- [--jobs 10000] [--clients 16] [--workers 8] [--samples 500] [--queued 100000]
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
 // each deployment gets a fresh schema, dropped afterwards.
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { median, percentile } from './lib/measure.js';
+import { postgresPids, withSchema } from './lib/postgres-schema.js';
 import { backlog, dispatch, runsync, startNode, stopTarget, throughput, type LoadSettings, type Target } from './lib/queue-load.js';
 
 const { values: opts } = parseArgs({
@@ -33,29 +31,6 @@ const settings: LoadSettings = {
   samples: Number(opts.samples),
 };
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-function postgresPids(): number[] {
-  try {
-    return execFileSync('pgrep', ['-u', 'postgres'], { encoding: 'utf8' }).trim().split('\n').map(Number);
-  } catch {
-    return [];
-  }
-}
-
-async function withSchema<T>(work: (url: string) => Promise<T>): Promise<T> {
-  const schema = `gantry_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const url = new URL(POSTGRES);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.end();
-  }
-}
 
 async function deployment(name: string, replicas: number, database?: string): Promise<Target> {
   const env: Record<string, string> = database ? { BENCH_DATABASE: database } : {};
@@ -103,8 +78,8 @@ console.log(
 );
 const results: [string, Figures][] = [];
 results.push(['SQLite', await measure(await deployment('sqlite', 1))]);
-results.push(['PostgreSQL x1', await withSchema(async (url) => measure(await deployment('postgres-1', 1, url)))]);
-results.push(['PostgreSQL x2', await withSchema(async (url) => measure(await deployment('postgres-2', 2, url)))]);
+results.push(['PostgreSQL x1', await withSchema(POSTGRES, async (url) => measure(await deployment('postgres-1', 1, url)))]);
+results.push(['PostgreSQL x2', await withSchema(POSTGRES, async (url) => measure(await deployment('postgres-2', 2, url)))]);
 
 const f = (n: number, digits = 2) => n.toFixed(digits);
 const p = (samples: number[]) => `${f(percentile(samples, 50))} / ${f(percentile(samples, 99))}`;
