@@ -81,7 +81,7 @@ await stopTarget(echoTarget);
 
 const f = (n: number, digits = 2) => (Number.isNaN(n) ? '-' : n.toFixed(digits));
 const rate = (name: string) => results.find(([label]) => label === name)?.[1].jobsPerSecond ?? Number.NaN;
-const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(20) : c.padStart(i === 5 ? 19 : 12))).join(''));
+const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(20) : c.padStart(i === 5 ? 21 : 12))).join(''));
 line(['', 'jobs/s', 'server CPU', 'client CPU', 'total CPU', 'start p50 / p99', 'vs BullMQ', 'vs echo']);
 line(['', '', 'ms/job', 'ms/job', 'ms/job', 'ms', '', '']);
 for (const [name, r] of results) {

@@ -23,6 +23,8 @@ export interface FlowFigures {
 
 /** What a worker reports: a job started (with its submit time, if the system hands it back), a job completed. */
 export interface WorkerHooks {
+  /** Jobs in this run. */
+  jobs: number;
   started(submittedAt: number | undefined): void;
   completed(): void;
   /** Workers stop once this holds. */
@@ -52,6 +54,7 @@ export async function flow(system: FlowSystem, s: FlowSettings): Promise<FlowFig
   const clientBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
   const workers = system.runWorkers(s.workers, {
+    jobs: s.jobs,
     started: (submittedAt) => {
       if (submittedAt !== undefined && latencies.length < s.jobs) latencies.push(now() - submittedAt);
     },

@@ -132,7 +132,7 @@ export class WorkerProtocolService {
   }
 
   /** Several results of this worker's jobs, each with its own outcome (see worker-result-batch.ts). */
-  async doneBatch(endpointId: string, workerId: string, items: BatchItem[]): Promise<ResultOutcome[]> {
+  async doneBatch(endpointId: string, workerId: string, items: BatchItem<DoneReport>[]): Promise<ResultOutcome[]> {
     const outcomes: ResultOutcome[] = [];
     for (const item of items) {
       if ('invalid' in item) {

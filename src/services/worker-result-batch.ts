@@ -5,32 +5,13 @@
 // without touching the job, and neither stops the other items.
 import { isTerminal } from '../domain/job-state.js';
 import type { Store } from '../store/store.js';
-import { readDoneBody, type DoneReport } from './worker-protocol.js';
 
 export const MAX_RESULTS_PER_BATCH = 64;
 
 export type ResultOutcome = { id: string; outcome: 'accepted' | 'duplicate' } | { id: string; outcome: 'rejected'; detail: string };
 
 /** One item as read from the body: a job id and its report, or why it cannot be one. */
-export type BatchItem = { id: string; report: DoneReport } | { id: string; invalid: string };
-
-/** Reads `{"results": [{"id", "output" | "error", "stopPod"?}, ...]}`; throws a message for a body that is not one. */
-export function readResultBatch(body: unknown, maxOutputBytes: number): BatchItem[] {
-  const results = typeof body === 'object' && body !== null ? (body as { results?: unknown }).results : undefined;
-  if (!Array.isArray(results)) throw new Error('a result batch is {"results": [{"id": ..., "output": ...}, ...]}');
-  if (results.length === 0) throw new Error('a result batch needs at least one result');
-  if (results.length > MAX_RESULTS_PER_BATCH) {
-    throw new Error(`a result batch holds at most ${MAX_RESULTS_PER_BATCH} results, not ${results.length}`);
-  }
-  return results.map((item: unknown, index): BatchItem => {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) return { id: '', invalid: `result ${index} is not an object` };
-    const { id, ...rest } = item as Record<string, unknown>;
-    if (typeof id !== 'string' || id === '') return { id: '', invalid: `result ${index} has no job id` };
-    if (rest.status === 'IN_PROGRESS') return { id, invalid: 'progress updates go to job-done, one per request' };
-    const text = JSON.stringify(rest);
-    return { id, report: readDoneBody(text, Buffer.byteLength(text), maxOutputBytes) };
-  });
-}
+export type BatchItem<Report> = { id: string; report: Report } | { id: string; invalid: string };
 
 /** Whether a job is this worker's to report on; the reason when it is not. */
 export async function ownership(

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/services.js';
 import { readDoneBody } from '../../services/worker-protocol.js';
-import { readResultBatch } from '../../services/worker-result-batch.js';
+import { readResultBatch } from '../result-batch-body.js';
 import { takenJobJson } from '../../services/job-view.js';
 import { badRequest, ApiError } from '../../domain/errors.js';
 import { DoneQuery, PingQuery, TakeQuery, WorkerJobParams, WorkerParams } from '../schemas/queue.js';
