@@ -41,6 +41,8 @@ interface Route {
   proxyPid?: number;
   pool: Pool;
   headers: Record<string, string>;
+  /** Put before every path: the balancer's /v2/lb/{id} prefix. */
+  prefix: string;
 }
 
 const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
@@ -63,28 +65,30 @@ const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bare-proxy.t
 process.on('exit', () => bare.kill('SIGKILL'));
 const barePort = await new Promise<number>((resolve) => bare.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
 
-const gantryHost = new URL(info.url).host;
 const direct: Route = {
   name: 'direct',
   pool: new Pool(`http://${info.worker.host}:${info.worker.port}`, { connections: 256 }),
   headers: {},
+  prefix: '',
 };
 const proxied: Route = {
   name: 'bare',
   proxyPid: bare.pid!,
   pool: new Pool(`http://127.0.0.1:${barePort}`, { connections: 256 }),
   headers: {},
+  prefix: '',
 };
 const balanced: Route = {
   name: 'gantry',
   proxyPid: child.pid!,
   pool: new Pool(info.url, { connections: 256 }),
-  // The endpoint's own host, as requestUrls.base gives it.
-  headers: { host: `${info.endpointId}.localhost:${gantryHost.split(':')[1]}`, authorization: `Bearer ${info.apiKey}` },
+  headers: { authorization: `Bearer ${info.apiKey}` },
+  // The endpoint's base URL with the default --lb-url-pattern.
+  prefix: `/v2/lb/${info.endpointId}`,
 };
 
 async function once(route: Route, path = NO_OP): Promise<void> {
-  const res = await route.pool.request({ method: 'GET', path, headers: route.headers });
+  const res = await route.pool.request({ method: 'GET', path: route.prefix + path, headers: route.headers });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${route.name} answered ${res.statusCode}: ${text}`);
 }

@@ -3,7 +3,7 @@
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { median, percentile } from './lib/measure.js';
-import { backlog, dispatch, runsync, startNode, stopTarget, throughput, type LoadSettings, type Target } from './lib/queue-load.js';
+import { backlog, dispatch, runsync, startTarget, stopTarget, throughput, type LoadSettings } from './lib/queue-load.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -26,19 +26,6 @@ const settings: LoadSettings = {
   samples: Number(opts.samples),
 };
 
-async function start(name: string, script: string, batchTakes: boolean): Promise<Target> {
-  const { node, info } = await startNode(script);
-  return {
-    name,
-    nodes: [node],
-    endpointId: info.endpointId!,
-    apiKey: info.apiKey!,
-    workerKey: info.workerKey!,
-    cpuPids: () => [],
-    batchTakes,
-  };
-}
-
 const row = (label: string, gantry: string, echo: string, ratio = '') =>
   console.log(`${label.padEnd(34)}${gantry.padStart(14)}${echo.padStart(14)}${ratio.padStart(10)}`);
 const f = (n: number, digits = 2) => n.toFixed(digits);
@@ -47,8 +34,8 @@ console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node 
 console.log(
   `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)\n`,
 );
-const gantry = await start('gantry', 'bench/lib/gantry-server.ts', true);
-const echo = await start('echo', 'bench/lib/echo-server.ts', false);
+const gantry = await startTarget('gantry', 'bench/lib/gantry-server.ts', true);
+const echo = await startTarget('echo', 'bench/lib/echo-server.ts', false);
 
 await throughput(gantry, Math.min(2000, JOBS), settings);
 await throughput(echo, Math.min(2000, JOBS), settings);

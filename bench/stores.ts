@@ -4,12 +4,11 @@
 // Run: npm run bench:stores -- [--jobs 10000] [--clients 16] [--workers 8] [--samples 500] [--queued 100000]
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
 // each deployment gets a fresh schema, dropped afterwards.
-import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { median, percentile } from './lib/measure.js';
 import { backendsOf } from './lib/postgres-backends.js';
+import { withSchema } from './lib/postgres-schema.js';
 import {
   backlog,
   dispatch,
@@ -46,21 +45,6 @@ const settings: LoadSettings = {
   samples: Number(opts.samples),
 };
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function withSchema<T>(work: (url: string) => Promise<T>): Promise<T> {
-  const schema = `gantry_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const url = new URL(POSTGRES);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.end();
-  }
-}
 
 async function deployment(name: string, replicas: number, database?: string): Promise<Target> {
   const env: Record<string, string> = database ? { BENCH_DATABASE: database } : {};
@@ -128,10 +112,10 @@ const only = new Set(opts.only.split(','));
 const results: [string, Figures][] = [];
 if (only.has('sqlite')) results.push(['SQLite', await measure(await deployment('sqlite', 1))]);
 if (only.has('postgres-1')) {
-  results.push(['PostgreSQL x1', await withSchema(async (url) => measure(await deployment('postgres-1', 1, url)))]);
+  results.push(['PostgreSQL x1', await withSchema(POSTGRES, async (url) => measure(await deployment('postgres-1', 1, url)))]);
 }
 if (only.has('postgres-2')) {
-  results.push(['PostgreSQL x2', await withSchema(async (url) => measure(await deployment('postgres-2', 2, url)))]);
+  results.push(['PostgreSQL x2', await withSchema(POSTGRES, async (url) => measure(await deployment('postgres-2', 2, url)))]);
 }
 
 const f = (n: number, digits = 2) => n.toFixed(digits);

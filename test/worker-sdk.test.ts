@@ -35,6 +35,8 @@ class FakeQueue {
   /** How long take and stop long-polls are held when there is nothing to hand out. */
   holdMs = 150;
   progressDelayMs = 0;
+  /** Whether it answers Gantry's job-done-batch; otherwise 404, as a RunPod server does. */
+  batchResults = false;
   url = '';
   private server!: Server;
 
@@ -102,6 +104,10 @@ class FakeQueue {
       const until = Date.now() + this.holdMs;
       while (this.stops.length === 0 && Date.now() < until && !gone) await sleep(10);
       return gone || this.stops.length === 0 ? answer(204) : answer(200, { jobsToStop: this.stops.splice(0) });
+    }
+    if (kind === 'job-done-batch') {
+      if (!this.batchResults) return answer(404, {});
+      return answer(200, { results: (seen.body.results as { id: string }[]).map(({ id }) => ({ id, outcome: 'accepted' })) });
     }
     if (kind === 'job-done' && seen.body?.status === 'IN_PROGRESS') await sleep(this.progressDelayMs);
     return answer((kind === 'job-done' && this.doneAnswers.shift()) || 200, {});
@@ -189,6 +195,30 @@ test('a job is taken and its output posted, on RunPod URL shapes with the raw cr
   );
   assert.deepEqual(done!.body, { output: { a: 1 } });
   assert.deepEqual([...new Set(fake.seen.map((s) => s.auth))], ['wk-secret'], 'no Bearer prefix, on every request');
+});
+
+test('results finished together go in one job-done-batch where the server has it, one job-done each where not', async () => {
+  const together = Array.from({ length: 4 }, (_, i) => ({ id: `t${i}`, input: { result: i } }));
+  await startWorker({ concurrency: 4 });
+  fake.batchResults = true;
+  fake.jobs.push(...together);
+  const [posted] = await until(() => fake.requests('job-done-batch').length > 0 && fake.requests('job-done-batch'), 'a result batch');
+  assert.equal(posted!.path, '/v2/ep/job-done-batch/w1');
+  assert.equal(posted!.query.get('runtime'), 'gantry');
+  await until(() => fake.requests('job-done-batch').flatMap((s) => s.body.results).length === 4, 'all four results');
+  assert.deepEqual(
+    fake
+      .requests('job-done-batch')
+      .flatMap((s) => s.body.results)
+      .sort((a, b) => a.output - b.output),
+    together.map(({ id }, i) => ({ id, output: i })),
+  );
+  assert.equal(fake.requests('job-done').length, 0);
+
+  fake.batchResults = false;
+  fake.jobs.push(...together.map((job) => ({ ...job, id: `r${job.id}` })));
+  await until(() => together.every((job) => doneBodies(`r${job.id}`).length === 1), 'each result on job-done after a 404');
+  assert.deepEqual(logs, [], 'nothing lost');
 });
 
 test('pings every interval: job_id lists the jobs in progress and is absent when idle', async () => {

@@ -55,6 +55,26 @@ export async function startNode(script: string, env: Record<string, string> = {}
   return { node: { child, url: info.url!, pool: new Pool(info.url!, { connections: 256, pipelining: 1 }) }, info };
 }
 
+/** One server process of its own as a target; `cpuPids` names further processes it costs (its database). */
+export async function startTarget(
+  name: string,
+  script: string,
+  batchTakes: boolean,
+  env: Record<string, string> = {},
+  cpuPids: () => number[] = () => [],
+): Promise<Target> {
+  const { node, info } = await startNode(script, env);
+  return {
+    name,
+    nodes: [node],
+    endpointId: info.endpointId!,
+    apiKey: info.apiKey!,
+    workerKey: info.workerKey!,
+    cpuPids,
+    batchTakes,
+  };
+}
+
 export async function stopTarget(t: Target): Promise<void> {
   for (const node of t.nodes) {
     await node.pool.close();
@@ -65,9 +85,9 @@ export async function stopTarget(t: Target): Promise<void> {
 }
 
 // Bodies are whatever the server answered; the benchmark reads a few known fields.
-type Json = { id: string; status: string; removed: number } & Record<string, unknown>;
+export type Json = { id: string; status: string; removed: number } & Record<string, unknown>;
 
-async function call(
+export async function call(
   t: Target,
   via: number,
   method: 'GET' | 'POST',

@@ -13,6 +13,8 @@ const STANDARD_HOP_BY_HOP = [
   'upgrade',
 ];
 
+const STANDARD_SET: ReadonlySet<string> = new Set(STANDARD_HOP_BY_HOP);
+
 /** The header names (lower case) listed in Connection header values. */
 function namedByConnection(values: Iterable<string>): string[] {
   const names: string[] = [];
@@ -29,8 +31,11 @@ function namedByConnection(values: Iterable<string>): string[] {
  * The hop-by-hop header names of one message, given its Connection values. `keepUpgrade` keeps
  * `connection` and `upgrade` themselves, for an upgrade handshake that must reach the other end.
  */
-export function hopByHopNames(connectionValues: Iterable<string>, keepUpgrade = false): Set<string> {
-  const names = new Set([...STANDARD_HOP_BY_HOP, ...namedByConnection(connectionValues)]);
+export function hopByHopNames(connectionValues: Iterable<string>, keepUpgrade = false): ReadonlySet<string> {
+  // Most messages name nothing in Connection: they share one set, made once.
+  const named = namedByConnection(connectionValues);
+  if (!keepUpgrade && named.every((name) => STANDARD_SET.has(name))) return STANDARD_SET;
+  const names = new Set([...STANDARD_HOP_BY_HOP, ...named]);
   if (keepUpgrade) {
     names.delete('connection');
     names.delete('upgrade');
@@ -46,7 +51,7 @@ export function connectionValuesOf(raw: string[]): string[] {
 }
 
 /** A raw header list without the given names. */
-export function withoutHeaders(raw: string[], names: Set<string>): string[] {
+export function withoutHeaders(raw: string[], names: ReadonlySet<string>): string[] {
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) if (!names.has(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
   return out;

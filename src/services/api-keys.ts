@@ -3,6 +3,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, KeyPermission, Store } from '../store/store.js';
 import { newAccountId, randomId } from '../domain/ids.js';
+import { UnchangedStoreCache } from './unchanged-store-cache.js';
 
 export const KEY_PREFIX = 'gantry_';
 const TOKEN_PATTERN = /^gantry_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
@@ -29,7 +30,12 @@ function hashSecret(secret: string): string {
 }
 
 export class ApiKeyService {
-  constructor(private readonly store: Store) {}
+  /** Every authenticated request looks its key up: while the store is unchanged, the record read last time is current. */
+  private readonly records: UnchangedStoreCache<ApiKeyRecord | undefined>;
+
+  constructor(private readonly store: Store) {
+    this.records = new UnchangedStoreCache(store);
+  }
 
   async create(options: NewKeyOptions = {}, now = new Date()): Promise<CreatedKey> {
     const created = await this.insert(options, now, 'always');
@@ -83,7 +89,7 @@ export class ApiKeyService {
     const match = TOKEN_PATTERN.exec(token);
     if (!match) return { ok: false, reason: 'malformed' };
     const [, id, secret] = match as unknown as [string, string, string];
-    const key = await this.store.getApiKey(id);
+    const key = await this.records.get(id, () => this.store.getApiKey(id));
     if (!key) return { ok: false, reason: 'unknown' };
     const expected = Buffer.from(key.secretHash, 'hex');
     const actual = Buffer.from(hashSecret(secret), 'hex');

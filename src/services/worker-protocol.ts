@@ -8,6 +8,7 @@ import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { Clock, JobService } from './jobs.js';
 import { splitStreamChunk } from '../domain/stream-chunks.js';
+import { ownership, type BatchItem, type ResultOutcome } from './worker-result-batch.js';
 
 export interface WorkerTimings {
   jobLeaseMs: number;
@@ -127,6 +128,25 @@ export class WorkerProtocolService {
     // The job had gone back to the queue and another worker may hold it now: this result wins, that one stops.
     if (job.workerId && job.workerId !== workerId) await this.jobs.stopOnWorker(endpointId, job.workerId, jobId);
     this.jobs.finished(finished);
+  }
+
+  /** Several results of this worker's jobs, each with its own outcome (see worker-result-batch.ts). */
+  async doneBatch(endpointId: string, workerId: string, items: BatchItem<DoneReport>[]): Promise<ResultOutcome[]> {
+    const outcomes: ResultOutcome[] = [];
+    for (const item of items) {
+      if ('invalid' in item) {
+        outcomes.push({ id: item.id, outcome: 'rejected', detail: item.invalid });
+        continue;
+      }
+      const owned = await ownership(this.store, endpointId, workerId, item.id);
+      if (typeof owned === 'object') outcomes.push({ id: item.id, outcome: 'rejected', detail: owned.rejected });
+      else if (owned === 'finished') outcomes.push({ id: item.id, outcome: 'duplicate' });
+      else {
+        await this.done(endpointId, workerId, item.id, item.report);
+        outcomes.push({ id: item.id, outcome: 'accepted' });
+      }
+    }
+    return outcomes;
   }
 
   async streamChunk(endpointId: string, workerId: string, jobId: string, output: unknown): Promise<void> {

@@ -96,6 +96,13 @@ export interface Store {
   close(): Promise<void>;
 
   /**
+   * A number that changes whenever anything in the store may have changed, by this process or
+   * another, read without a query round trip; undefined when the store cannot tell that cheaply.
+   * While it stays the same, records read earlier are still current (see UnchangedStoreCache).
+   */
+  changeMark(): number | undefined;
+
+  /**
    * Creates the account unless one of that name exists, and answers the one that does: processes
    * creating the same account at once all get the same row.
    */

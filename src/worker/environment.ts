@@ -8,6 +8,8 @@ export interface WorkerEnvironment {
   takeUrl(batchSize: number, jobInProgress: boolean): string;
   stopUrl(): string;
   doneUrl(jobId: string, isStream: boolean): string;
+  /** Gantry's route for several results at once, beside job-done; '' when the done URL has no place for it. */
+  doneBatchUrl(): string;
   streamUrl(jobId: string): string;
   /** '' when RUNPOD_WEBHOOK_PING is not set: the worker then does not ping. */
   pingUrl(jobIds: string[]): string;
@@ -65,6 +67,11 @@ export function readEnvironment(env: Env): WorkerEnvironment {
         : `${take}&${inProgress(jobInProgress)}`,
     stopUrl: () => take.replace('/job-take/', '/job-stop/'),
     doneUrl: (jobId, isStream) => `${done.replaceAll('$ID', encodeURIComponent(jobId))}&isStream=${isStream}`,
+    doneBatchUrl: () => {
+      const [path, query = ''] = done.split('?');
+      const batch = path!.replace(/\/job-done\/([^/]+)\/\$ID$/, '/job-done-batch/$1');
+      return batch === path ? '' : `${batch}${query ? `?${query}` : ''}`;
+    },
     streamUrl: (jobId) => `${stream.replaceAll('$ID', encodeURIComponent(jobId))}&isStream=false`,
     pingUrl: (jobIds) => {
       if (!ping) return '';

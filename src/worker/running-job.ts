@@ -2,6 +2,7 @@
 // order they happened, and goes quiet once the server stops the job.
 import type { WorkerEnvironment } from './environment.js';
 import type { Transport } from './transport.js';
+import type { ResultBatcher } from './result-batcher.js';
 import { runHandler, type DoneBody } from './result.js';
 import type { Handler } from './types.js';
 
@@ -13,6 +14,8 @@ export interface TakenJob {
 
 export interface JobContext {
   transport: Transport;
+  /** Results go through it, coalesced with other jobs' when the server takes batches. */
+  results: ResultBatcher;
   env: WorkerEnvironment;
   returnAggregateStream: boolean;
   log(line: string): void;
@@ -67,9 +70,15 @@ export class RunningJob {
       },
     );
     if (this.controller.signal.aborted) return;
-    const result = this.enqueue(env.doneUrl(id, outcome.isStream), outcome.body);
+    const result = (this.posts = this.posts.then(() => this.sendResult(outcome.isStream, outcome.body)));
     this.finished = true;
     await result;
+  }
+
+  private async sendResult(isStream: boolean, body: DoneBody): Promise<void> {
+    if (this.controller.signal.aborted) return;
+    const failure = await this.context.results.post({ jobId: this.job.id, isStream, body });
+    if (failure) this.context.log(`job ${this.job.id}: ${failure}; that report is lost`);
   }
 
   /** Posts after every earlier post of this job; a no-op once the job is over. */

@@ -44,6 +44,11 @@ export class Transport {
    * the last attempt failed on the network.
    */
   async post(url: string, body: unknown): Promise<number> {
+    return (await this.postForAnswer(url, body)).status;
+  }
+
+  /** As `post`, answering the final status and its body (JSON when it parses, else undefined). */
+  async postForAnswer(url: string, body: unknown): Promise<Answer> {
     const payload = JSON.stringify(body);
     const { retries, retryDelayMs, postTimeoutMs } = this.timings;
     for (let attempt = 0; ; attempt++) {
@@ -55,8 +60,8 @@ export class Transport {
           body: payload,
           signal: limit.signal,
         });
-        await res.arrayBuffer();
-        if (res.status < 500 || attempt >= retries) return res.status;
+        const text = await res.text();
+        if (res.status < 500 || attempt >= retries) return { status: res.status, body: parseOrUndefined(text) };
       } catch (error) {
         if (attempt >= retries) throw error;
       } finally {
@@ -64,5 +69,13 @@ export class Transport {
       }
       await pause(retryDelayMs * 2 ** attempt);
     }
+  }
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return text.trim() === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
   }
 }

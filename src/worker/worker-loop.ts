@@ -2,6 +2,7 @@
 // than one slot is free), run them, ping with the jobs in progress, and listen on the stop channel.
 import type { WorkerEnvironment } from './environment.js';
 import { Transport } from './transport.js';
+import { ResultBatcher } from './result-batcher.js';
 import { RunningJob, type TakenJob } from './running-job.js';
 import { StopChannel } from './stop-channel.js';
 import { Notifier, pause } from './timing.js';
@@ -27,6 +28,7 @@ function asTakenJob(value: unknown): TakenJob | undefined {
 
 export class WorkerLoop {
   private readonly transport: Transport;
+  private readonly results: ResultBatcher;
   private readonly running = new Map<string, RunningJob>();
   /** Notified whenever a job starts or ends. */
   private readonly changed = new Notifier();
@@ -39,6 +41,7 @@ export class WorkerLoop {
     private readonly settings: LoopSettings,
   ) {
     this.transport = new Transport(env.credential);
+    this.results = new ResultBatcher(this.transport, env.doneBatchUrl(), (id, isStream) => env.doneUrl(id, isStream));
     this.stopChannel = new StopChannel(this.transport, env.stopUrl(), this.running, this.changed, settings.log);
   }
 
@@ -103,6 +106,7 @@ export class WorkerLoop {
     if (this.running.has(taken.id)) return this.settings.log(`job ${taken.id} was handed out again while it runs here; ignored`);
     const job = new RunningJob(taken, {
       transport: this.transport,
+      results: this.results,
       env: this.env,
       returnAggregateStream: this.settings.returnAggregateStream,
       log: this.settings.log,

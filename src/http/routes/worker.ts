@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/services.js';
 import { readDoneBody } from '../../services/worker-protocol.js';
+import { readResultBatch } from '../result-batch-body.js';
 import { takenJobJson } from '../../services/job-view.js';
 import { badRequest, ApiError } from '../../domain/errors.js';
 import { DoneQuery, PingQuery, TakeQuery, WorkerJobParams, WorkerParams } from '../schemas/queue.js';
@@ -73,6 +74,29 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
           : readDoneBody(raw.text, raw.bytes, settings.maxOutputBytes);
         await workerProtocol.done(endpointId, workerId, jobId, report);
         return {};
+      },
+    );
+
+    app.post(
+      '/v2/:endpointId/job-done-batch/:workerId',
+      { config, bodyLimit: TRANSPORT_LIMIT, schema: { ...schema, operationId: 'jobDoneBatch', params: WorkerParams } },
+      async (request) => {
+        const { endpointId, workerId } = request.params;
+        const raw = request.body as RawBody | undefined;
+        if (!raw || raw.text.trim() === '') throw badRequest('a result batch needs a body {"results": [...]}');
+        if (raw.tooLarge)
+          throw new ApiError(
+            413,
+            `a result batch of ${raw.bytes} bytes exceeds the ${settings.maxOutputBytes} byte limit of one request; post these results one by one`,
+          );
+        if (nestsDeeperThan(raw.text)) throw badRequest(nestingProblemDetail('the result batch'));
+        let items;
+        try {
+          items = readResultBatch(JSON.parse(raw.text), settings.maxOutputBytes);
+        } catch (error) {
+          throw badRequest(error instanceof SyntaxError ? 'the result batch is not valid JSON' : (error as Error).message);
+        }
+        return { results: await workerProtocol.doneBatch(endpointId, workerId, items) };
       },
     );
 

@@ -67,6 +67,11 @@ export class PostgresStore implements Store {
     return new PostgresStore(pool, options);
   }
 
+  /** Other replicas write without telling this one: nothing read may be kept without asking the database. */
+  changeMark(): undefined {
+    return undefined;
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }

@@ -26,6 +26,7 @@ import {
   type ReleaseRow,
   type TemplateRow,
 } from '../rows.js';
+import { changeMarkReader } from './change-mark.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
 /** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
@@ -44,6 +45,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly group: GroupCommit;
+  private readonly readChangeMark: () => number;
   readonly jobs: SqliteJobStore;
   readonly jobHistory: SqliteJobHistory;
   readonly registryAuths: SqliteRegistryAuthStore;
@@ -55,6 +57,7 @@ export class SqliteStore implements Store {
   constructor(fileOrDb: string | Database.Database) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
     this.statements = prepareStatements(this.db);
+    this.readChangeMark = changeMarkReader(this.db);
     this.jobs = new SqliteJobStore(this.db);
     this.jobHistory = new SqliteJobHistory(this.db);
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
@@ -66,6 +69,10 @@ export class SqliteStore implements Store {
     for (const part of [this, this.jobs, this.registryAuths, this.secrets, this.sshKeys, this.webhookSecrets]) {
       groupMethods(part, this.group, ['close']);
     }
+  }
+
+  changeMark(): number {
+    return this.readChangeMark();
   }
 
   async close(): Promise<void> {

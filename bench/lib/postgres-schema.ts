@@ -1,0 +1,29 @@
+// PostgreSQL for the benchmarks: a fresh schema per deployment, dropped afterwards, and the
+// server's processes, whose CPU a deployment on PostgreSQL costs.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export function postgresPids(): number[] {
+  try {
+    return execFileSync('pgrep', ['-u', 'postgres'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Runs `work` with a URL whose search_path is a new schema, dropped afterwards. */
+export async function withSchema<T>(postgresUrl: string, work: (url: string) => Promise<T>): Promise<T> {
+  const schema = `gantry_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(postgresUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  try {
+    return await work(url.toString());
+  } finally {
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  }
+}

@@ -1,0 +1,109 @@
+// Peers benchmark: one job workload (producers submitting small jobs without waiting, workers of
+// one concurrency taking and completing them) through Gantry on SQLite (RunPod-protocol workers,
+// and a worker process on Gantry's own SDK), Gantry on PostgreSQL,
+// BullMQ on Redis, and a bare HTTP echo server answering the same request shapes, in one run.
+// Run: npm run bench:peers -- [--jobs 20000] [--producers 16] [--workers 8] [--batch 1] [--repeat 3]
+// PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (its row is skipped when unset); Redis from
+// GANTRY_BENCH_REDIS (host:port, default 127.0.0.1:6379).
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { bullmqFlowSystem } from './lib/bullmq-flow.js';
+import { flow, httpFlowSystem, type FlowFigures, type FlowSettings, type FlowSystem } from './lib/job-flow.js';
+import { median, percentile } from './lib/measure.js';
+import { postgresPids, withSchema } from './lib/postgres-schema.js';
+import { startTarget, stopTarget } from './lib/queue-load.js';
+import { sdkFlowSystem } from './lib/sdk-flow.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: '20000' },
+    producers: { type: 'string', default: '16' },
+    workers: { type: 'string', default: '8' },
+    batch: { type: 'string', default: '1' },
+    repeat: { type: 'string', default: '3' },
+  },
+});
+const settings: FlowSettings = { jobs: Number(opts.jobs), producers: Number(opts.producers), workers: Number(opts.workers) };
+const BATCH = Number(opts.batch);
+const REPEAT = Number(opts.repeat);
+const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL;
+const [redisHost, redisPort] = (process.env.GANTRY_BENCH_REDIS ?? '127.0.0.1:6379').split(':');
+
+/** A warm-up, then REPEAT runs; the run of median throughput is reported whole. */
+async function measure(system: FlowSystem): Promise<FlowFigures> {
+  await flow(system, { ...settings, jobs: Math.min(2000, settings.jobs) });
+  const runs: FlowFigures[] = [];
+  for (let r = 0; r < REPEAT; r++) runs.push(await flow(system, settings));
+  const middle = median(runs.map((run) => run.jobsPerSecond));
+  return runs.find((run) => run.jobsPerSecond === middle)!;
+}
+
+async function gantry(env: Record<string, string>, cpuPids?: () => number[]): Promise<FlowFigures> {
+  const target = await startTarget('gantry', 'bench/lib/gantry-server.ts', BATCH > 1, env, cpuPids);
+  try {
+    return await measure(httpFlowSystem(target, BATCH));
+  } finally {
+    await stopTarget(target);
+  }
+}
+
+/** Gantry on SQLite with a worker process on Gantry's own SDK (batched takes and results). */
+async function gantrySdk(): Promise<FlowFigures> {
+  const target = await startTarget('gantry', 'bench/lib/gantry-server.ts', true);
+  const system = sdkFlowSystem(target, settings.workers);
+  try {
+    return await measure(system);
+  } finally {
+    system.close();
+    await stopTarget(target);
+  }
+}
+
+console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
+console.log(
+  `jobs ${settings.jobs}, producers ${settings.producers}, workers ${settings.workers} (take batch ${BATCH}), repeats ${REPEAT} (the median run)\n`,
+);
+const results: [string, FlowFigures][] = [];
+results.push(['gantry, SQLite', await gantry({})]);
+results.push(['gantry SDK, SQLite', await gantrySdk()]);
+if (POSTGRES) {
+  const figures = await withSchema(POSTGRES, (url) => gantry({ BENCH_DATABASE: url }, postgresPids));
+  results.push(['gantry, PostgreSQL', figures]);
+} else {
+  console.log('gantry on PostgreSQL: skipped (set GANTRY_BENCH_POSTGRES_URL to measure it)');
+}
+const bull = bullmqFlowSystem({ host: redisHost!, port: Number(redisPort) });
+results.push(['BullMQ, Redis', await measure(bull)]);
+await bull.close();
+const echoTarget = await startTarget('echo', 'bench/lib/echo-server.ts', false);
+results.push(['bare HTTP echo', await measure(httpFlowSystem(echoTarget, 1))]);
+await stopTarget(echoTarget);
+
+const f = (n: number, digits = 2) => (Number.isNaN(n) ? '-' : n.toFixed(digits));
+const rate = (name: string) => results.find(([label]) => label === name)?.[1].jobsPerSecond ?? Number.NaN;
+const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(20) : c.padStart(i === 5 ? 21 : 12))).join(''));
+line(['', 'jobs/s', 'server CPU', 'client CPU', 'total CPU', 'start p50 / p99', 'vs BullMQ', 'vs echo']);
+line(['', '', 'ms/job', 'ms/job', 'ms/job', 'ms', '', '']);
+for (const [name, r] of results) {
+  line([
+    name,
+    f(r.jobsPerSecond, 0),
+    f(r.serverCpuMsPerJob, 3),
+    f(r.clientCpuMsPerJob, 3),
+    f(r.serverCpuMsPerJob + r.clientCpuMsPerJob, 3),
+    r.latencies.length === 0 ? '-' : `${f(percentile(r.latencies, 50))} / ${f(percentile(r.latencies, 99))}`,
+    `${f(r.jobsPerSecond / rate('BullMQ, Redis'))}x`,
+    `${f(r.jobsPerSecond / rate('bare HTTP echo'))}x`,
+  ]);
+}
+console.log(`
+Gantry's workers speak the RunPod worker protocol: every job is an HTTP request to submit it, one
+to take it and one to report its result, each parsed, authenticated and answered on both sides.
+BullMQ's producers and workers talk to Redis over its own protocol, with no HTTP on either side.
+The SDK row runs Gantry's own worker SDK in a worker process of its own: it takes jobs in batches
+and posts results finished together in one job-done-batch request.
+Server CPU: Gantry's process (and the PostgreSQL server's processes; the SDK worker process),
+redis-server, or the echo server. Client CPU: this process, the load generator, which for BullMQ
+also runs the workers.
+The echo server hands back no submit time: it has no start latency.`);
+process.exit(0);
