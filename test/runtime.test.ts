@@ -165,12 +165,19 @@ test('FlashBoot freezes a scaled-down worker and resumes it for the next job', a
 test("a worker's logs can be read", async () => {
   const e = await createEndpoint({ workers: { min: 1, max: 1 } });
   const worker = await eventually(async () => g.services.runtime!.workersOf(e.id)[0], 15_000);
-  const res = await fetch(`${g.url}/v2/serverless/${e.id}/workers/${worker.workerId}/logs?tail=10&follow=false`, {
-    headers: { authorization: `Bearer ${g.adminKey}` },
-  });
-  assert.equal(res.status, 200);
-  assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
-  const text = await res.text();
+  const read = async () => {
+    const res = await fetch(`${g.url}/v2/serverless/${e.id}/workers/${worker.workerId}/logs?tail=10&follow=false`, {
+      headers: { authorization: `Bearer ${g.adminKey}` },
+    });
+    assert.equal(res.status, 200);
+    assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
+    return res.text();
+  };
+  // The worker is listed from the moment it is placed; its process writes the first line once spawned.
+  const text = await eventually(async () => {
+    const body = await read();
+    return body.includes('"line":"started: ') && body;
+  }, 15_000);
   assert.match(text, /data: \{"source":"system","line":"started: /);
 
   // A reconnecting client sends the last event id it saw and gets only what came after it.
