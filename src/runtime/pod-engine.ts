@@ -32,6 +32,8 @@ export interface PodLaunch {
   gpuDeviceIds: string[];
   vcpuCount: number | null;
   memoryGb: number | null;
+  /** Container disk in GB: the writable layer's size, where the engine can limit it. */
+  diskGb: number;
   /** Host directories bound into the container. */
   mounts: { hostPath: string; path: string }[];
   registryLogin?: RegistryLogin;

@@ -52,6 +52,7 @@ export class PodLauncher {
       gpuDeviceIds: pod.placement?.deviceIds ?? [],
       vcpuCount: spec.cpu?.vcpuCount ?? null,
       memoryGb: spec.cpu?.memory ?? null,
+      diskGb: spec.disk,
       mounts,
       ...(spec.registry ? { registryLogin: await this.registries.loginOf(pod.accountId, spec.registry, "the pod's") } : {}),
     };

@@ -12,7 +12,8 @@ import { ImagePuller } from './image-puller.js';
 import { engineMessage } from './engine-message.js';
 import { attachOutput } from './container-output.js';
 import { gpuUtilization } from '../gpu-utilization.js';
-import { planPodContainer, podContainerName, portsOfContainer, publishedPorts } from './pod-containers.js';
+import { diskLimitSupport, type StorageInfo } from './disk-limit.js';
+import { planPodContainer, type PodEngineFacts, podContainerName, portsOfContainer, publishedPorts } from './pod-containers.js';
 
 interface Live {
   container: Docker.Container;
@@ -36,7 +37,7 @@ export class DockerPods implements PodEngine {
   private readonly live = new Map<string, Live>();
   private readonly buffers = new Map<string, LogBuffer>();
   private readonly exitListeners = new Set<(podId: string, code: number | null) => void>();
-  private engineFacts: Promise<{ cpus: number; nvidia: boolean }> | undefined;
+  private engineFacts: Promise<PodEngineFacts> | undefined;
   private readonly log: Logger;
 
   constructor(private readonly options: DockerPodsOptions) {
@@ -202,10 +203,11 @@ export class DockerPods implements PodEngine {
       .catch(() => undefined);
   }
 
-  private facts(): Promise<{ cpus: number; nvidia: boolean }> {
-    this.engineFacts ??= this.options.docker.info().then((info: { NCPU?: number; Runtimes?: Record<string, unknown> }) => ({
+  private facts(): Promise<PodEngineFacts> {
+    this.engineFacts ??= this.options.docker.info().then((info: StorageInfo & { NCPU?: number; Runtimes?: Record<string, unknown> }) => ({
       cpus: info.NCPU ?? Number.POSITIVE_INFINITY,
       nvidia: info.Runtimes !== undefined && 'nvidia' in info.Runtimes,
+      diskLimit: diskLimitSupport(info),
     }));
     return this.engineFacts;
   }

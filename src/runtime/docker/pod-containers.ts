@@ -5,6 +5,13 @@
 import type Docker from 'dockerode';
 import type { PodLaunch, PodPortMapping } from '../pod-engine.js';
 import { LABELS } from './container-config.js';
+import type { DiskLimitSupport } from './disk-limit.js';
+
+export interface PodEngineFacts {
+  cpus: number;
+  nvidia: boolean;
+  diskLimit: DiskLimitSupport;
+}
 
 export function podContainerName(podId: string): string {
   return `gantry-pod-${podId}`;
@@ -13,7 +20,7 @@ export function podContainerName(podId: string): string {
 export function planPodContainer(
   launch: PodLaunch,
   owner: { instanceId: string; replicaId: string },
-  engine: { cpus: number; nvidia: boolean },
+  engine: PodEngineFacts,
 ): { options: Docker.ContainerCreateOptions; notes: string[] } {
   const notes: string[] = [];
   const hostConfig: Docker.HostConfig = {
@@ -26,6 +33,8 @@ export function planPodContainer(
   };
   if (launch.vcpuCount !== null) hostConfig.NanoCpus = Math.round(Math.min(launch.vcpuCount, engine.cpus) * 1e9);
   if (launch.memoryGb !== null) hostConfig.Memory = launch.memoryGb * 1024 ** 3;
+  if (engine.diskLimit.supported) hostConfig.StorageOpt = { size: `${launch.diskGb}G` };
+  else notes.push(`container disk of ${launch.diskGb} GB not enforced: ${engine.diskLimit.reason}`);
   if (launch.gpuDeviceIds.length > 0) {
     if (engine.nvidia) hostConfig.DeviceRequests = [{ Driver: 'nvidia', DeviceIDs: launch.gpuDeviceIds, Capabilities: [['gpu']] }];
     // Declared GPUs (a capacity file) on an engine without the NVIDIA runtime are held, not exposed.
