@@ -25,6 +25,7 @@ import { metricsRoutes } from './http/routes/metrics.js';
 import { endpointWorkerRoutes } from './http/routes/workers.js';
 import { networkVolumeRoutes } from './http/routes/network-volumes.js';
 import { webhookSecretRoutes } from './http/routes/webhook-secrets.js';
+import { billingRoutes } from './http/routes/billing.js';
 import type { Services } from './services/services.js';
 import { LoadBalancer } from './balancer/load-balancer.js';
 import { createFrontServer } from './balancer/front-server.js';
@@ -82,5 +83,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(endpointWorkerRoutes(services));
   await app.register(networkVolumeRoutes(services));
   await app.register(webhookSecretRoutes(services));
+  await app.register(billingRoutes(services));
   return app;
 }

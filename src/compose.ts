@@ -41,6 +41,11 @@ import { PostgresStore } from './store/postgres/postgres-store.js';
 import { BalancerPool } from './runtime/balancer-pool.js';
 import { silentLogger, type Logger } from './domain/logger.js';
 import type { Services } from './services/services.js';
+import { PriceTable } from './domain/price-table.js';
+import { BillingService } from './services/billing/billing.js';
+import { Meter } from './services/metering/meter.js';
+import { WorkerUsageSource } from './services/metering/worker-source.js';
+import { VolumeUsageSource, volumeMetered } from './services/metering/volume-source.js';
 
 export type { Services };
 
@@ -95,6 +100,15 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
         log: log.child({ component: 'runtime' }),
       })
     : undefined;
+  // Metering runs on the leader, beside the runtime whose workers it records.
+  const workerUsage = new WorkerUsageSource(() => meter.runSoon());
+  const meter: Meter = new Meter({
+    store: store.usage,
+    sources: [workerUsage, new VolumeUsageSource(store)],
+    everyMs: config.meteringIntervalMs,
+    log: log.child({ component: 'metering' }),
+  });
+  runtime?.usage.listen(workerUsage.observe);
   const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers);
   const metrics = new GantryMetrics(
     store,
@@ -120,7 +134,9 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     accountSecrets,
     sshKeys: new SshKeyService(store),
     secrets,
-    networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories),
+    networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories, (volume, at) => meter.settle(volumeMetered(volume), at)),
+    meter,
+    billing: new BillingService(store.usage, new PriceTable(listedCatalog.data)),
     endpoints,
     events,
     workers,
@@ -144,9 +160,14 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
           if (leader) {
             sweeper.start();
             runtime?.start();
+            meter.start();
           } else {
             void sweeper.stop();
-            void runtime?.stop();
+            // The workers' ends are recorded once they are stopped.
+            void (async () => {
+              await runtime?.stop();
+              await meter.stop();
+            })().catch((err: unknown) => log.error({ err }, 'stepping down from metering failed'));
           }
         });
         // Containers a killed run of this instance left behind go before anything else starts.
@@ -168,6 +189,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
       await started?.catch(() => undefined);
       await cluster.close();
       await runtime?.stop();
+      await meter.stop().catch((err: unknown) => log.warn({ err }, 'could not record the last usage before closing'));
       balancer.close();
       await sweeper.stop();
       await webhooks.close();

@@ -6,6 +6,7 @@ import type { JobStore } from './job-store.js';
 import type { RegistryAuthStore } from './registry-auth-store.js';
 import type { SecretStore } from './secret-store.js';
 import type { SshKeyStore } from './ssh-key-store.js';
+import type { UsageStore } from './usage-store.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
@@ -87,6 +88,8 @@ export interface Store {
   /** The SSH public keys of each account. */
   readonly sshKeys: SshKeyStore;
   readonly webhookSecrets: WebhookSecretStore;
+  /** Metered usage intervals, for billing. */
+  readonly usage: UsageStore;
   close(): Promise<void>;
 
   /**
@@ -139,6 +142,8 @@ export interface Store {
   getNetworkVolume(accountId: string, id: string): Promise<NetworkVolumeRecord | undefined>;
   /** Oldest first. */
   listNetworkVolumes(accountId: string): Promise<NetworkVolumeRecord[]>;
+  /** Every account's volumes, oldest first: for metering, which serves the whole deployment. */
+  listAllNetworkVolumes(): Promise<NetworkVolumeRecord[]>;
   /** Writes name and size (the rest is immutable); false when the volume is gone. */
   updateNetworkVolume(volume: NetworkVolumeRecord): Promise<boolean>;
   deleteNetworkVolume(accountId: string, id: string): Promise<boolean>;

@@ -23,6 +23,7 @@ import { deleteJobsOfEndpoint, PostgresJobStore } from './postgres-job-store.js'
 import { PostgresRegistryAuthStore } from './postgres-registry-auths.js';
 import { PostgresSecretStore } from './postgres-secrets.js';
 import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
+import { PostgresUsageStore } from './postgres-usage.js';
 import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
@@ -33,6 +34,7 @@ export class PostgresStore implements Store {
   readonly registryAuths: PostgresRegistryAuthStore;
   readonly secrets: PostgresSecretStore;
   readonly sshKeys: PostgresSshKeyStore;
+  readonly usage: PostgresUsageStore;
   readonly webhookSecrets: PostgresWebhookSecretStore;
 
   private constructor(
@@ -43,6 +45,7 @@ export class PostgresStore implements Store {
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);
     this.sshKeys = new PostgresSshKeyStore(pool);
+    this.usage = new PostgresUsageStore(pool);
     this.webhookSecrets = new PostgresWebhookSecretStore(pool);
   }
 
@@ -259,6 +262,10 @@ export class PostgresStore implements Store {
       accountId,
     ]);
     return rows.map(networkVolumeFromRow);
+  }
+
+  async listAllNetworkVolumes(): Promise<NetworkVolumeRecord[]> {
+    return (await this.all<NetworkVolumeRow>('SELECT * FROM network_volumes ORDER BY created_at, id')).map(networkVolumeFromRow);
   }
 
   async updateNetworkVolume(v: NetworkVolumeRecord): Promise<boolean> {

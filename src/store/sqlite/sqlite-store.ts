@@ -8,6 +8,7 @@ import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
 import { SqliteSecretStore } from './sqlite-secrets.js';
 import { SqliteSshKeyStore } from './sqlite-ssh-keys.js';
+import { SqliteUsageStore } from './sqlite-usage.js';
 import { SqliteWebhookSecretStore } from './sqlite-webhook-secrets.js';
 import {
   accountFromRow,
@@ -44,6 +45,7 @@ export class SqliteStore implements Store {
   readonly registryAuths: SqliteRegistryAuthStore;
   readonly secrets: SqliteSecretStore;
   readonly sshKeys: SqliteSshKeyStore;
+  readonly usage: SqliteUsageStore;
   readonly webhookSecrets: SqliteWebhookSecretStore;
 
   constructor(fileOrDb: string | Database.Database) {
@@ -53,6 +55,7 @@ export class SqliteStore implements Store {
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
     this.secrets = new SqliteSecretStore(this.db);
     this.sshKeys = new SqliteSshKeyStore(this.db);
+    this.usage = new SqliteUsageStore(this.db);
     this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
   }
 
@@ -247,6 +250,10 @@ export class SqliteStore implements Store {
     return (this.statements.listVolumes.all(accountId) as NetworkVolumeRow[]).map(networkVolumeFromRow);
   }
 
+  async listAllNetworkVolumes(): Promise<NetworkVolumeRecord[]> {
+    return (this.statements.listAllVolumes.all() as NetworkVolumeRow[]).map(networkVolumeFromRow);
+  }
+
   async updateNetworkVolume(v: NetworkVolumeRecord): Promise<boolean> {
     return this.statements.updateVolume.run(v.spec.name, v.spec.size, v.updatedAt, v.id, v.accountId).changes === 1;
   }
@@ -294,6 +301,7 @@ function prepareStatements(db: Database.Database) {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
     getVolume: db.prepare('SELECT * FROM network_volumes WHERE id = ? AND account_id = ?'),
     listVolumes: db.prepare('SELECT * FROM network_volumes WHERE account_id = ? ORDER BY created_at, id'),
+    listAllVolumes: db.prepare('SELECT * FROM network_volumes ORDER BY created_at, id'),
     updateVolume: db.prepare('UPDATE network_volumes SET name = ?, size_gb = ?, updated_at = ? WHERE id = ? AND account_id = ?'),
     deleteVolume: db.prepare('DELETE FROM network_volumes WHERE id = ? AND account_id = ?'),
   };

@@ -1,0 +1,52 @@
+// What billing needs from the control loop: the moment each worker starts costing (placed and
+// starting), is frozen or thawed, and ends. The runtime calls `changed` at each transition, with
+// its own clock, so a meter closes intervals at the exact transition time.
+import type { Allocation } from '../catalog/capacity-pool.js';
+
+export interface WorkerUsageChange {
+  workerId: string;
+  endpointId: string;
+  /** The endpoint's owner, captured at the start: the endpoint may be deleted before the worker ends. */
+  accountId: string;
+  allocation: Allocation;
+  /** Container disk, GB. */
+  diskGb: number;
+  /** ACTIVE from placement until frozen or ended; null: the worker is gone. */
+  state: 'ACTIVE' | 'FROZEN' | null;
+  at: number;
+}
+
+export type WorkerUsageListener = (change: WorkerUsageChange) => void;
+
+export class WorkerUsageFeed {
+  private readonly listeners = new Set<WorkerUsageListener>();
+  /** The static part of each live worker, from its start. */
+  private readonly live = new Map<string, Omit<WorkerUsageChange, 'state' | 'at'>>();
+
+  listen(listener: WorkerUsageListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  started(worker: Omit<WorkerUsageChange, 'state' | 'at'>, at: number): void {
+    this.live.set(worker.workerId, worker);
+    this.emit({ ...worker, state: 'ACTIVE', at });
+  }
+
+  changed(workerId: string, state: 'ACTIVE' | 'FROZEN', at: number): void {
+    const worker = this.live.get(workerId);
+    if (worker) this.emit({ ...worker, state, at });
+  }
+
+  /** The worker is gone; a worker never started (still throttled) is ignored. */
+  ended(workerId: string, at: number): void {
+    const worker = this.live.get(workerId);
+    if (!worker) return;
+    this.live.delete(workerId);
+    this.emit({ ...worker, state: null, at });
+  }
+
+  private emit(change: WorkerUsageChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+}
