@@ -39,8 +39,7 @@ export class WorkerRuntime {
   private readonly starting = new Map<string, Promise<void>>();
   private readonly loop: PeriodicTask;
   private readonly now: () => number;
-  /** Start, freeze, thaw and end of every worker, for metering. */
-  readonly usage = new WorkerUsageFeed();
+  readonly usage = new WorkerUsageFeed(); // starts, freezes, thaws and ends, for metering
   private unsubscribe: (() => void)[] = [];
 
   constructor(private readonly deps: WorkerRuntimeDeps) {
@@ -107,11 +106,7 @@ export class WorkerRuntime {
     this.loop.runSoon();
   }
 
-  /**
-   * One pass over every endpoint, then (unless told not to) the starts it began, so a caller sees
-   * its outcome. Passes never overlap; one asked for during a pass runs right after it. The
-   * loop's own passes never wait for starts.
-   */
+  /** One pass (never overlapping another), then unless told not to the starts it began; the loop's own passes never wait for starts. */
   async tick(options: { waitForStarts?: boolean } = {}): Promise<void> {
     await this.loop.runNow();
     if (options.waitForStarts ?? true) await this.startsSettled();
@@ -239,8 +234,7 @@ export class WorkerRuntime {
     this.throttles.placed(endpoint.id);
     worker.allocation = allocation;
     worker.phase = 'STARTING';
-    const { workerId, endpointId } = worker;
-    this.usage.started({ workerId, endpointId, accountId: endpoint.accountId, allocation, diskGb: endpoint.spec.disk }, this.now());
+    this.usage.started(worker, endpoint, allocation, this.now());
     const volume = volumes.find((v) => v.dataCenterId === allocation.dataCenterId);
     const start = this.startInBackground(worker, endpoint, allocation, volume).finally(() => this.starting.delete(worker.workerId));
     this.starting.set(worker.workerId, start);
@@ -322,9 +316,7 @@ export class WorkerRuntime {
 
   /** A worker that never ran: its place goes, and the endpoint backs off as after a crash. */
   private abandon(worker: ManagedWorker, reason: string): void {
-    this.usage.ended(worker.workerId, this.now());
-    this.deps.capacity.release(worker.workerId);
-    this.workers.delete(worker.workerId);
+    this.drop(worker);
     this.crashes.record(worker.endpointId, reason, [], this.now());
   }
 
@@ -358,10 +350,7 @@ export class WorkerRuntime {
     }
   }
 
-  /**
-   * Stops a worker for good beside the pass: no new work, its long-poll answered now so it can exit,
-   * a replacement may start at once; its capacity is freed only once it is gone.
-   */
+  /** Stops a worker beside the pass: no new work, its long-poll answered so it can exit; its capacity is freed once it is gone. */
   private async retire(worker: ManagedWorker, reason: string): Promise<void> {
     const { provider, config, log } = this.deps;
     const wasStarting = worker.phase === 'STARTING';

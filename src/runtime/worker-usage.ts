@@ -2,6 +2,7 @@
 // starting), is frozen or thawed, and ends. The runtime calls `changed` at each transition, with
 // its own clock, so a meter closes intervals at the exact transition time.
 import type { Allocation } from '../catalog/capacity-pool.js';
+import type { EndpointRecord } from '../store/store.js';
 
 export interface WorkerUsageChange {
   workerId: string;
@@ -28,9 +29,17 @@ export class WorkerUsageFeed {
     return () => this.listeners.delete(listener);
   }
 
-  started(worker: Omit<WorkerUsageChange, 'state' | 'at'>, at: number): void {
-    this.live.set(worker.workerId, worker);
-    this.emit({ ...worker, state: 'ACTIVE', at });
+  /** Placed and starting: it costs from now on. */
+  started(worker: { workerId: string }, endpoint: EndpointRecord, allocation: Allocation, at: number): void {
+    const live = {
+      workerId: worker.workerId,
+      endpointId: endpoint.id,
+      accountId: endpoint.accountId,
+      allocation,
+      diskGb: endpoint.spec.disk,
+    };
+    this.live.set(worker.workerId, live);
+    this.emit({ ...live, state: 'ACTIVE', at });
   }
 
   changed(workerId: string, state: 'ACTIVE' | 'FROZEN', at: number): void {
