@@ -16,8 +16,10 @@ export interface UsageQuery {
 
 export interface UsageStore {
   /**
-   * Records the intervals, in order. One that starts where its subject already has an interval,
-   * or overlaps recorded time of its subject, is skipped. Answers how many were recorded.
+   * Records the intervals, in order. One that overlaps recorded time of its subject is skipped;
+   * one that continues its subject's last interval with the same state and dimensions extends
+   * that row instead of adding one (a steady subject is one row, not one per pass). Answers how
+   * many were recorded.
    */
   append(intervals: readonly UsageInterval[]): Promise<number>;
   /** The end of each subject's last recorded interval; subjects without any are absent. */
@@ -59,4 +61,12 @@ export const USAGE_COLUMNS = 'subject_id, from_ms, to_ms, account_id, family, ow
 
 export function usageValues(i: UsageInterval): unknown[] {
   return [i.subjectId, i.fromMs, i.toMs, i.accountId, i.family, i.ownerId, i.meter, i.resource, i.quantity, i.state];
+}
+
+/** Matches the row an interval continues: same subject, state and dimensions, ending where it starts. */
+export const CONTINUES =
+  'subject_id = ? AND to_ms = ? AND account_id = ? AND family = ? AND owner_id = ? AND meter = ? AND resource = ? AND quantity = ? AND state = ?';
+
+export function continuation(i: UsageInterval): unknown[] {
+  return [i.subjectId, i.fromMs, i.accountId, i.family, i.ownerId, i.meter, i.resource, i.quantity, i.state];
 }

@@ -52,7 +52,7 @@ test(`[${TEST_STORE}] appended intervals read back whole, with their dimensions,
   );
 });
 
-test(`[${TEST_STORE}] a replayed append records nothing, and one overlapping recorded time is skipped`, async () => {
+test(`[${TEST_STORE}] a replayed append records nothing, one overlapping recorded time is skipped, and a continuation extends its row`, async () => {
   const first = [interval('worker:b:gpu', 0, 1), interval('worker:b:gpu', 1, 2)];
   assert.equal(await suite.store.usage.append(first), 2);
   assert.equal(await suite.store.usage.append(first), 0, 'the same intervals again');
@@ -61,11 +61,22 @@ test(`[${TEST_STORE}] a replayed append records nothing, and one overlapping rec
   assert.equal(await suite.store.usage.append([interval('worker:b:gpu', 2, 4)]), 1, 'continues where records end');
   const recorded = await suite.store.usage.list({ accountId: 'acct-a', ownerId: 'ep-1', fromMs: T0, toMs: T0 + 10 * HOUR });
   const ofB = recorded.filter((i) => i.subjectId === 'worker:b:gpu').map((i) => [i.fromMs - T0, i.toMs - T0]);
-  assert.deepEqual(ofB, [
-    [0, HOUR],
-    [HOUR, 2 * HOUR],
-    [2 * HOUR, 4 * HOUR],
-  ]);
+  assert.deepEqual(ofB, [[0, 4 * HOUR]], 'the same state and dimensions throughout: one row');
+  assert.equal(await suite.store.usage.append([interval('worker:b:gpu', 4, 5, { state: 'FROZEN' })]), 1);
+  assert.equal(await suite.store.usage.append([interval('worker:b:gpu', 5, 6, { quantity: 4, state: 'FROZEN' })]), 1);
+  const after = (await suite.store.usage.list({ accountId: 'acct-a', ownerId: 'ep-1', fromMs: T0, toMs: T0 + 10 * HOUR })).filter(
+    (i) => i.subjectId === 'worker:b:gpu',
+  );
+  assert.deepEqual(
+    after.map((i) => [(i.fromMs - T0) / HOUR, (i.toMs - T0) / HOUR, i.state, i.quantity]),
+    [
+      [0, 4, 'ACTIVE', 2],
+      [4, 5, 'FROZEN', 2],
+      [5, 6, 'FROZEN', 4],
+    ],
+    'a change of state or dimensions starts a row',
+  );
+  assert.deepEqual(await suite.store.usage.lastEnds(['worker:b:gpu']), new Map([['worker:b:gpu', T0 + 6 * HOUR]]));
 });
 
 test(`[${TEST_STORE}] two connections appending different cuts of the same time record one of them, never both`, async () => {

@@ -1,7 +1,13 @@
 // The Billing group: the caller's metered usage, priced by the price table, in time buckets. One
 // method per route; each resolves the window, reads the intervals that overlap it and shapes the
 // records and metadata the hosted API answers with.
-import { billingTime, resolveBillingWindow, type BillingWindow, type BillingWindowInput } from '../../domain/billing-window.js';
+import {
+  billingTime,
+  bucketAfter,
+  resolveBillingWindow,
+  type BillingWindow,
+  type BillingWindowInput,
+} from '../../domain/billing-window.js';
 import type { PriceTable } from '../../domain/price-table.js';
 import type { UsageFamily, UsageInterval } from '../../domain/usage.js';
 import type { UsageStore } from '../../store/usage-store.js';
@@ -68,6 +74,9 @@ const ROUTES = {
 
 export type BillingQuery = BillingWindowInput & { id?: string };
 
+/** A record: its bucket, the id it bills (per-resource routes) and its amount fields. */
+export type BillingRecord = { startTime: string; endTime: string } & Record<string, number | string>;
+
 export class BillingService {
   constructor(
     private readonly usage: UsageStore,
@@ -120,7 +129,7 @@ export class BillingService {
     });
     const cells = sumIntoBuckets(intervals, window, this.prices, route.componentOf);
     return {
-      records: cells.map((cell) => ({
+      records: cells.map((cell): BillingRecord => ({
         ...bucketRange(window, cell),
         [route.idField]: cell.ownerId,
         ...amounts(route.components, cell.cents),
@@ -136,13 +145,16 @@ export class BillingService {
 
   private perBucket(window: BillingWindow, intervals: UsageInterval[], components: string[], componentOf: ComponentOf) {
     const cells = sumIntoBuckets(intervals, window, this.prices, componentOf);
-    const byBucket = new Map(
-      window.buckets.map((bucket) => [bucket, addCents(cells.filter((c) => c.bucket === bucket).map((c) => c.cents))]),
-    );
-    const records = window.buckets.map((bucket) => ({ ...bucketRange(window, { bucket }), ...amounts(components, byBucket.get(bucket)!) }));
+    const byBucket = new Map<number, Map<string, bigint>[]>(window.buckets.map((bucket) => [bucket, []]));
+    for (const cell of cells) byBucket.get(cell.bucket)!.push(cell.cents);
+    const sums = new Map([...byBucket].map(([bucket, of]) => [bucket, addCents(of)]));
+    const records = window.buckets.map((bucket): BillingRecord => ({
+      ...bucketRange(window, { bucket }),
+      ...amounts(components, sums.get(bucket)!),
+    }));
     return {
       records,
-      metadata: { query: echo(window), recordCount: records.length, totals: amounts(components, addCents([...byBucket.values()])) },
+      metadata: { query: echo(window), recordCount: records.length, totals: amounts(components, addCents([...sums.values()])) },
     };
   }
 }
@@ -152,7 +164,5 @@ function echo(window: BillingWindow) {
 }
 
 function bucketRange(window: BillingWindow, cell: Pick<CentsCell, 'bucket'>) {
-  const index = window.buckets.indexOf(cell.bucket);
-  const end = window.buckets[index + 1] ?? window.toMs;
-  return { startTime: billingTime(cell.bucket), endTime: billingTime(end) };
+  return { startTime: billingTime(cell.bucket), endTime: billingTime(bucketAfter(cell.bucket, window.bucketSize)) };
 }

@@ -27,9 +27,10 @@ export function sumIntoBuckets(
   for (const interval of intervals) {
     const component = componentOf(interval);
     if (component === undefined) continue;
-    window.buckets.forEach((bucket, index) => {
+    for (let index = firstBucket(window.buckets, interval.fromMs); index < window.buckets.length; index++) {
+      const bucket = window.buckets[index]!;
       const end = ends[index]!;
-      if (interval.toMs <= bucket || interval.fromMs >= end) return;
+      if (bucket >= interval.toMs) break;
       const cellKey = `${bucket}/${interval.ownerId}`;
       let cell = exact.get(cellKey);
       if (!cell) {
@@ -37,7 +38,7 @@ export function sumIntoBuckets(
         exact.set(cellKey, cell);
       }
       cell.units.set(component, (cell.units.get(component) ?? 0n) + prices.cost(interval, bucket, end));
-    });
+    }
   }
   return [...exact.values()]
     .sort((a, b) => a.bucket - b.bucket || (a.ownerId < b.ownerId ? -1 : a.ownerId > b.ownerId ? 1 : 0))
@@ -46,6 +47,18 @@ export function sumIntoBuckets(
       bucket: cell.bucket,
       cents: new Map([...cell.units].map(([c, units]) => [c, toCents(units)])),
     }));
+}
+
+/** The index of the bucket holding t (0 when t is before the first). */
+function firstBucket(buckets: readonly number[], t: number): number {
+  let low = 0;
+  let high = buckets.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (buckets[mid]! <= t) low = mid;
+    else high = mid - 1;
+  }
+  return low;
 }
 
 /** The amount fields of a record: each component in dollars, and totalAmount their sum. */

@@ -1,10 +1,22 @@
 // Usage intervals on PostgreSQL. Replicas may append for one subject at once (a leader that has
 // not yet noticed it lost the lease): a transaction-scoped advisory lock per subject makes the
-// overlap check and the insert of each append run one after the other.
+// overlap check and the write of each append run one after the other.
 import type pg from 'pg';
 import type { UsageInterval } from '../../domain/usage.js';
-import { USAGE_COLUMNS, usageFromRow, usageValues, type UsageQuery, type UsageRow, type UsageStore } from '../usage-store.js';
+import {
+  CONTINUES,
+  continuation,
+  USAGE_COLUMNS,
+  usageFromRow,
+  usageValues,
+  type UsageQuery,
+  type UsageRow,
+  type UsageStore,
+} from '../usage-store.js';
 import { transaction } from './database.js';
+
+/** CONTINUES with numbered parameters ($2 on; $1 is the new end). */
+const CONTINUES_PG = CONTINUES.split('?').reduce((sql, part, i) => (i === 0 ? part : `${sql}$${i + 1}${part}`), '');
 
 export class PostgresUsageStore implements UsageStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -17,13 +29,25 @@ export class PostgresUsageStore implements UsageStore {
       for (const subject of subjects) await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`usage:${subject}`]);
       let recorded = 0;
       for (const interval of intervals) {
-        const result = await client.query(
-          `INSERT INTO usage_intervals (${USAGE_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
-           WHERE NOT EXISTS (SELECT 1 FROM usage_intervals WHERE subject_id = $1 AND from_ms < $3 AND to_ms > $2)
-           ON CONFLICT (subject_id, from_ms) DO NOTHING`,
+        const overlap = await client.query('SELECT 1 FROM usage_intervals WHERE subject_id = $1 AND from_ms < $2 AND to_ms > $3', [
+          interval.subjectId,
+          interval.toMs,
+          interval.fromMs,
+        ]);
+        if ((overlap.rowCount ?? 0) > 0) continue;
+        const extended = await client.query(`UPDATE usage_intervals SET to_ms = $1 WHERE ${CONTINUES_PG}`, [
+          interval.toMs,
+          ...continuation(interval),
+        ]);
+        if ((extended.rowCount ?? 0) > 0) {
+          recorded++;
+          continue;
+        }
+        const inserted = await client.query(
+          `INSERT INTO usage_intervals (${USAGE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
           usageValues(interval),
         );
-        recorded += result.rowCount ?? 0;
+        recorded += inserted.rowCount ?? 0;
       }
       return recorded;
     });

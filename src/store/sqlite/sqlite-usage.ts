@@ -1,8 +1,17 @@
-// Usage intervals on SQLite: one writer at a time, so the overlap check and the insert of an
+// Usage intervals on SQLite: one writer at a time, so the overlap check and the write of an
 // append (one IMMEDIATE transaction) see every interval recorded before them.
 import type Database from 'better-sqlite3';
 import type { UsageInterval } from '../../domain/usage.js';
-import { USAGE_COLUMNS, usageFromRow, usageValues, type UsageQuery, type UsageRow, type UsageStore } from '../usage-store.js';
+import {
+  CONTINUES,
+  continuation,
+  USAGE_COLUMNS,
+  usageFromRow,
+  usageValues,
+  type UsageQuery,
+  type UsageRow,
+  type UsageStore,
+} from '../usage-store.js';
 
 export class SqliteUsageStore implements UsageStore {
   private readonly statements: ReturnType<typeof prepareStatements>;
@@ -15,7 +24,9 @@ export class SqliteUsageStore implements UsageStore {
     const write = this.db.transaction(() => {
       let recorded = 0;
       for (const interval of intervals) {
-        recorded += this.statements.insert.run(...usageValues(interval), interval.subjectId, interval.toMs, interval.fromMs).changes;
+        if (this.statements.overlaps.get(interval.subjectId, interval.toMs, interval.fromMs)) continue;
+        const extended = this.statements.extend.run(interval.toMs, ...continuation(interval)).changes;
+        recorded += extended > 0 ? extended : this.statements.insert.run(...usageValues(interval)).changes;
       }
       return recorded;
     });
@@ -41,11 +52,9 @@ export class SqliteUsageStore implements UsageStore {
 
 function prepareStatements(db: Database.Database) {
   return {
-    insert: db.prepare(
-      `INSERT INTO usage_intervals (${USAGE_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-       WHERE NOT EXISTS (SELECT 1 FROM usage_intervals WHERE subject_id = ? AND from_ms < ? AND to_ms > ?)
-       ON CONFLICT (subject_id, from_ms) DO NOTHING`,
-    ),
+    overlaps: db.prepare('SELECT 1 FROM usage_intervals WHERE subject_id = ? AND from_ms < ? AND to_ms > ?'),
+    extend: db.prepare(`UPDATE usage_intervals SET to_ms = ? WHERE ${CONTINUES}`),
+    insert: db.prepare(`INSERT INTO usage_intervals (${USAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
     lastEnds: db.prepare(
       `SELECT subject_id, MAX(to_ms) AS last_end FROM usage_intervals
        WHERE subject_id IN (SELECT value FROM json_each(?)) GROUP BY subject_id`,
