@@ -30,6 +30,7 @@ import { currentKeyRoutes } from './http/routes/current-key.js';
 import { consoleRoutes, installConsoleRedirect } from './http/console.js';
 import { podRoutes } from './http/routes/pods.js';
 import { clusterRoutes } from './http/routes/clusters.js';
+import { billingRoutes } from './http/routes/billing.js';
 import type { Services } from './services/services.js';
 import { LoadBalancer } from './balancer/load-balancer.js';
 import { createFrontServer } from './balancer/front-server.js';
@@ -103,5 +104,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(consoleRoutes());
   await app.register(podRoutes(services));
   await app.register(clusterRoutes());
+  await app.register(billingRoutes(services));
   return app;
 }

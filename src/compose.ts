@@ -45,6 +45,11 @@ import type { Services } from './services/services.js';
 import { PodService } from './services/pods.js';
 import { PodLauncher } from './services/pod-launcher.js';
 import { join } from 'node:path';
+import { PriceTable } from './domain/price-table.js';
+import { BillingService } from './services/billing/billing.js';
+import { Meter } from './services/metering/meter.js';
+import { WorkerUsageSource } from './services/metering/worker-source.js';
+import { VolumeUsageSource, volumeMetered } from './services/metering/volume-source.js';
 
 export type { Services };
 
@@ -99,6 +104,15 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
         log: log.child({ component: 'runtime' }),
       })
     : undefined;
+  // Metering runs on the leader, beside the runtime whose workers it records.
+  const workerUsage = new WorkerUsageSource(() => meter.runSoon());
+  const meter: Meter = new Meter({
+    store: store.usage,
+    sources: [workerUsage, new VolumeUsageSource(store)],
+    everyMs: config.meteringIntervalMs,
+    log: log.child({ component: 'metering' }),
+  });
+  runtime?.usage.listen(workerUsage.observe);
   const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers);
   const metrics = new GantryMetrics(
     store,
@@ -149,7 +163,9 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     accountSecrets,
     sshKeys,
     secrets,
-    networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories),
+    networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories, (volume, at) => meter.settle(volumeMetered(volume), at)),
+    meter,
+    billing: new BillingService(store.usage, new PriceTable(listedCatalog.data)),
     endpoints,
     events,
     workers,
@@ -174,12 +190,17 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
           if (leader) {
             sweeper.start();
             runtime?.start();
+            meter.start();
             // Pods' containers outlive a restart and a change of leader: adopted, and rows of those gone settled.
             void pods.recover().catch((err: unknown) => log.error({ err }, 'could not reconcile pods with their containers'));
           } else {
             void sweeper.stop();
-            void runtime?.stop();
             pods.stepDown();
+            // The workers' ends are recorded once they are stopped.
+            void (async () => {
+              await runtime?.stop();
+              await meter.stop();
+            })().catch((err: unknown) => log.error({ err }, 'stepping down from metering failed'));
           }
         });
         // Containers a killed run of this instance left behind go before anything else starts.
@@ -201,6 +222,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
       await started?.catch(() => undefined);
       await cluster.close();
       await runtime?.stop();
+      await meter.stop().catch((err: unknown) => log.warn({ err }, 'could not record the last usage before closing'));
       balancer.close();
       await sweeper.stop();
       await purgedRows.stop();

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { shippedFile } from '../paths.js';
 import { Catalog, type CatalogData } from '../domain/catalog.js';
+import { PriceTable } from '../domain/price-table.js';
 
 export const DEFAULT_CATALOG_FILE = shippedFile('catalog', 'default-catalog.json');
 
@@ -41,6 +42,13 @@ function checkCatalog(data: CatalogData): string[] {
   for (const c of data.cpus) {
     if (!(c.vcpu?.min >= 1 && c.vcpu.max >= c.vcpu.min)) problems.push(`CPU flavor ${c.id}: vcpu.min..max is invalid`);
     if (!(c.ramGbPerVcpu > 0)) problems.push(`CPU flavor ${c.id}: ramGbPerVcpu must be positive`);
+  }
+  if (problems.length === 0) {
+    try {
+      new PriceTable(data);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
   }
   return problems;
 }

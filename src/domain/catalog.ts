@@ -53,6 +53,20 @@ export interface CatalogData {
   cpus: CpuFlavorEntry[];
   dataCenters: DataCenterEntry[];
   templates: PublicTemplateEntry[];
+  /** Prices billing needs beyond the GPU and CPU entries' own; defaults apply when absent (see price-table.ts). */
+  billing?: BillingPriceEntry;
+}
+
+/** USD amounts with at most 6 decimals; a month is 720 hours (30 days). */
+export interface BillingPriceEntry {
+  /** A FlashBoot-frozen worker's GPU or CPU time, as a percentage of its running rate. */
+  serverlessFrozenPercent?: number;
+  /** Serverless workers' container disk, per GB and month. */
+  containerDiskPerGbMonth?: number;
+  /** Pods' disk, per GB and month. */
+  podDiskPerGbMonth?: number;
+  /** Network volumes, per GB and month, by storage tier. */
+  networkVolumePerGbMonth?: Partial<Record<'STANDARD' | 'HIGH_PERFORMANCE', number>>;
 }
 
 export class Catalog {

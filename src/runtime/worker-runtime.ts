@@ -19,6 +19,7 @@ import type { WorkerRuntimeDeps } from './runtime-deps.js';
 import { placementDataCenters, type EndpointVolume } from './volumes/volume-mounts.js';
 import { ThrottleReports, type ThrottleReport } from './throttle-reports.js';
 import { WorkerOwners } from './worker-owners.js';
+import { WorkerUsageFeed } from './worker-usage.js';
 
 export type { RuntimeSettings, WorkerRuntimeDeps } from './runtime-deps.js';
 
@@ -38,6 +39,7 @@ export class WorkerRuntime {
   private readonly starting = new Map<string, Promise<void>>();
   private readonly loop: PeriodicTask;
   private readonly now: () => number;
+  readonly usage = new WorkerUsageFeed(); // starts, freezes, thaws and ends, for metering
   private unsubscribe: (() => void)[] = [];
 
   constructor(private readonly deps: WorkerRuntimeDeps) {
@@ -74,6 +76,7 @@ export class WorkerRuntime {
     await Promise.all(this.stopping);
     await this.deps.provider.close(this.deps.config.workerStopGraceMs);
     for (const worker of this.workers.values()) {
+      this.usage.ended(worker.workerId, this.now());
       this.deps.capacity.release(worker.workerId);
       this.frozen.remove(worker.endpointId, worker.workerId);
       this.kindOf(worker).forget(worker.workerId);
@@ -103,11 +106,7 @@ export class WorkerRuntime {
     this.loop.runSoon();
   }
 
-  /**
-   * One pass over every endpoint, then (unless told not to) the starts it began, so a caller sees
-   * its outcome. Passes never overlap; one asked for during a pass runs right after it. The
-   * loop's own passes never wait for starts.
-   */
+  /** One pass (never overlapping another), then unless told not to the starts it began; the loop's own passes never wait for starts. */
   async tick(options: { waitForStarts?: boolean } = {}): Promise<void> {
     await this.loop.runNow();
     if (options.waitForStarts ?? true) await this.startsSettled();
@@ -220,6 +219,7 @@ export class WorkerRuntime {
     this.kindOf(worker).unpark(worker);
     worker.phase = 'RUNNING';
     worker.frozenAt = null;
+    this.usage.changed(worker.workerId, 'ACTIVE', this.now());
     this.deps.log.info({ workerId: worker.workerId, endpointId: endpoint.id }, 'worker thawed');
     return true;
   }
@@ -234,6 +234,7 @@ export class WorkerRuntime {
     this.throttles.placed(endpoint.id);
     worker.allocation = allocation;
     worker.phase = 'STARTING';
+    this.usage.started(worker, endpoint, allocation, this.now());
     const volume = volumes.find((v) => v.dataCenterId === allocation.dataCenterId);
     const start = this.startInBackground(worker, endpoint, allocation, volume).finally(() => this.starting.delete(worker.workerId));
     this.starting.set(worker.workerId, start);
@@ -308,14 +309,14 @@ export class WorkerRuntime {
 
   /** A worker that was no longer wanted when its start failed: its place goes, no crash is counted. */
   private drop(worker: ManagedWorker): void {
+    this.usage.ended(worker.workerId, this.now());
     this.deps.capacity.release(worker.workerId);
     this.workers.delete(worker.workerId);
   }
 
   /** A worker that never ran: its place goes, and the endpoint backs off as after a crash. */
   private abandon(worker: ManagedWorker, reason: string): void {
-    this.deps.capacity.release(worker.workerId);
-    this.workers.delete(worker.workerId);
+    this.drop(worker);
     this.crashes.record(worker.endpointId, reason, [], this.now());
   }
 
@@ -334,6 +335,7 @@ export class WorkerRuntime {
       await this.deps.provider.freeze(worker.workerId);
       worker.phase = 'FROZEN';
       worker.frozenAt = this.now();
+      this.usage.changed(worker.workerId, 'FROZEN', worker.frozenAt);
       this.frozen.add(endpoint.id, worker.workerId, worker.version, worker.frozenAt);
       this.deps.log.info({ workerId: worker.workerId, endpointId: endpoint.id }, 'worker frozen');
       return;
@@ -348,10 +350,7 @@ export class WorkerRuntime {
     }
   }
 
-  /**
-   * Stops a worker for good beside the pass: no new work, its long-poll answered now so it can exit,
-   * a replacement may start at once; its capacity is freed only once it is gone.
-   */
+  /** Stops a worker beside the pass: no new work, its long-poll answered so it can exit; its capacity is freed once it is gone. */
   private async retire(worker: ManagedWorker, reason: string): Promise<void> {
     const { provider, config, log } = this.deps;
     const wasStarting = worker.phase === 'STARTING';
@@ -376,6 +375,7 @@ export class WorkerRuntime {
 
   /** A worker that is gone: its work returns to the queue, its capacity and its traffic go. */
   private async forget(worker: ManagedWorker): Promise<void> {
+    this.usage.ended(worker.workerId, this.now());
     this.workers.delete(worker.workerId);
     this.frozen.remove(worker.endpointId, worker.workerId);
     const kind = this.kindOf(worker);

@@ -9,12 +9,16 @@ import type { NetworkVolumeRecord, Store } from '../store/store.js';
 
 export const newNetworkVolumeId = () => randomId(10);
 
+/** Records a volume's usage up to `at` as it stands, before it is resized or deleted (metering). */
+export type SettleVolume = (volume: NetworkVolumeRecord, at: number) => Promise<void>;
+
 export class NetworkVolumeService {
   constructor(
     private readonly store: Store,
     /** The deployment's catalog: data centers offer volumes where workers run (catalog/volume-offer.ts). */
     private readonly catalog: Catalog,
     private readonly directories: VolumeDirectories,
+    private readonly settle: SettleVolume = async () => undefined,
   ) {}
 
   list(accountId: string): Promise<NetworkVolumeRecord[]> {
@@ -54,13 +58,14 @@ export class NetworkVolumeService {
   async update(accountId: string, id: string, body: UpdateVolumeInput, now = new Date()): Promise<NetworkVolumeRecord> {
     const current = await this.get(accountId, id);
     const next: NetworkVolumeRecord = { ...current, spec: applyVolumePatch(current.spec, body), updatedAt: now.toISOString() };
+    if (next.spec.size !== current.spec.size) await this.settle(current, now.getTime());
     if (!(await this.store.updateNetworkVolume(next))) throw notFound(`network volume ${id} not found`);
     return next;
   }
 
   /** Its files go with it. An endpoint that names it keeps it: the endpoint must let go first. */
-  async delete(accountId: string, id: string): Promise<void> {
-    await this.get(accountId, id);
+  async delete(accountId: string, id: string, now = new Date()): Promise<void> {
+    const volume = await this.get(accountId, id);
     const users = (await this.store.listEndpoints(accountId)).filter((endpoint) => endpoint.spec.networkVolumes.includes(id));
     if (users.length > 0) {
       throw conflict(
@@ -73,6 +78,7 @@ export class NetworkVolumeService {
         `network volume ${id} is mounted by pod${pods.length > 1 ? 's' : ''} ${pods.map((p) => p.id).join(', ')}; terminate ${pods.length > 1 ? 'them' : 'it'} first`,
       );
     }
+    await this.settle(volume, now.getTime());
     if (!(await this.store.deleteNetworkVolume(accountId, id))) throw notFound(`network volume ${id} not found`);
     await this.directories.remove(id);
   }

@@ -27,6 +27,8 @@ import type { WorkerRuntime } from '../runtime/worker-runtime.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { BalancerPool } from '../runtime/balancer-pool.js';
 import type { PodService } from './pods.js';
+import type { Meter } from './metering/meter.js';
+import type { BillingService } from './billing/billing.js';
 
 export interface Services {
   config: GantryConfig;
@@ -45,6 +47,10 @@ export interface Services {
   /** Seals and opens stored secrets with the deployment's key. */
   secrets: Secrets;
   networkVolumes: NetworkVolumeService;
+  /** Records usage intervals on the leader (metering/). */
+  meter: Meter;
+  /** The Billing group: metered usage, priced. */
+  billing: BillingService;
   endpoints: EndpointService;
   events: JobEvents;
   workers: WorkerRegistry;

@@ -206,6 +206,13 @@ export const SETTINGS = {
     default: '500',
     description: 'period of the sweeper that enforces timeouts, expiries and leases',
   },
+  meteringIntervalMs: {
+    flag: '--metering-interval-ms <ms>',
+    env: 'GANTRY_METERING_INTERVAL_MS',
+    type: integer(100, 3_600_000),
+    default: '60000',
+    description: 'how often the leader records usage for billing; at most this much of a replica that dies unannounced goes unbilled',
+  },
   workerPingIntervalMs: {
     flag: '--worker-ping-interval-ms <ms>',
     env: 'GANTRY_WORKER_PING_INTERVAL_MS',

@@ -8,6 +8,7 @@ import type { JobHistoryStore } from './job-history.js';
 import type { SecretStore } from './secret-store.js';
 import type { SshKeyStore } from './ssh-key-store.js';
 import type { PodStore } from './pod-store.js';
+import type { UsageStore } from './usage-store.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
@@ -93,6 +94,8 @@ export interface Store {
   /** Pods: long-running containers of an account. */
   readonly pods: PodStore;
   readonly webhookSecrets: WebhookSecretStore;
+  /** Metered usage intervals, for billing. */
+  readonly usage: UsageStore;
   close(): Promise<void>;
 
   /**
@@ -152,6 +155,8 @@ export interface Store {
   getNetworkVolume(accountId: string, id: string): Promise<NetworkVolumeRecord | undefined>;
   /** Oldest first. */
   listNetworkVolumes(accountId: string): Promise<NetworkVolumeRecord[]>;
+  /** Every account's volumes, oldest first: for metering, which serves the whole deployment. */
+  listAllNetworkVolumes(): Promise<NetworkVolumeRecord[]>;
   /** Writes name and size (the rest is immutable); false when the volume is gone. */
   updateNetworkVolume(volume: NetworkVolumeRecord): Promise<boolean>;
   deleteNetworkVolume(accountId: string, id: string): Promise<boolean>;

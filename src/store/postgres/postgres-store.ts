@@ -25,6 +25,7 @@ import { PostgresJobHistory } from './postgres-job-history.js';
 import { PostgresSecretStore } from './postgres-secrets.js';
 import { PostgresPodStore } from './postgres-pods.js';
 import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
+import { PostgresUsageStore } from './postgres-usage.js';
 import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
 import { ApiKeyCache } from './key-cache.js';
 import { EVENT_CHANNEL, keyChangedPayload } from './notifications.js';
@@ -39,6 +40,7 @@ export class PostgresStore implements Store {
   readonly secrets: PostgresSecretStore;
   readonly sshKeys: PostgresSshKeyStore;
   readonly pods: PostgresPodStore;
+  readonly usage: PostgresUsageStore;
   readonly webhookSecrets: PostgresWebhookSecretStore;
   private readonly keys = new ApiKeyCache();
 
@@ -52,6 +54,7 @@ export class PostgresStore implements Store {
     this.secrets = new PostgresSecretStore(pool);
     this.sshKeys = new PostgresSshKeyStore(pool);
     this.pods = new PostgresPodStore(pool);
+    this.usage = new PostgresUsageStore(pool);
     this.webhookSecrets = new PostgresWebhookSecretStore(pool);
   }
 
@@ -290,6 +293,10 @@ export class PostgresStore implements Store {
       accountId,
     ]);
     return rows.map(networkVolumeFromRow);
+  }
+
+  async listAllNetworkVolumes(): Promise<NetworkVolumeRecord[]> {
+    return (await this.all<NetworkVolumeRow>('SELECT * FROM network_volumes ORDER BY created_at, id')).map(networkVolumeFromRow);
   }
 
   async updateNetworkVolume(v: NetworkVolumeRecord): Promise<boolean> {

@@ -11,6 +11,7 @@ import { SqliteJobHistory } from './sqlite-job-history.js';
 import { SqliteSecretStore } from './sqlite-secrets.js';
 import { SqlitePodStore } from './sqlite-pods.js';
 import { SqliteSshKeyStore } from './sqlite-ssh-keys.js';
+import { SqliteUsageStore } from './sqlite-usage.js';
 import { SqliteWebhookSecretStore } from './sqlite-webhook-secrets.js';
 import {
   accountFromRow,
@@ -52,6 +53,7 @@ export class SqliteStore implements Store {
   readonly secrets: SqliteSecretStore;
   readonly sshKeys: SqliteSshKeyStore;
   readonly pods: SqlitePodStore;
+  readonly usage: SqliteUsageStore;
   readonly webhookSecrets: SqliteWebhookSecretStore;
 
   constructor(fileOrDb: string | Database.Database) {
@@ -64,9 +66,21 @@ export class SqliteStore implements Store {
     this.secrets = new SqliteSecretStore(this.db);
     this.sshKeys = new SqliteSshKeyStore(this.db);
     this.pods = new SqlitePodStore(this.db);
+    this.usage = new SqliteUsageStore(this.db);
     this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
     this.group = new GroupCommit(this.db);
-    for (const part of [this, this.jobs, this.registryAuths, this.secrets, this.sshKeys, this.webhookSecrets]) {
+    // Every part that writes or reads the database joins the turn's transaction, so no answer precedes its commit.
+    for (const part of [
+      this,
+      this.jobs,
+      this.jobHistory,
+      this.registryAuths,
+      this.secrets,
+      this.sshKeys,
+      this.pods,
+      this.usage,
+      this.webhookSecrets,
+    ]) {
       groupMethods(part, this.group, ['close']);
     }
   }
@@ -267,6 +281,10 @@ export class SqliteStore implements Store {
     return (this.statements.listVolumes.all(accountId) as NetworkVolumeRow[]).map(networkVolumeFromRow);
   }
 
+  async listAllNetworkVolumes(): Promise<NetworkVolumeRecord[]> {
+    return (this.statements.listAllVolumes.all() as NetworkVolumeRow[]).map(networkVolumeFromRow);
+  }
+
   async updateNetworkVolume(v: NetworkVolumeRecord): Promise<boolean> {
     return this.statements.updateVolume.run(v.spec.name, v.spec.size, v.updatedAt, v.id, v.accountId).changes === 1;
   }
@@ -314,6 +332,7 @@ function prepareStatements(db: Database.Database) {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
     getVolume: db.prepare('SELECT * FROM network_volumes WHERE id = ? AND account_id = ?'),
     listVolumes: db.prepare('SELECT * FROM network_volumes WHERE account_id = ? ORDER BY created_at, id'),
+    listAllVolumes: db.prepare('SELECT * FROM network_volumes ORDER BY created_at, id'),
     updateVolume: db.prepare('UPDATE network_volumes SET name = ?, size_gb = ?, updated_at = ? WHERE id = ? AND account_id = ?'),
     deleteVolume: db.prepare('DELETE FROM network_volumes WHERE id = ? AND account_id = ?'),
   };
