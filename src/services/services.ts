@@ -28,6 +28,7 @@ import type { Cluster } from '../cluster/cluster.js';
 import type { BalancerPool } from '../runtime/balancer-pool.js';
 import type { PodService } from './pods.js';
 import type { Meter } from './metering/meter.js';
+import type { WorkerSampler } from './worker-sampler.js';
 import type { BillingService } from './billing/billing.js';
 
 export interface Services {
@@ -49,6 +50,8 @@ export interface Services {
   networkVolumes: NetworkVolumeService;
   /** Records usage intervals on the leader (metering/). */
   meter: Meter;
+  /** Records endpoints' workers by state on the leader, for the series route. */
+  workerSampler: WorkerSampler;
   /** The Billing group: metered usage, priced. */
   billing: BillingService;
   endpoints: EndpointService;
