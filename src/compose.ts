@@ -49,6 +49,7 @@ import { PriceTable } from './domain/price-table.js';
 import { BillingService } from './services/billing/billing.js';
 import { Meter } from './services/metering/meter.js';
 import { WorkerSampler } from './services/worker-sampler.js';
+import { AccountKeyService } from './services/account-keys.js';
 import { WorkerUsageSource } from './services/metering/worker-source.js';
 import { VolumeUsageSource, volumeMetered } from './services/metering/volume-source.js';
 
@@ -157,11 +158,13 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     stopGraceMs: config.workerStopGraceMs,
     log: log.child({ component: 'pods' }),
   });
+  const apiKeys = new ApiKeyService(store);
   let started: Promise<void> | undefined;
   return {
     config,
     store,
-    apiKeys: new ApiKeyService(store),
+    apiKeys,
+    accountKeys: new AccountKeyService(apiKeys, store),
     rateLimiter: cluster.rateLimiter,
     catalog,
     capacity,

@@ -28,6 +28,7 @@ import type { Cluster } from '../cluster/cluster.js';
 import type { BalancerPool } from '../runtime/balancer-pool.js';
 import type { PodService } from './pods.js';
 import type { Meter } from './metering/meter.js';
+import type { AccountKeyService } from './account-keys.js';
 import type { WorkerSampler } from './worker-sampler.js';
 import type { BillingService } from './billing/billing.js';
 
@@ -35,6 +36,8 @@ export interface Services {
   config: GantryConfig;
   store: Store;
   apiKeys: ApiKeyService;
+  /** The account's API keys, as the REST API manages them. */
+  accountKeys: AccountKeyService;
   rateLimiter: RateLimiter;
   catalog: Catalog;
   capacity: Capacity;
