@@ -26,7 +26,7 @@ test('a full key creates a key whose secret is in that answer only, and the list
   assert.equal(listed.statusCode, 200);
   const names = listed.json().keys.map((k: any) => k.name);
   assert.ok(names.includes('admin') && names.includes('ci deploys'), names.join());
-  assert.doesNotMatch(listed.body, new RegExp(key.key.split('_')[2]!), 'no secret in the list');
+  assert.ok(!listed.body.includes(key.key.slice('gantry_'.length + 13)), 'no secret in the list');
   assert.ok(listed.json().keys.every((k: any) => k.key === undefined && k.secretHash === undefined));
 });
 
