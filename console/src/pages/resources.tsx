@@ -78,7 +78,7 @@ export const RESOURCES: Resource[] = [
     key: 'id',
     columns: [
       { label: 'Name', value: text('name') },
-      { label: 'Data center', value: text('dataCenterId') },
+      { label: 'Data center', value: text('dataCenter') },
       { label: 'Size (GB)', value: text('size') },
     ],
     inputs: [
