@@ -17,7 +17,7 @@ function Route({ path }: { path: string }) {
     return <EndpointList />;
   }
   const resource = RESOURCES.find((r) => r.path === section);
-  if (resource) return <ResourcePage resource={resource} />;
+  if (resource) return <ResourcePage key={resource.path} resource={resource} />;
   if (section === 'keys' || section === 'key') return <KeysPage />;
   return (
     <p>

@@ -38,6 +38,7 @@ export class WorkerSampler {
   }
 
   start(): void {
+    if (this.task.running) return;
     // A new leader records every endpoint's first sample, whatever the former one remembered.
     this.hadWorkers.clear();
     this.task.start({ runNow: true });
