@@ -27,6 +27,7 @@ import { networkVolumeRoutes } from './http/routes/network-volumes.js';
 import { webhookSecretRoutes } from './http/routes/webhook-secrets.js';
 import { endpointJobRoutes } from './http/routes/endpoint-jobs.js';
 import { currentKeyRoutes } from './http/routes/current-key.js';
+import { accountKeyRoutes } from './http/routes/account-keys.js';
 import { consoleRoutes, installConsoleRedirect } from './http/console.js';
 import { podRoutes } from './http/routes/pods.js';
 import { clusterRoutes } from './http/routes/clusters.js';
@@ -100,6 +101,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(webhookSecretRoutes(services));
   await app.register(endpointJobRoutes(services));
   await app.register(currentKeyRoutes());
+  await app.register(accountKeyRoutes(services));
   installConsoleRedirect(app);
   await app.register(consoleRoutes());
   await app.register(podRoutes(services));

@@ -48,6 +48,8 @@ import { join } from 'node:path';
 import { PriceTable } from './domain/price-table.js';
 import { BillingService } from './services/billing/billing.js';
 import { Meter } from './services/metering/meter.js';
+import { WorkerSampler } from './services/worker-sampler.js';
+import { AccountKeyService } from './services/account-keys.js';
 import { WorkerUsageSource } from './services/metering/worker-source.js';
 import { VolumeUsageSource, volumeMetered } from './services/metering/volume-source.js';
 
@@ -114,6 +116,12 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
   });
   runtime?.usage.listen(workerUsage.observe);
   const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers);
+  const workerSampler = new WorkerSampler({
+    store,
+    counts: (endpointId) => workerDirectory.counts(endpointId),
+    everyMs: config.workerSampleIntervalMs,
+    log: log.child({ component: 'worker-samples' }),
+  });
   const metrics = new GantryMetrics(
     store,
     (endpointId) => workerDirectory.counts(endpointId),
@@ -150,11 +158,13 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     stopGraceMs: config.workerStopGraceMs,
     log: log.child({ component: 'pods' }),
   });
+  const apiKeys = new ApiKeyService(store);
   let started: Promise<void> | undefined;
   return {
     config,
     store,
-    apiKeys: new ApiKeyService(store),
+    apiKeys,
+    accountKeys: new AccountKeyService(apiKeys, store),
     rateLimiter: cluster.rateLimiter,
     catalog,
     capacity,
@@ -165,6 +175,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     secrets,
     networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories, (volume, at) => meter.settle(volumeMetered(volume), at)),
     meter,
+    workerSampler,
     billing: new BillingService(store.usage, new PriceTable(listedCatalog.data)),
     endpoints,
     events,
@@ -191,10 +202,12 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
             sweeper.start();
             runtime?.start();
             meter.start();
+            workerSampler.start();
             // Pods' containers outlive a restart and a change of leader: adopted, and rows of those gone settled.
             void pods.recover().catch((err: unknown) => log.error({ err }, 'could not reconcile pods with their containers'));
           } else {
             void sweeper.stop();
+            void workerSampler.stop();
             pods.stepDown();
             // The workers' ends are recorded once they are stopped.
             void (async () => {
@@ -222,6 +235,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
       await started?.catch(() => undefined);
       await cluster.close();
       await runtime?.stop();
+      await workerSampler.stop();
       await meter.stop().catch((err: unknown) => log.warn({ err }, 'could not record the last usage before closing'));
       balancer.close();
       await sweeper.stop();

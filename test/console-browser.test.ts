@@ -120,7 +120,8 @@ test('requests list the finished jobs, and the metrics tab draws its charts', { 
   await detail.getByRole('button', { name: 'Close' }).click();
   await page.getByRole('link', { name: 'Metrics' }).click();
   await page.locator('.chart canvas').first().waitFor();
-  assert.equal(await page.locator('figure.chart').count(), 4);
+  assert.equal(await page.locator('figure.chart').count(), 5);
+  await page.getByRole('img', { name: 'Workers by state over time' }).waitFor();
   await page.getByLabel('Range').selectOption('Last 15 minutes');
   await page.locator('.chart canvas').first().waitFor();
   await shot('console-metrics.png');

@@ -203,6 +203,24 @@ test('a key revoked by another process is refused at once by every replica that 
   console.log(`# every replica refused the revoked key within ${lagMs} ms`);
 });
 
+test('a key revoked over REST on one replica is refused by it on the next request, and by the others at once', { skip }, async () => {
+  const [a, ...others] = replicas;
+  const created = await call(a!.url, 'POST', '/v2/account/keys', { name: 'rest-revoked' });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  const token = created.json.key as string;
+  const health = (url: string) => call(url, 'GET', `/v2/${endpointId}/health`, undefined, token);
+  for (const replica of replicas) assert.equal((await health(replica.url)).status, 200);
+  const deleted = await call(others[0]!.url, 'DELETE', `/v2/account/keys/${created.json.id}`);
+  assert.equal(deleted.status, 200);
+  const revoked = Date.now();
+  assert.equal((await health(others[0]!.url)).status, 401, 'the replica that revoked it refuses it on the next request');
+  for (const replica of [a!, ...others.slice(1)]) {
+    await settles(async () => assert.equal((await health(replica.url)).status, 401), 3000, 10);
+  }
+  const lagMs = Date.now() - revoked;
+  assert.ok(lagMs < 800, `the other replicas refused the key ${lagMs} ms after it was revoked`);
+});
+
 test('a runsync on C is served by a real worker connected to B', { skip }, async () => {
   const [, b, c] = replicas.map((r) => r.url) as [string, string, string];
   workers.push(startEchoWorker({ ...workerEnv(b, 'echo-b'), RUNPOD_PING_INTERVAL: '300', WORKER_CONCURRENCY: '4' }));

@@ -6,7 +6,7 @@ import { EndpointList } from './pages/endpoints';
 import { EndpointForm } from './pages/endpoint-form';
 import { EndpointPage } from './pages/endpoint-page';
 import { ResourcePage, RESOURCES } from './pages/resources';
-import { KeyPage } from './pages/key';
+import { KeysPage } from './pages/keys';
 
 function Route({ path }: { path: string }) {
   const [section, id, tab] = segments(path);
@@ -17,8 +17,8 @@ function Route({ path }: { path: string }) {
     return <EndpointList />;
   }
   const resource = RESOURCES.find((r) => r.path === section);
-  if (resource) return <ResourcePage resource={resource} />;
-  if (section === 'key') return <KeyPage />;
+  if (resource) return <ResourcePage key={resource.path} resource={resource} />;
+  if (section === 'keys' || section === 'key') return <KeysPage />;
   return (
     <p>
       Nothing here. <Link to="/">Back to endpoints</Link>
@@ -29,7 +29,7 @@ function Route({ path }: { path: string }) {
 const NAV = [
   { to: '/', label: 'Endpoints', section: 'endpoints' },
   ...RESOURCES.map((r) => ({ to: `/${r.path}`, label: r.title, section: r.path })),
-  { to: '/key', label: 'API key', section: 'key' },
+  { to: '/keys', label: 'API keys', section: 'keys' },
 ];
 
 export function App() {

@@ -94,10 +94,19 @@ export interface SeriesPoint {
   executionP50: number | null;
   executionP90: number | null;
   executionP99: number | null;
+  workers: WorkerStates;
+}
+
+export interface WorkerStates {
+  running: number;
+  idle: number;
+  initializing: number;
+  throttled: number;
+  unhealthy: number;
 }
 
 export interface Series {
   points: SeriesPoint[];
   stepSeconds: number;
-  workers: Record<string, number>;
+  workers: WorkerStates;
 }

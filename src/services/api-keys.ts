@@ -10,6 +10,8 @@ const TOKEN_PATTERN = /^gantry_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
 
 export interface NewKeyOptions {
   accountName?: string;
+  /** An existing account the key belongs to; accountName is then ignored. */
+  accountId?: string;
   name?: string;
   permission?: KeyPermission;
   endpointIds?: string[];
@@ -58,11 +60,15 @@ export class ApiKeyService {
     if (permission !== 'endpoints' && endpointIds.length > 0) {
       throw new Error('endpoint ids apply only to keys with the endpoints permission');
     }
-    const { account, created: accountCreated } = await this.store.ensureAccount({
-      id: newAccountId(),
-      name: options.accountName ?? 'default',
-      createdAt: now.toISOString(),
-    });
+    const existing = options.accountId === undefined ? undefined : await this.store.getAccount(options.accountId);
+    if (options.accountId !== undefined && !existing) throw new Error(`no account ${options.accountId}`);
+    const { account, created: accountCreated } = existing
+      ? { account: existing, created: false }
+      : await this.store.ensureAccount({
+          id: newAccountId(),
+          name: options.accountName ?? 'default',
+          createdAt: now.toISOString(),
+        });
     const id = randomId(12);
     const secret = randomBytes(32).toString('base64url');
     const record: ApiKeyRecord = {

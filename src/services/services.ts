@@ -28,12 +28,16 @@ import type { Cluster } from '../cluster/cluster.js';
 import type { BalancerPool } from '../runtime/balancer-pool.js';
 import type { PodService } from './pods.js';
 import type { Meter } from './metering/meter.js';
+import type { AccountKeyService } from './account-keys.js';
+import type { WorkerSampler } from './worker-sampler.js';
 import type { BillingService } from './billing/billing.js';
 
 export interface Services {
   config: GantryConfig;
   store: Store;
   apiKeys: ApiKeyService;
+  /** The account's API keys, as the REST API manages them. */
+  accountKeys: AccountKeyService;
   rateLimiter: RateLimiter;
   catalog: Catalog;
   capacity: Capacity;
@@ -49,6 +53,8 @@ export interface Services {
   networkVolumes: NetworkVolumeService;
   /** Records usage intervals on the leader (metering/). */
   meter: Meter;
+  /** Records endpoints' workers by state on the leader, for the series route. */
+  workerSampler: WorkerSampler;
   /** The Billing group: metered usage, priced. */
   billing: BillingService;
   endpoints: EndpointService;

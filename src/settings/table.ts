@@ -213,6 +213,14 @@ export const SETTINGS = {
     default: '60000',
     description: 'how often the leader records usage for billing; at most this much of a replica that dies unannounced goes unbilled',
   },
+  workerSampleIntervalMs: {
+    flag: '--worker-sample-interval-ms <ms>',
+    env: 'GANTRY_WORKER_SAMPLE_INTERVAL_MS',
+    type: integer(100, 300_000),
+    default: '15000',
+    description:
+      "how often the leader records each endpoint's workers by state, for the history the series route and the console chart (kept 24 h)",
+  },
   workerPingIntervalMs: {
     flag: '--worker-ping-interval-ms <ms>',
     env: 'GANTRY_WORKER_PING_INTERVAL_MS',

@@ -10,6 +10,7 @@ import type { SshKeyStore } from './ssh-key-store.js';
 import type { PodStore } from './pod-store.js';
 import type { UsageStore } from './usage-store.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
+import type { WorkerSampleStore } from './worker-sample-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
 
@@ -96,6 +97,8 @@ export interface Store {
   readonly webhookSecrets: WebhookSecretStore;
   /** Metered usage intervals, for billing. */
   readonly usage: UsageStore;
+  /** Endpoints' workers by state over time, for charts. */
+  readonly workerSamples: WorkerSampleStore;
   close(): Promise<void>;
 
   /**

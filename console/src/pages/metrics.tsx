@@ -1,9 +1,9 @@
 // Charts of the last hour from the endpoint's jobs: queue depth, delay and execution-time
-// percentiles, and jobs by outcome; workers by state as they are now.
+// percentiles, and jobs by outcome; workers by state from the leader's samples.
 import { useMemo, useState } from 'preact/hooks';
 import { api } from '../api';
 import { usePoll } from '../live';
-import type { Endpoint, Series } from '../types';
+import type { Endpoint, Series, WorkerStates } from '../types';
 import { ErrorNote } from '../ui';
 import { Chart } from './chart';
 
@@ -25,8 +25,16 @@ export function Metrics({ endpoint }: { endpoint: Endpoint }) {
     if (!data) return null;
     const p = data.points;
     const pick = (k: keyof (typeof p)[number]) => p.map((x) => x[k] as number | null);
+    const state = (k: keyof WorkerStates) => p.map((x) => x.workers[k]);
     return {
       times: p.map((x) => x.t),
+      workers: [
+        { label: 'running', values: state('running'), color: C.c },
+        { label: 'idle', values: state('idle'), color: C.a },
+        { label: 'initializing', values: state('initializing'), color: C.b },
+        { label: 'throttled', values: state('throttled'), color: C.e },
+        { label: 'unhealthy', values: state('unhealthy'), color: C.d },
+      ],
       depth: [
         { label: 'in queue', values: pick('queued'), color: C.a },
         { label: 'in progress', values: pick('inProgress'), color: C.b },
@@ -72,6 +80,7 @@ export function Metrics({ endpoint }: { endpoint: Endpoint }) {
       )}
       {charts && (
         <div class="charts">
+          <Chart title="Workers by state" times={charts.times} lines={charts.workers} />
           <Chart title="Queue depth" times={charts.times} lines={charts.depth} />
           <Chart title="Queue delay" times={charts.times} lines={charts.delay} unit=" ms" />
           <Chart title="Execution time" times={charts.times} lines={charts.execution} unit=" ms" />
@@ -82,7 +91,10 @@ export function Metrics({ endpoint }: { endpoint: Endpoint }) {
           />
         </div>
       )}
-      <p class="hint">Drawn from the jobs Gantry still keeps; finished jobs leave when their results expire.</p>
+      <p class="hint">
+        Jobs are drawn from the jobs Gantry still keeps; finished jobs leave when their results expire. Workers by state are sampled every
+        few seconds and kept 24 hours.
+      </p>
     </div>
   );
 }

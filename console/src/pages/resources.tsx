@@ -1,18 +1,12 @@
 // Account resources that share one shape: a list, a create form and delete with confirmation.
 // Templates, registry credentials, network volumes and secrets.
 import { useState } from 'preact/hooks';
-import { api, Problem } from '../api';
+import { api } from '../api';
 import { usePoll } from '../live';
 import { canWrite, session, useStore } from '../state';
 import { ErrorNote, Page } from '../ui';
-import { errorsByPath } from './resource-errors';
+import { ResourceForm, type Input } from './resource-form';
 
-interface Input {
-  name: string;
-  label: string;
-  type?: 'text' | 'number' | 'password' | 'checkbox';
-  hint?: string;
-}
 export interface Resource {
   path: string;
   title: string;
@@ -23,6 +17,10 @@ export interface Resource {
   key: string;
   columns: { label: string; value: (row: Record<string, unknown>) => string }[];
   inputs: Input[];
+  /** Fields its PATCH takes, when it has one; only those changed are sent. */
+  editable?: Input[];
+  /** Said under the title: how the resource is changed when it cannot be edited. */
+  note?: string;
 }
 
 const text = (k: string) => (row: Record<string, unknown>) => (row[k] === undefined || row[k] === null ? '—' : String(row[k]));
@@ -45,6 +43,13 @@ export const RESOURCES: Resource[] = [
       { name: 'image', label: 'Container image' },
       { name: 'serverless', label: 'For serverless endpoints', type: 'checkbox' },
     ],
+    editable: [
+      { name: 'name', label: 'Name' },
+      { name: 'image', label: 'Container image' },
+      { name: 'disk', label: 'Container disk (GB)', type: 'number' },
+      { name: 'serverless', label: 'For serverless endpoints', type: 'checkbox' },
+      { name: 'public', label: 'Public: other accounts may read and use it', type: 'checkbox' },
+    ],
   },
   {
     path: 'registries',
@@ -62,6 +67,7 @@ export const RESOURCES: Resource[] = [
       { name: 'username', label: 'Username' },
       { name: 'password', label: 'Password or token', type: 'password', hint: 'Write-only: never shown again' },
     ],
+    note: 'A credential cannot be changed. To replace one, create a new credential, point the endpoints and templates that use the old one at it, then delete the old one.',
   },
   {
     path: 'volumes',
@@ -72,13 +78,17 @@ export const RESOURCES: Resource[] = [
     key: 'id',
     columns: [
       { label: 'Name', value: text('name') },
-      { label: 'Data center', value: text('dataCenterId') },
+      { label: 'Data center', value: text('dataCenter') },
       { label: 'Size (GB)', value: text('size') },
     ],
     inputs: [
       { name: 'name', label: 'Name' },
       { name: 'size', label: 'Size (GB)', type: 'number' },
       { name: 'dataCenter', label: 'Data center', hint: 'LOCAL unless this deployment lists others' },
+    ],
+    editable: [
+      { name: 'name', label: 'Name' },
+      { name: 'size', label: 'Size (GB)', type: 'number', hint: 'A volume can grow, never shrink' },
     ],
   },
   {
@@ -107,6 +117,7 @@ export function ResourcePage({ resource: r }: { resource: Resource }) {
     [r.api],
   );
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<Record<string, unknown> | null>(null);
   const [actionError, setActionError] = useState<unknown>(undefined);
   const remove = async (row: Record<string, unknown>) => {
     if (!confirm(`Delete ${r.singular} ${String(row.name ?? row[r.key])}?`)) return;
@@ -120,18 +131,37 @@ export function ResourcePage({ resource: r }: { resource: Resource }) {
       title={r.title}
       actions={
         writer &&
-        !creating && (
+        !creating &&
+        !editing && (
           <button type="button" class="primary" onClick={() => setCreating(true)}>
             New {r.singular}
           </button>
         )
       }
     >
+      {r.note && <p class="hint">{r.note}</p>}
       {creating && (
-        <CreateForm
-          resource={r}
+        <ResourceForm
+          label={`New ${r.singular}`}
+          inputs={r.inputs}
+          submitLabel="Create"
+          send={(body) => api('POST', r.api, body)}
           onDone={() => {
             setCreating(false);
+            reload();
+          }}
+        />
+      )}
+      {editing && r.editable && (
+        <ResourceForm
+          key={String(editing[r.key])}
+          label={`Edit ${r.singular} ${String(editing.name ?? editing[r.key])}`}
+          inputs={r.editable}
+          initial={editing}
+          submitLabel="Save"
+          send={(body) => api('PATCH', `${r.api}/${encodeURIComponent(String(editing[r.key]))}`, body)}
+          onDone={() => {
+            setEditing(null);
             reload();
           }}
         />
@@ -161,6 +191,19 @@ export function ResourcePage({ resource: r }: { resource: Resource }) {
                     <td key={c.label}>{c.value(row)}</td>
                   ))}
                   <td class="row-actions">
+                    {writer && r.editable && (
+                      <button
+                        type="button"
+                        class="small"
+                        aria-label={`Edit ${String(row.name ?? row[r.key])}`}
+                        onClick={() => {
+                          setCreating(false);
+                          setEditing(row);
+                        }}
+                      >
+                        Edit
+                      </button>
+                    )}{' '}
                     {writer && (
                       <button
                         type="button"
@@ -179,89 +222,5 @@ export function ResourcePage({ resource: r }: { resource: Resource }) {
         </div>
       )}
     </Page>
-  );
-}
-
-function CreateForm({ resource: r, onDone }: { resource: Resource; onDone: () => void }) {
-  const [values, setValues] = useState<Record<string, string | boolean>>({});
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [failure, setFailure] = useState<unknown>(undefined);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const body = Object.fromEntries(
-      r.inputs
-        .filter((i) => values[i.name] !== undefined)
-        .map((i) => [i.name, i.type === 'number' ? Number(values[i.name]) : values[i.name]]),
-    );
-    try {
-      await api('POST', r.api, body);
-      onDone();
-    } catch (err) {
-      const byPath =
-        err instanceof Problem
-          ? errorsByPath(
-              err.errors,
-              r.inputs.map((i) => i.name),
-            )
-          : {};
-      setErrors(byPath);
-      setFailure(err);
-    }
-  };
-  return (
-    <form class="form card" noValidate onSubmit={(e) => void submit(e)} aria-label={`New ${r.singular}`}>
-      <ErrorNote error={failure} />
-      {r.inputs.map((i) => {
-        const id = `new-${i.name}`;
-        const messages = errors[i.name];
-        const described = [i.hint ? `${id}-hint` : '', messages ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
-        return (
-          <div key={i.name} class={`field${messages ? ' invalid' : ''}`}>
-            {i.type === 'checkbox' ? (
-              <label class="check">
-                <input
-                  id={id}
-                  type="checkbox"
-                  checked={Boolean(values[i.name])}
-                  onChange={(e) => setValues({ ...values, [i.name]: e.currentTarget.checked })}
-                />{' '}
-                {i.label}
-              </label>
-            ) : (
-              <>
-                <label for={id}>{i.label}</label>
-                <input
-                  id={id}
-                  type={(i.type ?? 'text') as 'text'}
-                  autocomplete="off"
-                  value={String(values[i.name] ?? '')}
-                  onInput={(e) => setValues({ ...values, [i.name]: e.currentTarget.value })}
-                  aria-invalid={messages ? 'true' : undefined}
-                  aria-describedby={described}
-                />
-              </>
-            )}
-            {i.hint && (
-              <p class="hint" id={`${id}-hint`}>
-                {i.hint}
-              </p>
-            )}
-            {messages && (
-              <p class="field-error" id={`${id}-error`}>
-                {messages.join('; ')}
-              </p>
-            )}
-          </div>
-        );
-      })}
-      <div class="actions">
-        <button type="submit" class="primary">
-          Create
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-    </form>
   );
 }

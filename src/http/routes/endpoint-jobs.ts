@@ -8,6 +8,7 @@ import type { JobStatus } from '../../domain/job-state.js';
 import { notFound } from '../../domain/errors.js';
 import { delayTime, executionTime } from '../../services/job-view.js';
 import { jobSeries } from '../../services/job-series.js';
+import { sampleLookback, workerSeries } from '../../services/worker-series.js';
 import { problemResponses } from '../schemas/common.js';
 import { EndpointIdParams } from '../schemas/serverless.js';
 import { JobDetail, JobDetailParams, JobListQuery, JobListResponse, SeriesQuery, SeriesResponse } from '../schemas/endpoint-jobs.js';
@@ -40,7 +41,7 @@ function summary(job: JobRecord, now: number) {
   };
 }
 
-export function endpointJobRoutes({ endpoints, store, workerDirectory }: Services): FastifyPluginAsync {
+export function endpointJobRoutes({ config, endpoints, store, workerDirectory }: Services): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -105,7 +106,7 @@ export function endpointJobRoutes({ endpoints, store, workerDirectory }: Service
           operationId: 'getEndpointSeries',
           summary: 'Queue depth, jobs by outcome and delay and execution-time percentiles over time',
           description:
-            'Drawn from the jobs still kept (results are kept for their retention), so a window longer than the retention shows only recent jobs finishing.',
+            "Jobs are drawn from the jobs still kept (results are kept for their retention), so a window longer than the retention shows only recent jobs finishing. Workers by state come from the leader's samples (every --worker-sample-interval-ms, kept 24 h); a step with no sample in the two intervals before its end shows no workers.",
           params: EndpointIdParams,
           querystring: SeriesQuery,
           response: { 200: SeriesResponse, ...problemResponses(400, 404) },
@@ -116,7 +117,15 @@ export function endpointJobRoutes({ endpoints, store, workerDirectory }: Service
         const stepMs = (request.query.step ?? 60) * 1000;
         const to = Date.now();
         const from = to - (request.query.minutes ?? 60) * 60_000;
-        const points = jobSeries(await store.jobHistory.window(endpoint.id, from), from, to, stepMs);
+        const jobs = jobSeries(await store.jobHistory.window(endpoint.id, from), from, to, stepMs);
+        const every = config.workerSampleIntervalMs;
+        const samples = await store.workerSamples.list(endpoint.id, from - sampleLookback(every), to);
+        const byState = workerSeries(
+          samples,
+          jobs.map((point) => point.t),
+          every,
+        );
+        const points = jobs.map((point, i) => ({ ...point, workers: byState[i]! }));
         const workers = workerDirectory.list(endpoint.id, endpoint.version);
         const count = (status: string) => workers.filter((w) => w.status === status).length;
         return {

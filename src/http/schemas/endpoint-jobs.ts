@@ -60,6 +60,17 @@ export const SeriesQuery = Type.Object(
 );
 
 const Ms = Type.Union([Type.Number(), Type.Null()]);
+const WorkerStates = (description: string) =>
+  Type.Object(
+    {
+      running: Type.Integer(),
+      idle: Type.Integer(),
+      initializing: Type.Integer(),
+      throttled: Type.Integer(),
+      unhealthy: Type.Integer(),
+    },
+    { description },
+  );
 export const SeriesResponse = Type.Object({
   from: Type.String({ format: 'date-time' }),
   to: Type.String({ format: 'date-time' }),
@@ -80,16 +91,8 @@ export const SeriesResponse = Type.Object({
       executionP50: Ms,
       executionP90: Ms,
       executionP99: Ms,
+      workers: WorkerStates("Workers by state at the step's end, from the latest sample taken before it"),
     }),
   ),
-  workers: Type.Object(
-    {
-      running: Type.Integer(),
-      idle: Type.Integer(),
-      initializing: Type.Integer(),
-      throttled: Type.Integer(),
-      unhealthy: Type.Integer(),
-    },
-    { description: 'Workers by state now (the series covers jobs only)' },
-  ),
+  workers: WorkerStates('Workers by state now'),
 });

@@ -25,6 +25,7 @@ import { PostgresJobHistory } from './postgres-job-history.js';
 import { PostgresSecretStore } from './postgres-secrets.js';
 import { PostgresPodStore } from './postgres-pods.js';
 import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
+import { PostgresWorkerSampleStore } from './postgres-worker-samples.js';
 import { PostgresUsageStore } from './postgres-usage.js';
 import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
 import { ApiKeyCache } from './key-cache.js';
@@ -41,6 +42,7 @@ export class PostgresStore implements Store {
   readonly sshKeys: PostgresSshKeyStore;
   readonly pods: PostgresPodStore;
   readonly usage: PostgresUsageStore;
+  readonly workerSamples: PostgresWorkerSampleStore;
   readonly webhookSecrets: PostgresWebhookSecretStore;
   private readonly keys = new ApiKeyCache();
 
@@ -55,6 +57,7 @@ export class PostgresStore implements Store {
     this.sshKeys = new PostgresSshKeyStore(pool);
     this.pods = new PostgresPodStore(pool);
     this.usage = new PostgresUsageStore(pool);
+    this.workerSamples = new PostgresWorkerSampleStore(pool);
     this.webhookSecrets = new PostgresWebhookSecretStore(pool);
   }
 

@@ -11,6 +11,7 @@ import { SqliteJobHistory } from './sqlite-job-history.js';
 import { SqliteSecretStore } from './sqlite-secrets.js';
 import { SqlitePodStore } from './sqlite-pods.js';
 import { SqliteSshKeyStore } from './sqlite-ssh-keys.js';
+import { SqliteWorkerSampleStore } from './sqlite-worker-samples.js';
 import { SqliteUsageStore } from './sqlite-usage.js';
 import { SqliteWebhookSecretStore } from './sqlite-webhook-secrets.js';
 import {
@@ -54,6 +55,7 @@ export class SqliteStore implements Store {
   readonly sshKeys: SqliteSshKeyStore;
   readonly pods: SqlitePodStore;
   readonly usage: SqliteUsageStore;
+  readonly workerSamples: SqliteWorkerSampleStore;
   readonly webhookSecrets: SqliteWebhookSecretStore;
 
   constructor(fileOrDb: string | Database.Database) {
@@ -67,6 +69,7 @@ export class SqliteStore implements Store {
     this.sshKeys = new SqliteSshKeyStore(this.db);
     this.pods = new SqlitePodStore(this.db);
     this.usage = new SqliteUsageStore(this.db);
+    this.workerSamples = new SqliteWorkerSampleStore(this.db);
     this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
     this.group = new GroupCommit(this.db);
     // Every part that writes or reads the database joins the turn's transaction, so no answer precedes its commit.
@@ -79,6 +82,7 @@ export class SqliteStore implements Store {
       this.sshKeys,
       this.pods,
       this.usage,
+      this.workerSamples,
       this.webhookSecrets,
     ]) {
       groupMethods(part, this.group, ['close']);

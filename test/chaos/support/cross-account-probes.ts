@@ -28,6 +28,8 @@ export function apiProbes(owner: Tenant, prober: Tenant): Probe[] {
     { method: 'POST', path: `/v2/${ep}/purge-queue` },
     { method: 'GET', path: `/v2/${ep}/health` },
     { method: 'GET', path: `/v2/lb/${ep}/anything` },
+    // The owner's key, by its id (the part of the token before the secret).
+    { method: 'DELETE', path: `/v2/account/keys/${owner.apiKey.split('_')[1]}` },
     ...jobIds.flatMap((id): Probe[] => [
       { method: 'GET', path: `/v2/${ep}/status/${id}` },
       { method: 'POST', path: `/v2/${ep}/status/${id}?ttl=1000` },
