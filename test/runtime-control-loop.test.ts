@@ -78,6 +78,21 @@ test('an idle worker stops once it has been idle for idleTimeout, not before', a
   assert.equal(r.capacity.freeVcpus('local'), 8, 'its vCPUs are free again');
 });
 
+test('lowering max to 0 stops a worker that has started but not yet reported', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({ workers: { min: 1, max: 3, idleTimeout: 5 } });
+  await r.runtime.tick();
+  const [workerId] = workerIds(r, e.id);
+  assert.equal(r.runtime.stateOf(r.runtime.workersOf(e.id)[0]!), 'INITIALIZING');
+
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [], 'within max, a starting worker is left to start');
+
+  await r.changeEndpoint(e, { workers: { min: 0, max: 0, idleTimeout: 5 } }, { newVersion: false });
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [workerId], 'above max, it goes without waiting for its first ping');
+});
+
 test('crashing workers are replaced after a back-off that doubles with each crash in a row; their jobs go back to the queue', async (t) => {
   const r = await rig(t);
   const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });

@@ -188,18 +188,38 @@ describe('scale-down', () => {
       start: 0,
       stop: ['t', 'a'],
     },
-    { name: 'a starting worker is never stopped', given: base({ workers: [starting('s')] }), start: 0, stop: [] },
+    { name: 'a starting worker within max is never stopped', given: base({ workers: [starting('s')] }), start: 0, stop: [] },
     {
       name: 'a worker holding a job is never stopped, whatever its idleSince says',
       given: base({
         max: 0,
         workers: [
           { ...running('a'), idleSince: T0 - 60 * SEC },
-          { ...starting('s'), idleSince: T0 - 60 * SEC },
+          { ...starting('s'), busy: 1, idleSince: T0 - 60 * SEC },
         ],
       }),
       start: 0,
       stop: [],
+    },
+    {
+      name: 'a lowered max stops starting workers that hold nothing, after idle ones, newest first',
+      given: base({
+        max: 1,
+        workers: [
+          idle('a'),
+          { ...starting('old'), startedAt: T0 - 9 * SEC },
+          { ...starting('new'), startedAt: T0 - 2 * SEC },
+          running('c'),
+        ],
+      }),
+      start: 0,
+      stop: ['a', 'new', 'old'],
+    },
+    {
+      name: 'max 0 stops a worker still starting',
+      given: base({ min: 0, max: 0, workers: [starting('s')] }),
+      start: 0,
+      stop: ['s'],
     },
     {
       name: 'idle workers stay while jobs wait within the delay',

@@ -116,7 +116,8 @@ function withinBounds(target: Target, min: number, max: number): { desired: numb
 /**
  * Which workers go when there are `excess` more than desired: throttled ones first (no process
  * yet, nothing lost), then idle ones, longest idle first, once idle for the grace period — at
- * once for those above a lowered max. Busy and starting workers are never picked.
+ * once for those above a lowered max. Busy workers are never picked; starting ones only above a
+ * lowered max (holding nothing, they would otherwise linger until their first ping).
  */
 function pickStops(inputs: ScalingInputs, capacity: PolicyWorker[], excess: number): string[] {
   if (excess <= 0) return [];
@@ -130,6 +131,11 @@ function pickStops(inputs: ScalingInputs, capacity: PolicyWorker[], excess: numb
   for (const w of idle) {
     if (stop.length >= excess) break;
     if (stop.length < overMax || inputs.now - w.idleSince >= graceMs) stop.push(w.workerId);
+  }
+  const starting = capacity.filter((w) => w.state === 'INITIALIZING' && w.busy === 0).sort((a, b) => b.startedAt - a.startedAt);
+  for (const w of starting) {
+    if (stop.length >= Math.min(excess, overMax)) break;
+    stop.push(w.workerId);
   }
   return stop;
 }

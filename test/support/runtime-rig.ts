@@ -124,10 +124,16 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
     secrets,
     accountId: account.id,
 
-    /** A new configuration version of the endpoint (what a rolling update reacts to). */
-    async changeEndpoint(endpoint: EndpointRecord, spec: Partial<EndpointSpec>): Promise<EndpointRecord> {
+    /** A change of the endpoint: by default a new version (what a rolling update reacts to). */
+    async changeEndpoint(
+      endpoint: EndpointRecord,
+      spec: Partial<EndpointSpec>,
+      options: { newVersion?: boolean } = {},
+    ): Promise<EndpointRecord> {
       const current = (await store.findEndpoint(endpoint.id))!;
-      const next = { ...current, spec: { ...current.spec, ...spec }, version: current.version + 1, revision: current.revision + 1 };
+      // Scaling fields (workers, scaling) change no worker and make no new version.
+      const version = (options.newVersion ?? true) ? current.version + 1 : current.version;
+      const next = { ...current, spec: { ...current.spec, ...spec }, version, revision: current.revision + 1 };
       if (!(await store.updateEndpoint(next, current.revision))) throw new Error('endpoint update lost a race');
       return next;
     },
