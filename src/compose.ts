@@ -50,6 +50,7 @@ import { BillingService } from './services/billing/billing.js';
 import { Meter } from './services/metering/meter.js';
 import { WorkerUsageSource } from './services/metering/worker-source.js';
 import { VolumeUsageSource, volumeMetered } from './services/metering/volume-source.js';
+import { PodUsageSource, podMetered } from './services/metering/pod-source.js';
 
 export type { Services };
 
@@ -108,7 +109,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
   const workerUsage = new WorkerUsageSource(() => meter.runSoon());
   const meter: Meter = new Meter({
     store: store.usage,
-    sources: [workerUsage, new VolumeUsageSource(store)],
+    sources: [workerUsage, new VolumeUsageSource(store), new PodUsageSource(store)],
     everyMs: config.meteringIntervalMs,
     log: log.child({ component: 'metering' }),
   });
@@ -149,6 +150,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     secrets: accountSecrets,
     stopGraceMs: config.workerStopGraceMs,
     log: log.child({ component: 'pods' }),
+    settle: (pod, at) => meter.settle(podMetered(pod), at),
   });
   let started: Promise<void> | undefined;
   return {

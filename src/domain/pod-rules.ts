@@ -78,8 +78,8 @@ export function buildPodSpec(body: CreatePodInput, catalog: Catalog): PodSpec {
 }
 
 /**
- * Changes only the fields sent. The persistent volume's size and the network volume cannot change;
- * their mount paths can. `pendingRestart` names the changed fields a running container has not got yet.
+ * Changes only the fields sent. The persistent volume can grow (not shrink); the network volume
+ * cannot change; their mount paths can. `pendingRestart` names the changed fields a running container has not got yet.
  */
 export function applyPodPatch(current: PodSpec, body: UpdatePodInput, running: boolean): PodSpec {
   const v = new Violations();
@@ -88,8 +88,8 @@ export function applyPodPatch(current: PodSpec, body: UpdatePodInput, running: b
   if (body.globalNetworking) v.add('globalNetworking', 'global networking is not offered by Gantry');
   const persistent = body.mounts?.persistent;
   if (persistent && !current.persistent) v.add('mounts.persistent', 'a pod created without a persistent volume cannot get one');
-  if (persistent && current.persistent && persistent.size !== current.persistent.size)
-    v.add('mounts.persistent.size', 'cannot change after the pod is created');
+  if (persistent && current.persistent && persistent.size < current.persistent.size)
+    v.add('mounts.persistent.size', `can only grow (it is ${current.persistent.size} GB)`);
   const network = body.mounts?.network;
   if (
     network !== undefined &&
@@ -108,7 +108,7 @@ export function applyPodPatch(current: PodSpec, body: UpdatePodInput, running: b
     env: body.env ?? current.env,
     registry: body.registry === undefined ? current.registry : body.registry,
     locked: body.locked ?? current.locked,
-    persistent: persistent && current.persistent ? { ...current.persistent, path: persistent.path } : current.persistent,
+    persistent: persistent && current.persistent ? { size: persistent.size, path: persistent.path } : current.persistent,
     network: network?.[0] && current.network ? { ...current.network, path: network[0].path } : current.network,
   };
   const changed = RESTART_FIELDS.filter((field) => JSON.stringify(fieldOf(current, field)) !== JSON.stringify(fieldOf(next, field)));
@@ -117,7 +117,8 @@ export function applyPodPatch(current: PodSpec, body: UpdatePodInput, running: b
 }
 
 function fieldOf(spec: PodSpec, field: (typeof RESTART_FIELDS)[number]): unknown {
-  return field === 'mounts' ? [spec.persistent, spec.network] : spec[field];
+  // A volume's size is recorded, not enforced: growing it needs no restart, moving it does.
+  return field === 'mounts' ? [spec.persistent?.path, spec.network] : spec[field];
 }
 
 function checkMountPaths(mounts: PodMountsInput | undefined, v: Violations): void {
