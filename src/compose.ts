@@ -148,6 +148,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     launcher: new PodLauncher(join(config.dataDir, 'pods'), volumeDirectories, accountSecrets, sshKeys, registryAuths),
     registries: registryAuths,
     secrets: accountSecrets,
+    templates,
     stopGraceMs: config.workerStopGraceMs,
     log: log.child({ component: 'pods' }),
     settle: (pod, at) => meter.settle(podMetered(pod), at),

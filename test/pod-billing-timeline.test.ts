@@ -66,6 +66,7 @@ before(async () => {
     ),
     registries: { ensureUsable: async () => undefined },
     secrets: { ensureReferencesExist: async () => undefined },
+    templates: { resolveForPod: async () => assert.fail('no templates here') },
     stopGraceMs: 0,
     log: silentLogger,
     settle: (pod, when) => leader.meter.settle(podMetered(pod), when),

@@ -17,6 +17,7 @@ import { applyPodPatch, buildPodSpec, type CreatePodInput, type UpdatePodInput }
 import type { PodLauncher } from './pod-launcher.js';
 import type { RegistryAuthService } from './registry-auths.js';
 import type { AccountSecretService } from './account-secrets.js';
+import type { TemplateService } from './templates.js';
 
 export const newPodId = () => randomId(14);
 const holder = (podId: string) => `pod-${podId}`;
@@ -31,6 +32,7 @@ export interface PodServiceDeps {
   launcher: PodLauncher;
   registries: Pick<RegistryAuthService, 'ensureUsable'>;
   secrets: Pick<AccountSecretService, 'ensureReferencesExist'>;
+  templates: Pick<TemplateService, 'resolveForPod'>;
   stopGraceMs: number;
   log: Logger;
   /**
@@ -89,7 +91,8 @@ export class PodService {
 
   async create(accountId: string, body: CreatePodInput, now = this.now()): Promise<PodRecord> {
     await this.ready();
-    const spec = buildPodSpec(body, this.deps.catalog);
+    const template = body.templateId === undefined ? undefined : await this.deps.templates.resolveForPod(accountId, body.templateId);
+    const spec = buildPodSpec(body, this.deps.catalog, template);
     await this.deps.registries.ensureUsable(accountId, spec.registry);
     await this.deps.secrets.ensureReferencesExist(accountId, spec.env);
     if (spec.network) {

@@ -43,6 +43,13 @@ export const CreatePodBody = Type.Object(
     mounts: Type.Optional(Mounts),
     startJupyter: Type.Optional(Type.Boolean()),
     startSsh: Type.Optional(Type.Boolean({ description: "The account's SSH keys reach the container as PUBLIC_KEY" })),
+    templateId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "A pod template (own, public, or the catalog's) whose container settings, volume, startSsh, startJupyter and CUDA versions the pod takes; the body's fields win, env merges per key",
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'CreatePodRequest' },
 );
