@@ -52,11 +52,18 @@ test('a pod that ran, stopped and was terminated is billed: its GPU time and its
     cmd: ['-e', SCRIPT],
     gpu: { id: GPU, count: 1 },
     disk: 5,
-    mounts: { persistent: { size: 10, path: '/workspace' } },
+    mounts: { persistent: { size: 20, path: '/workspace' } },
   });
   assert.equal(created.statusCode, 201, created.body);
   const id = created.json().id as string;
   await eventually(async () => (await podStatus(id)) === 'RUNNING', 60_000, 200);
+  // The volume may grow (billed at the new size from then on, no restart needed), never shrink.
+  const shrink = await g.call('PATCH', `/v2/pods/${id}`, { mounts: { persistent: { size: 12, path: '/workspace' } } });
+  assert.equal(shrink.statusCode, 400, shrink.body);
+  const grown = await g.call('PATCH', `/v2/pods/${id}`, { mounts: { persistent: { size: 30, path: '/workspace' } } });
+  assert.equal(grown.statusCode, 200, grown.body);
+  assert.deepEqual(grown.json().mounts, { persistent: { size: 30, path: '/workspace' } });
+  assert.deepEqual(grown.json().pendingRestart, []);
   const stopped = await g.call('POST', `/v2/pods/${id}/action`, { action: 'stop' });
   assert.equal(stopped.json().status, 'EXITED', stopped.body);
   const terminated = await g.call('DELETE', `/v2/pods/${id}`);
