@@ -80,6 +80,12 @@ test('pod requests sent to the replica that does not lead are run by the leader'
   assert.match(await logs.text(), /listening/);
   assert.equal((await api(follower.url, 'DELETE', `/v2/pods/${id}`)).status, 204);
   assert.equal((await api(leader.url, 'GET', `/v2/pods/${id}`)).status, 404);
+  // The leader recorded the pod's usage up to the terminate; either replica reads it.
+  const billed = await api(follower.url, 'GET', `/v2/billing/pods?podId=${id}&lastN=2&bucketSize=hour`);
+  assert.equal(billed.status, 200, billed.text);
+  const records = billed.json.records as { podId: string }[];
+  assert.ok(records.length >= 1, billed.text);
+  assert.ok(records.every((r) => r.podId === id));
 });
 
 /** A GraphQL request as runpodctl sends it (key in ?api_key=), or as the SDK does (Bearer). */
