@@ -1,8 +1,8 @@
 // Pods from templates on a real Docker engine: a pod template's image, command, env, ports, disk
 // and volume reach a pod created with its templateId, the request's own fields winning and env
 // merging per key; the container runs with the result. A CPU pod takes no volume from it; an
-// unknown template is 404, a serverless one 422. Needs an engine and the test image; skipped,
-// visibly, without them.
+// unknown template is 404, a serverless one 422; the legacy GraphQL create takes one too. Needs
+// an engine and the test image; skipped, visibly, without them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { eventually, startLive, type Live } from './support/live.js';
 import { dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG, problem } from './support/harness.js';
 import { assertReferenceShape } from './support/reference-schemas.js';
+import { graphql, sdkRead } from './support/graphql-clients.js';
 
 const skip = await dockerSkipReason();
 const dir = mkdtempSync(join(tmpdir(), 'gantry-pod-templates-'));
@@ -82,6 +83,18 @@ test('a pod made from a template runs with its settings, the request overriding 
   assert.deepEqual(cpu.json().mounts, {});
   assert.equal(cpu.json().disk, 12, "the template's disk");
   assert.equal((await g.call('DELETE', `/v2/pods/${cpu.json().id}`)).statusCode, 204);
+
+  // The legacy GraphQL create takes the template when it names no image.
+  const legacy = sdkRead(
+    await graphql(
+      g,
+      `mutation { deployCpuPod(input: { name: "gql-from-template", templateId: "${templateId}", instanceId: "cpu3c-2-4", cloudType: SECURE }) { id imageName env volumeInGb } }`,
+    ),
+  ).deployCpuPod as { id: string; imageName: string; env: string[]; volumeInGb: number };
+  assert.equal(legacy.imageName, WORKER_IMAGE);
+  assert.deepEqual(legacy.env, ['A=template-a', 'B=template-b']);
+  assert.equal(legacy.volumeInGb, 0, 'a CPU pod takes no volume');
+  assert.equal((await g.call('DELETE', `/v2/pods/${legacy.id}`)).statusCode, 204);
 });
 
 test('templateId: unknown is 404, a serverless template 422, neither image nor template 400', { skip }, async () => {
