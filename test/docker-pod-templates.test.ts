@@ -97,7 +97,7 @@ test('a pod made from a template runs with its settings, the request overriding 
   assert.equal((await g.call('DELETE', `/v2/pods/${legacy.id}`)).statusCode, 204);
 });
 
-test('templateId: unknown is 404, a serverless template 422, neither image nor template 400', { skip }, async () => {
+test('templateId: unknown is 404, a serverless template 422, neither image nor template 422', { skip }, async () => {
   const unknown = await g.call('POST', '/v2/pods', { name: 'x', templateId: 'nosuchtemplate', cpu: { id: 'cpu3c', vcpuCount: 2 } });
   assert.equal(unknown.statusCode, 404, unknown.body);
   assertReferenceShape('ErrorResponse', problem(unknown));
@@ -106,7 +106,7 @@ test('templateId: unknown is 404, a serverless template 422, neither image nor t
   assert.equal(refused.statusCode, 422, refused.body);
   assert.match(problem(refused).errors?.join() ?? '', /templateId: .* serverless template/);
   const bare = await g.call('POST', '/v2/pods', { name: 'x', cpu: { id: 'cpu3c', vcpuCount: 2 } });
-  assert.equal(bare.statusCode, 400, bare.body);
+  assert.equal(bare.statusCode, 422, bare.body);
   assert.match(problem(bare).errors?.join() ?? '', /image: is required unless templateId is set/);
   assert.deepEqual((await g.call('GET', '/v2/pods')).json().pods, [], 'none of them made a pod');
 });

@@ -11,7 +11,7 @@ import {
 } from './container.js';
 import { resolveCpuConfigs } from './compute-rules.js';
 import { DEFAULT_DISK_GB, type ContainerSettings } from './endpoint-spec.js';
-import { Violations } from './errors.js';
+import { ApiError, Violations } from './errors.js';
 import { RESTART_FIELDS, type PodSpec } from './pod.js';
 
 export interface PodMountsInput {
@@ -58,8 +58,10 @@ const RULES_DETAIL = 'request conflicts with the pod rules';
  * constraint whole; `mounts` in the body replaces the template's volume, which CPU pods never take.
  */
 export function buildPodSpec(body: CreatePodInput, catalog: Catalog, template?: PodTemplateDefaults): PodSpec {
+  // As the hosted API's schema has it (and endpoints): a validation failure, not a rule.
+  if (body.image === undefined && !template)
+    throw new ApiError(422, 'the request body failed validation', ['image: is required unless templateId is set']);
   const v = new Violations();
-  if (body.image === undefined && !template) v.add('image', 'is required unless templateId is set');
   const mounts = body.mounts ?? (template?.persistent && !body.cpu ? { persistent: { ...template.persistent } } : undefined);
   const container = applyContainerFields(
     template?.settings ?? EMPTY_CONTAINER,
