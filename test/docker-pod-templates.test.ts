@@ -1,8 +1,9 @@
 // Pods from templates on a real Docker engine: a pod template's image, command, env, ports, disk
 // and volume reach a pod created with its templateId, the request's own fields winning and env
-// merging per key; the container runs with the result. A CPU pod takes no volume from it; an
-// unknown template is 404, a serverless one 422; the legacy GraphQL create takes one too. Needs
-// an engine and the test image; skipped, visibly, without them.
+// merging per key; the container runs with the result; a PATCH naming another template applies
+// its container settings. A CPU pod takes no volume from it; an unknown template is 404, a
+// serverless one 422; the legacy GraphQL create takes one too. Needs an engine and the test
+// image; skipped, visibly, without them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,6 +76,21 @@ test('a pod made from a template runs with its settings, the request overriding 
   assert.equal(pod.template, null, 'no link to the template is kept');
   await eventually(async () => (await logText(pod.id)).includes('listening'), 60_000, 200);
   assert.match(await logText(pod.id), /env: template-a body-b body-c/, 'the container runs with the merged settings');
+
+  // A PATCH naming a template applies its container settings (not its mounts) at the next start; env replaces the pod's.
+  const other = await template({ name: 'other', image: `${WORKER_IMAGE}-other`, ports: ['9000/http'], env: { D: 'other-d' }, disk: 30 });
+  const patched = await g.call('PATCH', `/v2/pods/${pod.id}`, { templateId: other, env: { E: 'body-e' }, disk: 9 });
+  assert.equal(patched.statusCode, 200, patched.body);
+  assertReferenceShape('Pod', patched.json());
+  const changed = patched.json();
+  assert.equal(changed.image, `${WORKER_IMAGE}-other`);
+  assert.deepEqual(changed.env, { D: 'other-d', E: 'body-e' });
+  assert.deepEqual(changed.ports, ['9000/http']);
+  assert.equal(changed.disk, 9);
+  assert.deepEqual(changed.cmd, [], "the other template's (empty) command");
+  assert.deepEqual(changed.mounts, { persistent: { size: 20, path: '/workspace' } }, 'mounts are not applied by a PATCH');
+  assert.deepEqual([...changed.pendingRestart].sort(), ['args', 'cmd', 'disk', 'env', 'image', 'ports']);
+  assert.equal((await g.call('PATCH', `/v2/pods/${pod.id}`, { templateId: 'nosuchtemplate' })).statusCode, 404);
   assert.equal((await g.call('DELETE', `/v2/pods/${pod.id}`)).statusCode, 204);
 
   // A CPU pod takes the settings but never the volume; sent mounts replace the template's.

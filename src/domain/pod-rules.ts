@@ -48,6 +48,7 @@ export interface UpdatePodInput extends ContainerFields {
   locked?: boolean;
   globalNetworking?: boolean;
   mounts?: PodMountsInput;
+  templateId?: string;
 }
 
 const RULES_DETAIL = 'request conflicts with the pod rules';
@@ -102,6 +103,25 @@ export function buildPodSpec(body: CreatePodInput, catalog: Catalog, template?: 
     startSsh: body.startSsh ?? template?.startSsh ?? false,
     startJupyter: body.startJupyter ?? template?.startJupyter ?? false,
     pendingRestart: [],
+  };
+}
+
+/**
+ * A PATCH body with a template's container settings applied as if they were sent: the body's own
+ * fields win, env merges per key (the body winning) and replaces the pod's; the template's command
+ * applies only when the body sends none of args, entrypoint and cmd. Its mounts are not applied.
+ */
+export function patchWithTemplate(body: UpdatePodInput, template: PodTemplateDefaults | undefined): UpdatePodInput {
+  if (!template) return body;
+  const { settings } = template;
+  const sendsCommand = body.args !== undefined || body.entrypoint !== undefined || body.cmd !== undefined;
+  return {
+    ...withTemplateEnv(settings.env, body),
+    image: body.image ?? settings.image,
+    ...(sendsCommand ? {} : { args: settings.args }),
+    disk: body.disk ?? settings.disk,
+    ports: body.ports ?? settings.ports,
+    registry: body.registry === undefined ? settings.registry : body.registry,
   };
 }
 

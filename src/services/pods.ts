@@ -13,7 +13,7 @@ import type { Logger } from '../domain/logger.js';
 import { ApiError, conflict, notFound } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import { allowedActions, holdsResources, type PodAction, type PodPlacement, type PodStatus } from '../domain/pod.js';
-import { applyPodPatch, buildPodSpec, type CreatePodInput, type UpdatePodInput } from '../domain/pod-rules.js';
+import { applyPodPatch, buildPodSpec, patchWithTemplate, type CreatePodInput, type UpdatePodInput } from '../domain/pod-rules.js';
 import type { PodLauncher } from './pod-launcher.js';
 import type { RegistryAuthService } from './registry-auths.js';
 import type { AccountSecretService } from './account-secrets.js';
@@ -145,7 +145,8 @@ export class PodService {
   update(accountId: string, id: string, body: UpdatePodInput, now = this.now()): Promise<PodRecord> {
     return this.serially(id, async () => {
       const pod = await this.get(accountId, id);
-      const spec = applyPodPatch(pod.spec, body, holdsResources(pod.status));
+      const template = body.templateId === undefined ? undefined : await this.deps.templates.resolveForPod(accountId, body.templateId);
+      const spec = applyPodPatch(pod.spec, patchWithTemplate(body, template), holdsResources(pod.status));
       if (spec.registry !== pod.spec.registry) await this.deps.registries.ensureUsable(accountId, spec.registry);
       if (spec.env !== pod.spec.env) await this.deps.secrets.ensureReferencesExist(accountId, spec.env);
       return this.write(pod, { spec }, now);

@@ -61,6 +61,13 @@ export const UpdatePodBody = Type.Object(
     locked: Type.Optional(Type.Boolean({ description: 'A locked pod cannot be stopped, restarted or terminated' })),
     globalNetworking: Type.Optional(Type.Boolean()),
     mounts: Type.Optional(Mounts),
+    templateId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "A pod template whose container settings apply as if sent (not its mounts); the body's fields win, env merges per key and replaces the pod's",
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'UpdatePodRequest' },
 );
