@@ -152,6 +152,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     stopGraceMs: config.workerStopGraceMs,
     log: log.child({ component: 'pods' }),
     settle: (pod, at) => meter.settle(podMetered(pod), at),
+    runEnded: () => meter.runSoon(),
   });
   let started: Promise<void> | undefined;
   return {

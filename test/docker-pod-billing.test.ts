@@ -1,8 +1,9 @@
 // Pod billing end to end on a real Docker engine: a GPU pod (from a capacity file) with container
-// disk and a persistent volume runs the test image, is stopped and terminated; the billing routes
-// then answer its GPU time and its disk (container and volume) under its id, in the hosted
-// shapes. Prices are raised in a catalog of the test's own (an L4 at $3600/h), so seconds of use
-// are whole cents. Needs an engine and the test image; skipped, visibly, without them.
+// disk and a persistent volume runs the test image, is stopped, started, grown and terminated;
+// the billing routes then answer its GPU time and its disk (container and volume) under its id,
+// in the hosted shapes; a run that ended shows without waiting for the metering interval. Prices
+// are raised in a catalog of the test's own (an L4 at $3600/h), so seconds of use are whole
+// cents. Needs an engine and the test image; skipped, visibly, without them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,7 +46,7 @@ after(async () => {
 
 const podStatus = async (id: string) => (await g.call('GET', `/v2/pods/${id}`)).json().status as string;
 
-test('a pod that ran, stopped and was terminated is billed: its GPU time and its disk, under its id', { skip }, async () => {
+test('a pod that ran, stopped, ran again and was terminated is billed: its GPU time and its disk, under its id', { skip }, async () => {
   const created = await g.call('POST', '/v2/pods', {
     name: 'billed',
     image: WORKER_IMAGE,
@@ -57,20 +58,27 @@ test('a pod that ran, stopped and was terminated is billed: its GPU time and its
   assert.equal(created.statusCode, 201, created.body);
   const id = created.json().id as string;
   await eventually(async () => (await podStatus(id)) === 'RUNNING', 60_000, 200);
-  // The volume may grow (billed at the new size from then on, no restart needed), never shrink.
+  const stopped = await g.call('POST', `/v2/pods/${id}/action`, { action: 'stop' });
+  assert.equal(stopped.json().status, 'EXITED', stopped.body);
+  const since = new Date(Date.now() - 3_600_000).toISOString();
+  const billingOf = async (podId: string) =>
+    g.call('GET', `/v2/billing/pods?podId=${podId}&bucketSize=hour&startTime=${encodeURIComponent(since)}`);
+  // A run that ended is recorded soon, not at the next metering interval (a minute here).
+  await eventually(async () => (await billingOf(id)).json().metadata.totals.gpuAmount > 0, 10_000, 100);
+
+  // Started again, its volume may grow (billed at the new size from then on, no restart needed), never shrink.
+  assert.equal((await g.call('POST', `/v2/pods/${id}/action`, { action: 'start' })).statusCode, 200);
+  await eventually(async () => (await podStatus(id)) === 'RUNNING', 60_000, 200);
   const shrink = await g.call('PATCH', `/v2/pods/${id}`, { mounts: { persistent: { size: 12, path: '/workspace' } } });
   assert.equal(shrink.statusCode, 400, shrink.body);
   const grown = await g.call('PATCH', `/v2/pods/${id}`, { mounts: { persistent: { size: 30, path: '/workspace' } } });
   assert.equal(grown.statusCode, 200, grown.body);
   assert.deepEqual(grown.json().mounts, { persistent: { size: 30, path: '/workspace' } });
   assert.deepEqual(grown.json().pendingRestart, []);
-  const stopped = await g.call('POST', `/v2/pods/${id}/action`, { action: 'stop' });
-  assert.equal(stopped.json().status, 'EXITED', stopped.body);
   const terminated = await g.call('DELETE', `/v2/pods/${id}`);
   assert.equal(terminated.statusCode, 204, terminated.body);
 
-  const since = new Date(Date.now() - 3_600_000).toISOString();
-  const pods = await g.call('GET', `/v2/billing/pods?podId=${id}&bucketSize=hour&startTime=${encodeURIComponent(since)}`);
+  const pods = await billingOf(id);
   assert.equal(pods.statusCode, 200, pods.body);
   const body = pods.json();
   assertReferenceShape('ListPodBillingResponse', body);
@@ -89,6 +97,6 @@ test('a pod that ran, stopped and was terminated is billed: its GPU time and its
   assert.equal(all.json().metadata.totals.podGpuAmount, totals.gpuAmount, 'the aggregate counts the pod too');
   assert.equal(all.json().metadata.totals.podDiskAmount, totals.diskAmount);
 
-  const other = await g.call('GET', `/v2/billing/pods?podId=someone-else&bucketSize=hour&startTime=${encodeURIComponent(since)}`);
+  const other = await billingOf('someone-else');
   assert.deepEqual(other.json().records, [], 'another id has no records');
 });

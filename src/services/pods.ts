@@ -41,6 +41,8 @@ export interface PodServiceDeps {
    * volume size), and at terminate. A failure fails the operation, so no time goes unrecorded.
    */
   settle?: (pod: PodRecord, at: number) => Promise<void>;
+  /** A run ended (stop, exit, failed start): the meter records it soon rather than at its next interval. */
+  runEnded?: () => void;
   now?: () => number;
 }
 
@@ -291,6 +293,7 @@ export class PodService {
   private async free(pod: PodRecord, status: PodStatus, message: string | null): Promise<PodRecord> {
     const next = await this.write(pod, { status, placement: null, message, spec: { ...pod.spec, pendingRestart: [] } });
     this.deps.capacity.release(holder(pod.id));
+    this.deps.runEnded?.();
     return next;
   }
 
