@@ -52,6 +52,7 @@ import { WorkerSampler } from './services/worker-sampler.js';
 import { AccountKeyService } from './services/account-keys.js';
 import { WorkerUsageSource } from './services/metering/worker-source.js';
 import { VolumeUsageSource, volumeMetered } from './services/metering/volume-source.js';
+import { PodUsageSource, podMetered } from './services/metering/pod-source.js';
 
 export type { Services };
 
@@ -110,7 +111,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
   const workerUsage = new WorkerUsageSource(() => meter.runSoon());
   const meter: Meter = new Meter({
     store: store.usage,
-    sources: [workerUsage, new VolumeUsageSource(store)],
+    sources: [workerUsage, new VolumeUsageSource(store), new PodUsageSource(store)],
     everyMs: config.meteringIntervalMs,
     log: log.child({ component: 'metering' }),
   });
@@ -155,8 +156,11 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     launcher: new PodLauncher(join(config.dataDir, 'pods'), volumeDirectories, accountSecrets, sshKeys, registryAuths),
     registries: registryAuths,
     secrets: accountSecrets,
+    templates,
     stopGraceMs: config.workerStopGraceMs,
     log: log.child({ component: 'pods' }),
+    settle: (pod, at) => meter.settle(podMetered(pod), at),
+    runEnded: () => meter.runSoon(),
   });
   const apiKeys = new ApiKeyService(store);
   let started: Promise<void> | undefined;

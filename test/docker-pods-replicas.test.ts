@@ -1,6 +1,6 @@
 // Pods with two replicas on one PostgreSQL: the leader runs them (their GPUs held in the pool it
-// places workers from); a pod request, an HTTP port or a log stream sent to the other replica is
-// relayed to the leader, key and all.
+// places workers from); a pod request, an HTTP port, a log stream or a legacy GraphQL pod
+// operation sent to the other replica is relayed to the leader, key and all.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 import { eventually } from './support/live.js';
 import { dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG } from './support/harness.js';
+import { SDK_GET_POD } from './support/graphql-clients.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (pods across replicas)`);
 const skip = NO_POSTGRES ?? (await dockerSkipReason()) ?? false;
@@ -78,5 +79,49 @@ test('pod requests sent to the replica that does not lead are run by the leader'
   const logs = await fetch(`${follower.url}/v2/pods/${id}/logs?follow=false`, { headers: { authorization: `Bearer ${adminKey}` } });
   assert.match(await logs.text(), /listening/);
   assert.equal((await api(follower.url, 'DELETE', `/v2/pods/${id}`)).status, 204);
+  assert.equal((await api(leader.url, 'GET', `/v2/pods/${id}`)).status, 404);
+  // The leader recorded the pod's usage up to the terminate; either replica reads it.
+  const billed = await api(follower.url, 'GET', `/v2/billing/pods?podId=${id}&lastN=2&bucketSize=hour`);
+  assert.equal(billed.status, 200, billed.text);
+  const records = billed.json.records as { podId: string }[];
+  assert.ok(records.length >= 1, billed.text);
+  assert.ok(records.every((r) => r.podId === id));
+});
+
+/** A GraphQL request as runpodctl sends it (key in ?api_key=), or as the SDK does (Bearer). */
+async function graphqlAt(base: string, query: string, client: 'sdk' | 'runpodctl' = 'sdk') {
+  const url = client === 'sdk' ? `${base}/graphql` : `${base}/graphql?api_key=${encodeURIComponent(adminKey)}`;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (client === 'sdk') headers.authorization = `Bearer ${adminKey}`;
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query }), signal: AbortSignal.timeout(60_000) });
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { data: Record<string, unknown> | null; errors?: { message: string }[] };
+  assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+  return body.data!;
+}
+
+test('legacy GraphQL pod operations sent to the replica that does not lead are run by the leader', { skip, timeout: 90_000 }, async () => {
+  const created = await graphqlAt(
+    follower.url,
+    `mutation { podFindAndDeployOnDemand(input: { name: "gql", imageName: "${WORKER_IMAGE}", gpuTypeId: "NVIDIA L4", gpuCount: 1,
+      cloudType: SECURE, containerDiskInGb: 5, volumeInGb: 0, dockerArgs: "-e \\"setInterval(() => {}, 1000)\\"" }) { id desiredStatus } }`,
+  );
+  const { id } = created.podFindAndDeployOnDemand as { id: string };
+  assert.equal((await api(leader.url, 'GET', `/v2/pods/${id}`)).status, 200, 'the pod exists, created by the leader');
+  await eventually(
+    async () => {
+      const data = await graphqlAt(follower.url, SDK_GET_POD(id), 'runpodctl');
+      return (data.pod as { runtime: unknown } | null)?.runtime !== null;
+    },
+    60_000,
+    200,
+  );
+  const pods = await graphqlAt(follower.url, 'query { myself { pods { id desiredStatus } } }');
+  assert.deepEqual((pods.myself as { pods: unknown[] }).pods, [{ id, desiredStatus: 'RUNNING' }]);
+  const stopped = await graphqlAt(follower.url, `mutation { podStop(input: { podId: "${id}" }) { id desiredStatus } }`);
+  assert.deepEqual(stopped.podStop, { id, desiredStatus: 'EXITED' });
+  assert.equal((await api(leader.url, 'GET', `/v2/pods/${id}`)).json.status, 'EXITED');
+  const terminated = await graphqlAt(follower.url, `mutation { podTerminate(input: { podId: "${id}" }) }`);
+  assert.equal(terminated.podTerminate, null);
   assert.equal((await api(leader.url, 'GET', `/v2/pods/${id}`)).status, 404);
 });

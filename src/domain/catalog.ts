@@ -65,6 +65,8 @@ export interface BillingPriceEntry {
   containerDiskPerGbMonth?: number;
   /** Pods' disk, per GB and month. */
   podDiskPerGbMonth?: number;
+  /** Pods' persistent volumes, per GB and month, while the pod runs and while it does not. */
+  podVolumePerGbMonth?: Partial<Record<'RUNNING' | 'STOPPED', number>>;
   /** Network volumes, per GB and month, by storage tier. */
   networkVolumePerGbMonth?: Partial<Record<'STANDARD' | 'HIGH_PERFORMANCE', number>>;
 }

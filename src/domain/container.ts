@@ -133,3 +133,20 @@ export function checkPortsAndEnv(settings: Pick<ContainerSettings, 'ports' | 'en
     }
   }
 }
+
+/** Template values first, then the body's fields over them. */
+export function applyContainerFields(base: ContainerSettings, body: ContainerFields, v: Violations): ContainerSettings {
+  return {
+    ...resolveCommand(body, base, v),
+    image: body.image ?? base.image,
+    disk: body.disk ?? base.disk,
+    ports: body.ports ?? base.ports,
+    env: body.env ?? base.env,
+    registry: body.registry === undefined ? base.registry : body.registry,
+  };
+}
+
+/** The body with its env merged over a template's, per key, the body winning. */
+export function withTemplateEnv(templateEnv: Readonly<Record<string, string>>, body: ContainerFields): ContainerFields {
+  return { ...body, env: body.env === undefined ? { ...templateEnv } : { ...templateEnv, ...body.env } };
+}

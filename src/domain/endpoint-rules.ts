@@ -1,7 +1,7 @@
 // Turns a create or update request into a complete, checked endpoint configuration.
 // Schema-shaped failures answer 422; rules across fields or against the catalog answer 400.
 import type { Catalog } from './catalog.js';
-import { checkPortsAndEnv, EMPTY_COMMAND, resolveCommand, type ContainerFields } from './container.js';
+import { applyContainerFields, checkPortsAndEnv, EMPTY_COMMAND, withTemplateEnv, type ContainerFields } from './container.js';
 import { checkDataCenters, checkGpuSelection, resolveCpuConfigs } from './compute-rules.js';
 import {
   DEFAULT_DISK_GB,
@@ -62,22 +62,8 @@ const EMPTY_CONTAINER: ContainerSettings = {
   registry: null,
 };
 
-/** Template values first, then the body's fields over them; env merges per key with the body winning. */
-function applyContainerFields(base: ContainerSettings, body: ContainerFields, v: Violations): ContainerSettings {
-  return {
-    ...resolveCommand(body, base, v),
-    image: body.image ?? base.image,
-    disk: body.disk ?? base.disk,
-    ports: body.ports ?? base.ports,
-    env: body.env ?? base.env,
-    registry: body.registry === undefined ? base.registry : body.registry,
-  };
-}
-
 function withTemplate(template: TemplateDefaults | undefined, body: ContainerFields): ContainerFields {
-  if (!template) return body;
-  const env = body.env === undefined ? template.settings.env : { ...template.settings.env, ...body.env };
-  return { ...body, env };
+  return template ? withTemplateEnv(template.settings.env, body) : body;
 }
 
 function checkScalingMatchesType(type: EndpointType, scaling: Scaling | undefined): void {

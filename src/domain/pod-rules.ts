@@ -1,10 +1,17 @@
 // Turns a pod create or update request into a complete, checked pod configuration.
 // Schema-shaped failures answer 422 before this runs; the rules here answer 400.
 import type { Catalog } from './catalog.js';
-import { checkPortsAndEnv, EMPTY_COMMAND, resolveCommand, type ContainerFields } from './container.js';
+import {
+  applyContainerFields,
+  checkPortsAndEnv,
+  EMPTY_COMMAND,
+  resolveCommand,
+  withTemplateEnv,
+  type ContainerFields,
+} from './container.js';
 import { resolveCpuConfigs } from './compute-rules.js';
-import { DEFAULT_DISK_GB } from './endpoint-spec.js';
-import { Violations } from './errors.js';
+import { DEFAULT_DISK_GB, type ContainerSettings } from './endpoint-spec.js';
+import { ApiError, Violations } from './errors.js';
 import { RESTART_FIELDS, type PodSpec } from './pod.js';
 
 export interface PodMountsInput {
@@ -22,64 +29,105 @@ export interface CreatePodInput extends ContainerFields {
   mounts?: PodMountsInput;
   startJupyter?: boolean;
   startSsh?: boolean;
+  templateId?: string;
 }
+
+/** What a pod created from a template takes from it (TemplateService.resolveForPod). */
+export interface PodTemplateDefaults {
+  settings: ContainerSettings;
+  allowedCudaVersions: string[];
+  persistent: { size: number; path: string } | null;
+  startSsh: boolean;
+  startJupyter: boolean;
+}
+
+const EMPTY_CONTAINER: ContainerSettings = { image: '', ...EMPTY_COMMAND, disk: DEFAULT_DISK_GB, ports: [], env: {}, registry: null };
 
 export interface UpdatePodInput extends ContainerFields {
   name?: string;
   locked?: boolean;
   globalNetworking?: boolean;
   mounts?: PodMountsInput;
+  templateId?: string;
 }
 
 const RULES_DETAIL = 'request conflicts with the pod rules';
 
-export function buildPodSpec(body: CreatePodInput, catalog: Catalog): PodSpec {
+/**
+ * A new pod's configuration. With a template, its settings come first and the body's fields win;
+ * env merges per key (the body winning); a CUDA field in the body replaces the template's
+ * constraint whole; `mounts` in the body replaces the template's volume, which CPU pods never take.
+ */
+export function buildPodSpec(body: CreatePodInput, catalog: Catalog, template?: PodTemplateDefaults): PodSpec {
+  // As the hosted API's schema has it (and endpoints): a validation failure, not a rule.
+  if (body.image === undefined && !template)
+    throw new ApiError(422, 'the request body failed validation', ['image: is required unless templateId is set']);
   const v = new Violations();
-  if (body.image === undefined) v.add('image', 'is required (templateId is not offered for pods)');
+  const mounts = body.mounts ?? (template?.persistent && !body.cpu ? { persistent: { ...template.persistent } } : undefined);
+  const container = applyContainerFields(
+    template?.settings ?? EMPTY_CONTAINER,
+    template ? withTemplateEnv(template.settings.env, body) : body,
+    v,
+  );
+  if (container.image.trim() === '' && (body.image !== undefined || template)) v.add('image', 'must not be empty');
   if ((body.gpu === undefined) === (body.cpu === undefined)) v.add('gpu', 'exactly one of gpu or cpu must be set');
   if (body.gpu && !catalog.gpuType(body.gpu.id)) v.add('gpu.id', `unknown GPU type '${body.gpu.id}'`);
   const cpu = body.cpu ? resolveCpuConfigs([body.cpu], catalog, v)[0] : undefined;
-  if (body.cpu && body.mounts?.persistent) v.add('mounts.persistent', 'is not offered on CPU pods; use a network volume');
-  if (body.mounts?.persistent && body.mounts.network?.length) v.add('mounts', 'persistent and network mounts exclude each other');
+  if (body.cpu && mounts?.persistent) v.add('mounts.persistent', 'is not offered on CPU pods; use a network volume');
+  if (mounts?.persistent && mounts.network?.length) v.add('mounts', 'persistent and network mounts exclude each other');
   for (const [i, id] of (body.dataCenterIds ?? []).entries())
     if (!catalog.dataCenter(id)) v.add(`dataCenterIds[${i}]`, `unknown data center '${id}'`);
   if (body.globalNetworking) v.add('globalNetworking', 'global networking is not offered by Gantry');
-  checkMountPaths(body.mounts, v);
-  const command = resolveCommand(body, EMPTY_COMMAND, v);
-  checkPortsAndEnv({ ports: body.ports ?? [], env: body.env ?? {} }, v);
+  checkMountPaths(mounts, v);
+  checkPortsAndEnv(container, v);
   v.throwIfAny(RULES_DETAIL);
-  const network = body.mounts?.network?.[0];
+  const network = mounts?.network?.[0];
+  const cudaFromTemplate = body.gpu?.allowedCudaVersions === undefined && body.gpu?.minCudaVersion === undefined;
   return {
     name: body.name,
-    image: body.image!,
-    ...command,
-    disk: body.disk ?? DEFAULT_DISK_GB,
-    ports: body.ports ?? [],
-    env: body.env ?? {},
-    registry: body.registry ?? null,
+    ...container,
     cloud: body.cloud ?? 'SECURE',
     gpu: body.gpu
       ? {
           typeId: body.gpu.id,
           count: body.gpu.count ?? 1,
-          allowedCudaVersions: body.gpu.allowedCudaVersions ?? [],
+          allowedCudaVersions: body.gpu.allowedCudaVersions ?? (cudaFromTemplate ? [...(template?.allowedCudaVersions ?? [])] : []),
           minCudaVersion: body.gpu.minCudaVersion ?? null,
         }
       : null,
     cpu: cpu ? { flavorId: cpu.id, vcpuCount: cpu.vcpuCount, memory: cpu.memory } : null,
     dataCenterIds: body.dataCenterIds ?? [],
-    persistent: body.mounts?.persistent ? { ...body.mounts.persistent } : null,
+    persistent: mounts?.persistent ? { ...mounts.persistent } : null,
     network: network ? { volumeId: network.volumeId, path: network.path } : null,
     locked: false,
-    startSsh: body.startSsh ?? false,
-    startJupyter: body.startJupyter ?? false,
+    startSsh: body.startSsh ?? template?.startSsh ?? false,
+    startJupyter: body.startJupyter ?? template?.startJupyter ?? false,
     pendingRestart: [],
   };
 }
 
 /**
- * Changes only the fields sent. The persistent volume's size and the network volume cannot change;
- * their mount paths can. `pendingRestart` names the changed fields a running container has not got yet.
+ * A PATCH body with a template's container settings applied as if they were sent: the body's own
+ * fields win, env merges per key (the body winning) and replaces the pod's; the template's command
+ * applies only when the body sends none of args, entrypoint and cmd. Its mounts are not applied.
+ */
+export function patchWithTemplate(body: UpdatePodInput, template: PodTemplateDefaults | undefined): UpdatePodInput {
+  if (!template) return body;
+  const { settings } = template;
+  const sendsCommand = body.args !== undefined || body.entrypoint !== undefined || body.cmd !== undefined;
+  return {
+    ...withTemplateEnv(settings.env, body),
+    image: body.image ?? settings.image,
+    ...(sendsCommand ? {} : { args: settings.args }),
+    disk: body.disk ?? settings.disk,
+    ports: body.ports ?? settings.ports,
+    registry: body.registry === undefined ? settings.registry : body.registry,
+  };
+}
+
+/**
+ * Changes only the fields sent. The persistent volume can grow (not shrink); the network volume
+ * cannot change; their mount paths can. `pendingRestart` names the changed fields a running container has not got yet.
  */
 export function applyPodPatch(current: PodSpec, body: UpdatePodInput, running: boolean): PodSpec {
   const v = new Violations();
@@ -88,8 +136,8 @@ export function applyPodPatch(current: PodSpec, body: UpdatePodInput, running: b
   if (body.globalNetworking) v.add('globalNetworking', 'global networking is not offered by Gantry');
   const persistent = body.mounts?.persistent;
   if (persistent && !current.persistent) v.add('mounts.persistent', 'a pod created without a persistent volume cannot get one');
-  if (persistent && current.persistent && persistent.size !== current.persistent.size)
-    v.add('mounts.persistent.size', 'cannot change after the pod is created');
+  if (persistent && current.persistent && persistent.size < current.persistent.size)
+    v.add('mounts.persistent.size', `can only grow (it is ${current.persistent.size} GB)`);
   const network = body.mounts?.network;
   if (
     network !== undefined &&
@@ -108,7 +156,7 @@ export function applyPodPatch(current: PodSpec, body: UpdatePodInput, running: b
     env: body.env ?? current.env,
     registry: body.registry === undefined ? current.registry : body.registry,
     locked: body.locked ?? current.locked,
-    persistent: persistent && current.persistent ? { ...current.persistent, path: persistent.path } : current.persistent,
+    persistent: persistent && current.persistent ? { size: persistent.size, path: persistent.path } : current.persistent,
     network: network?.[0] && current.network ? { ...current.network, path: network[0].path } : current.network,
   };
   const changed = RESTART_FIELDS.filter((field) => JSON.stringify(fieldOf(current, field)) !== JSON.stringify(fieldOf(next, field)));
@@ -117,7 +165,8 @@ export function applyPodPatch(current: PodSpec, body: UpdatePodInput, running: b
 }
 
 function fieldOf(spec: PodSpec, field: (typeof RESTART_FIELDS)[number]): unknown {
-  return field === 'mounts' ? [spec.persistent, spec.network] : spec[field];
+  // A volume's size is recorded, not enforced: growing it needs no restart, moving it does.
+  return field === 'mounts' ? [spec.persistent?.path, spec.network] : spec[field];
 }
 
 function checkMountPaths(mounts: PodMountsInput | undefined, v: Violations): void {

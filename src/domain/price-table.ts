@@ -4,7 +4,7 @@
 // of a dollar chosen so every price in micro-dollars per hour or per 720-hour month, every
 // percentage and every millisecond divides evenly); only a report rounds, to cents.
 import type { CatalogData } from './catalog.js';
-import type { UsageInterval } from './usage.js';
+import { POD_VOLUME, type UsageInterval } from './usage.js';
 
 const MS_PER_HOUR = 3_600_000n;
 const MICROS_PER_DOLLAR = 1_000_000n;
@@ -17,6 +17,7 @@ export const DEFAULT_BILLING_PRICES = {
   serverlessFrozenPercent: 0,
   containerDiskPerGbMonth: 0.1,
   podDiskPerGbMonth: 0.1,
+  podVolumePerGbMonth: { RUNNING: 0.1, STOPPED: 0.2 },
   networkVolumePerGbMonth: { STANDARD: 0.07, HIGH_PERFORMANCE: 0.14 },
 } as const;
 
@@ -58,6 +59,10 @@ export class PriceTable {
     }
     this.rates.set(key('SERVERLESS', 'DISK', 'CONTAINER'), monthly(billing.containerDiskPerGbMonth, 'billing.containerDiskPerGbMonth'));
     this.rates.set(key('POD', 'DISK', 'CONTAINER'), monthly(billing.podDiskPerGbMonth, 'billing.podDiskPerGbMonth'));
+    const podVolume = { ...DEFAULT_BILLING_PRICES.podVolumePerGbMonth, ...billing.podVolumePerGbMonth };
+    this.rates.set(key('POD', 'VOLUME', POD_VOLUME), monthly(podVolume.RUNNING, 'billing.podVolumePerGbMonth.RUNNING'));
+    // A stopped pod's volume has a price of its own, not a percentage of the running one.
+    this.rates.set(key('POD', 'VOLUME', POD_VOLUME, 'FROZEN'), monthly(podVolume.STOPPED, 'billing.podVolumePerGbMonth.STOPPED'));
     const volumes = { ...DEFAULT_BILLING_PRICES.networkVolumePerGbMonth, ...billing.networkVolumePerGbMonth };
     for (const [tier, usd] of Object.entries(volumes)) {
       this.rates.set(key('NETWORK_VOLUME', 'VOLUME', tier), monthly(usd, `billing.networkVolumePerGbMonth.${tier}`));
@@ -70,17 +75,19 @@ export class PriceTable {
    */
   cost(interval: UsageInterval, fromMs = interval.fromMs, toMs = interval.toMs): bigint {
     const ms = BigInt(Math.max(0, Math.min(toMs, interval.toMs) - Math.max(fromMs, interval.fromMs)));
-    const rate = this.rates.get(key(interval.family, interval.meter, interval.resource));
+    const ofState = this.rates.get(key(interval.family, interval.meter, interval.resource, interval.state));
+    const rate = ofState ?? this.rates.get(key(interval.family, interval.meter, interval.resource));
     if (!rate || ms === 0n) return 0n;
     const perMonth = rate.per === 'hour' ? HOURS_PER_MONTH : 1n;
-    const frozen = interval.state === 'FROZEN' && (interval.meter === 'GPU' || interval.meter === 'CPU');
+    const frozen = !ofState && interval.state === 'FROZEN' && (interval.meter === 'GPU' || interval.meter === 'CPU');
     const percent = frozen ? this.frozenPercent : PERCENT;
     return ms * BigInt(interval.quantity) * rate.micros * perMonth * percent;
   }
 }
 
-function key(family: string, meter: string, resource: string): string {
-  return `${family}/${meter}/${resource}`;
+/** A rate's key; `state` names a rate that applies in that state only. */
+function key(family: string, meter: string, resource: string, state?: string): string {
+  return state === undefined ? `${family}/${meter}/${resource}` : `${family}/${meter}/${resource}/${state}`;
 }
 
 /** Dollars rounded half up to the cent, as a number with at most 2 decimals. */

@@ -11,7 +11,10 @@ export type UsageFamily = 'SERVERLESS' | 'POD' | 'NETWORK_VOLUME';
  */
 export type UsageMeter = 'GPU' | 'CPU' | 'DISK' | 'VOLUME';
 
-/** ACTIVE is billed at the running rate; FROZEN (a FlashBoot-paused worker) at the frozen rate. */
+/**
+ * ACTIVE is billed at the running rate; FROZEN at the frozen rate: a FlashBoot-paused worker's
+ * compute, or the persistent volume of a pod that is not running (the stopped-pod volume price).
+ */
 export type UsageState = 'ACTIVE' | 'FROZEN';
 
 /** The constant part of a metered subject: who pays, under which id, at which rate dimensions. */
@@ -27,6 +30,9 @@ export interface UsageSubject {
   resource: string;
   quantity: number;
 }
+
+/** The resource a pod's persistent volume is metered under: priced by state (running or stopped). */
+export const POD_VOLUME = 'PERSISTENT';
 
 export interface UsageInterval extends UsageSubject {
   fromMs: number;

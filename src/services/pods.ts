@@ -13,10 +13,11 @@ import type { Logger } from '../domain/logger.js';
 import { ApiError, conflict, notFound } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
 import { allowedActions, holdsResources, type PodAction, type PodPlacement, type PodStatus } from '../domain/pod.js';
-import { applyPodPatch, buildPodSpec, type CreatePodInput, type UpdatePodInput } from '../domain/pod-rules.js';
+import { applyPodPatch, buildPodSpec, patchWithTemplate, type CreatePodInput, type UpdatePodInput } from '../domain/pod-rules.js';
 import type { PodLauncher } from './pod-launcher.js';
 import type { RegistryAuthService } from './registry-auths.js';
 import type { AccountSecretService } from './account-secrets.js';
+import type { TemplateService } from './templates.js';
 
 export const newPodId = () => randomId(14);
 const holder = (podId: string) => `pod-${podId}`;
@@ -31,8 +32,18 @@ export interface PodServiceDeps {
   launcher: PodLauncher;
   registries: Pick<RegistryAuthService, 'ensureUsable'>;
   secrets: Pick<AccountSecretService, 'ensureReferencesExist'>;
+  templates: Pick<TemplateService, 'resolveForPod'>;
   stopGraceMs: number;
   log: Logger;
+  /**
+   * Records the pod's usage up to `at` as its row stands (metering): called before a write that
+   * forgets the pod's last run (a new start, a restart) or changes what it is billed by (disk,
+   * volume size), and at terminate. A failure fails the operation, so no time goes unrecorded.
+   */
+  settle?: (pod: PodRecord, at: number) => Promise<void>;
+  /** A run ended (stop, exit, failed start): the meter records it soon rather than at its next interval. */
+  runEnded?: () => void;
+  now?: () => number;
 }
 
 /** Seconds a client is told to wait when this replica does not run pods right now. */
@@ -49,7 +60,11 @@ export class PodService {
    */
   private leading = false;
 
+  private readonly now: () => Date;
+
   constructor(private readonly deps: PodServiceDeps) {
+    const clock = deps.now ?? Date.now;
+    this.now = () => new Date(clock());
     deps.engine?.onExit((podId, code) => void this.exited(podId, code));
   }
 
@@ -76,9 +91,10 @@ export class PodService {
     );
   }
 
-  async create(accountId: string, body: CreatePodInput, now = new Date()): Promise<PodRecord> {
+  async create(accountId: string, body: CreatePodInput, now = this.now()): Promise<PodRecord> {
     await this.ready();
-    const spec = buildPodSpec(body, this.deps.catalog);
+    const template = body.templateId === undefined ? undefined : await this.deps.templates.resolveForPod(accountId, body.templateId);
+    const spec = buildPodSpec(body, this.deps.catalog, template);
     await this.deps.registries.ensureUsable(accountId, spec.registry);
     await this.deps.secrets.ensureReferencesExist(accountId, spec.env);
     if (spec.network) {
@@ -128,10 +144,11 @@ export class PodService {
     return pod;
   }
 
-  update(accountId: string, id: string, body: UpdatePodInput, now = new Date()): Promise<PodRecord> {
+  update(accountId: string, id: string, body: UpdatePodInput, now = this.now()): Promise<PodRecord> {
     return this.serially(id, async () => {
       const pod = await this.get(accountId, id);
-      const spec = applyPodPatch(pod.spec, body, holdsResources(pod.status));
+      const template = body.templateId === undefined ? undefined : await this.deps.templates.resolveForPod(accountId, body.templateId);
+      const spec = applyPodPatch(pod.spec, patchWithTemplate(body, template), holdsResources(pod.status));
       if (spec.registry !== pod.spec.registry) await this.deps.registries.ensureUsable(accountId, spec.registry);
       if (spec.env !== pod.spec.env) await this.deps.secrets.ensureReferencesExist(accountId, spec.env);
       return this.write(pod, { spec }, now);
@@ -152,9 +169,12 @@ export class PodService {
         case 'stop':
           await this.engine().stop(id, this.deps.stopGraceMs);
           return this.free(pod, 'EXITED', null);
-        case 'restart':
+        case 'restart': {
+          // The row first: the run it describes is recorded (settled) before the container goes.
+          const starting = await this.write(pod, { status: 'STARTING', lastStartedAt: null });
           await this.engine().stop(id, this.deps.stopGraceMs);
-          return this.relaunch(await this.write(pod, { status: 'STARTING' }));
+          return this.relaunch(starting);
+        }
         case 'terminate':
           return this.terminate(pod);
       }
@@ -188,7 +208,7 @@ export class PodService {
       this.accounts.set(pod.id, pod.accountId);
       if (!holdsResources(pod.status)) continue;
       if (adopted.has(pod.id) && pod.placement && this.deps.capacity.hold(holder(pod.id), allocationOf(pod, pod.placement))) {
-        if (pod.status !== 'RUNNING') await this.write(pod, { status: 'RUNNING' });
+        if (pod.status !== 'RUNNING') await this.write(pod, { status: 'RUNNING', lastStartedAt: this.now().toISOString() });
         continue;
       }
       if (adopted.has(pod.id)) await engine.stop(pod.id, this.deps.stopGraceMs);
@@ -199,7 +219,12 @@ export class PodService {
   private async startAgain(pod: PodRecord): Promise<PodRecord> {
     const placement = this.place(pod);
     if (!placement) throw conflict(`no ${what(pod)} is free${where(pod)}: pod ${pod.id} cannot start now`);
-    return this.relaunch(await this.write(pod, { status: 'PROVISIONING', placement, message: null }));
+    try {
+      return this.relaunch(await this.write(pod, { status: 'PROVISIONING', placement, message: null, lastStartedAt: null }));
+    } catch (error) {
+      this.deps.capacity.release(holder(pod.id));
+      throw error;
+    }
   }
 
   private relaunch(pod: PodRecord): PodRecord {
@@ -221,12 +246,14 @@ export class PodService {
     try {
       const launch = await this.deps.launcher.launchOf(pod);
       const starting = pod.status === 'STARTING' ? pod : await this.write(pod, { status: 'STARTING' });
-      const run = await engine.start(launch, (message) => engine.note(id, message));
-      await this.write(starting, {
-        status: 'RUNNING',
-        lastStartedAt: new Date(run.startedAt).toISOString(),
-        spec: { ...starting.spec, pendingRestart: [] },
-      });
+      await engine.start(launch, (message) => engine.note(id, message));
+      // Billed from the moment the row says RUNNING, so the compute and the volume's running rate start together.
+      const now = this.now();
+      await this.write(
+        starting,
+        { status: 'RUNNING', lastStartedAt: now.toISOString(), spec: { ...starting.spec, pendingRestart: [] } },
+        now,
+      );
     } catch (error) {
       const message = (error as Error).message;
       engine.note(id, `cannot start: ${message}`);
@@ -247,6 +274,9 @@ export class PodService {
   }
 
   private async terminate(pod: PodRecord): Promise<PodRecord> {
+    // Usage is recorded up to the moment terminate is asked; the row then goes, and the meter with it.
+    const now = this.now();
+    await this.deps.settle?.(pod, now.getTime());
     await this.engine().stop(pod.id, this.deps.stopGraceMs);
     this.deps.capacity.release(holder(pod.id));
     await this.deps.store.pods.delete(pod.accountId, pod.id);
@@ -255,7 +285,7 @@ export class PodService {
     await rm(this.deps.launcher.volumePath(pod.id), { recursive: true, force: true }).catch((err: unknown) =>
       this.deps.log.warn({ podId: pod.id, err }, "could not remove a terminated pod's volume directory"),
     );
-    const at = new Date().toISOString();
+    const at = now.toISOString();
     return { ...pod, status: 'TERMINATED', placement: null, lastStatusChange: at, updatedAt: at };
   }
 
@@ -263,6 +293,7 @@ export class PodService {
   private async free(pod: PodRecord, status: PodStatus, message: string | null): Promise<PodRecord> {
     const next = await this.write(pod, { status, placement: null, message, spec: { ...pod.spec, pendingRestart: [] } });
     this.deps.capacity.release(holder(pod.id));
+    this.deps.runEnded?.();
     return next;
   }
 
@@ -287,7 +318,7 @@ export class PodService {
     };
   }
 
-  private async write(pod: PodRecord, changes: Partial<PodRecord>, now = new Date()): Promise<PodRecord> {
+  private async write(pod: PodRecord, changes: Partial<PodRecord>, now = this.now()): Promise<PodRecord> {
     const at = now.toISOString();
     const next: PodRecord = {
       ...pod,
@@ -296,6 +327,7 @@ export class PodService {
       updatedAt: at,
       lastStatusChange: changes.status && changes.status !== pod.status ? at : pod.lastStatusChange,
     };
+    if (forgetsUsage(pod, next)) await this.deps.settle?.(pod, now.getTime());
     if (!(await this.deps.store.pods.update(next, pod.revision))) throw conflict(`pod ${pod.id} changed meanwhile; try again`);
     return next;
   }
@@ -310,6 +342,15 @@ export class PodService {
     });
     return next;
   }
+}
+
+/** Whether the write loses what the meter reads of the pod's past: its last run, or the sizes it was billed by until now. */
+function forgetsUsage(pod: PodRecord, next: PodRecord): boolean {
+  return (
+    (pod.lastStartedAt !== null && next.lastStartedAt !== pod.lastStartedAt) ||
+    next.spec.disk !== pod.spec.disk ||
+    next.spec.persistent?.size !== pod.spec.persistent?.size
+  );
 }
 
 function allocationOf(pod: PodRecord, placement: PodPlacement): Allocation {

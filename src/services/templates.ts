@@ -11,6 +11,7 @@ import {
   type UpdateTemplateInput,
 } from '../domain/template-rules.js';
 import { ApiError, notFound } from '../domain/errors.js';
+import type { PodTemplateDefaults } from '../domain/pod-rules.js';
 import { newTemplateId } from '../domain/ids.js';
 import type { RegistryAuthService } from './registry-auths.js';
 import type { AccountSecretService } from './account-secrets.js';
@@ -92,18 +93,25 @@ export class TemplateService {
         `templateId: template ${templateId} is not a serverless template; only serverless templates can configure an endpoint`,
       ]);
     }
+    return { settings: containerSettingsOf(found), allowedCudaVersions: [...spec.allowedCudaVersions] };
+  }
+
+  /** A template an account may base a pod on: 404 unknown or inaccessible, 422 a serverless one. */
+  async resolveForPod(accountId: string, templateId: string): Promise<PodTemplateDefaults> {
+    const found = await this.findVisible(accountId, templateId);
+    if (!found) throw notFound(`template ${templateId} not found`);
+    const { spec } = found;
+    if (spec.serverless) {
+      throw new ApiError(422, `template ${templateId} is a serverless template`, [
+        `templateId: template ${templateId} is a serverless template; a pod is created from a pod template`,
+      ]);
+    }
     return {
-      settings: {
-        image: spec.image,
-        args: spec.args,
-        entrypoint: [...spec.entrypoint],
-        cmd: [...spec.cmd],
-        disk: spec.disk,
-        ports: [...spec.ports],
-        env: { ...spec.env },
-        registry: found.owned ? spec.registry : null,
-      },
+      settings: containerSettingsOf(found),
       allowedCudaVersions: [...spec.allowedCudaVersions],
+      persistent: spec.mounts.persistent ? { ...spec.mounts.persistent } : null,
+      startSsh: spec.startSsh,
+      startJupyter: spec.startJupyter,
     };
   }
 
@@ -139,4 +147,18 @@ export class TemplateService {
       throw error;
     }
   }
+}
+
+/** A template's container settings; another account's registry credential is not lent. */
+function containerSettingsOf({ spec, owned }: VisibleTemplate): ContainerSettings {
+  return {
+    image: spec.image,
+    args: spec.args,
+    entrypoint: [...spec.entrypoint],
+    cmd: [...spec.cmd],
+    disk: spec.disk,
+    ports: [...spec.ports],
+    env: { ...spec.env },
+    registry: owned ? spec.registry : null,
+  };
 }

@@ -54,14 +54,17 @@ function cpuOf(instanceId: string): { id: string; vcpuCount: number } {
 }
 
 function createBody(input: PodInput, kind: 'gpu' | 'cpu'): unknown {
-  // The SDK names a template on every CPU create (runpod-ubuntu by default); pods copy no template, so an image is needed.
-  if (!given(input.imageName))
-    throw new ApiError(422, 'the input failed validation', ['imageName: is required: Gantry pods are not created from templates']);
+  // The SDK names a template on every CPU create (runpod-ubuntu by default), with or without an image: the
+  // template is used only when no imageName is sent (REST: templateId), else the input's own settings are.
+  const templateId = given(input.templateId) && input.templateId !== '' ? input.templateId : undefined;
+  if (!given(input.imageName) && templateId === undefined)
+    throw new ApiError(422, 'the input failed validation', ['imageName: is required unless templateId is set']);
   const volume = input.volumeInGb ?? 0;
   const mountPath = input.volumeMountPath ?? DEFAULT_VOLUME_PATH;
   return onlyGiven({
     name: input.name,
-    image: input.imageName,
+    image: input.imageName ?? undefined,
+    templateId: given(input.imageName) ? undefined : templateId,
     args: given(input.dockerArgs) && input.dockerArgs !== '' ? input.dockerArgs : undefined,
     disk: input.containerDiskInGb ?? undefined,
     ports: given(input.ports) ? commaList(input.ports.replace(/\s+/g, '')) : undefined,

@@ -11,6 +11,7 @@ import { apiErrorJson } from './errors.js';
 import { runGraphQL, type GraphQLRequest } from './execute.js';
 import { executableSchema } from './schema.js';
 import { rootResolvers } from './resolvers.js';
+import { relayGraphQL, relaysToLeader } from './pod-relay.js';
 
 /** The key from `?api_key=` when given, else the Authorization header. */
 function credential(request: FastifyRequest): string {
@@ -79,6 +80,9 @@ export function graphqlRoutes(services: Services): FastifyPluginAsync {
       async (request, reply) => {
         const problem = problemWithBody(request.body);
         if (problem) return notARequest(reply, problem);
+        // Pods are run by the leading replica: their operations go there, as REST pod requests do.
+        const leader = services.pods.offered ? services.cluster.leaderAddress() : undefined;
+        if (leader && relaysToLeader(request)) return relayGraphQL(leader, request, reply);
         return runGraphQL(
           schema,
           request.body as GraphQLRequest,

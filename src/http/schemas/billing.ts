@@ -60,7 +60,7 @@ export const ListBillingResponse = response(
   amountsOf({
     podGpuAmount: 'Pod GPU time',
     podCpuAmount: 'Pod CPU time',
-    podDiskAmount: 'Pod disk',
+    podDiskAmount: 'Pod container disk and persistent volumes',
     serverlessGpuAmount: 'Serverless GPU worker time',
     serverlessCpuAmount: 'Serverless CPU worker time',
     serverlessDiskAmount: 'Serverless container disk',
@@ -73,7 +73,10 @@ export const ListBillingResponse = response(
     clusterNetworkingAmount: 'Cluster networking',
   }),
 );
-export const ListPodBillingResponse = response(amountsOf(compute), { field: 'podId', count: 'uniquePodCount' });
+export const ListPodBillingResponse = response(
+  amountsOf({ ...compute, diskAmount: 'Container disk while the pod runs, and its persistent volume (running or stopped price)' }),
+  { field: 'podId', count: 'uniquePodCount' },
+);
 export const ListServerlessBillingResponse = response(amountsOf({ ...compute, feeAmount: 'Platform fee (none is charged)' }), {
   field: 'serverlessId',
   count: 'uniqueServerlessCount',

@@ -43,6 +43,13 @@ export const CreatePodBody = Type.Object(
     mounts: Type.Optional(Mounts),
     startJupyter: Type.Optional(Type.Boolean()),
     startSsh: Type.Optional(Type.Boolean({ description: "The account's SSH keys reach the container as PUBLIC_KEY" })),
+    templateId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "A pod template (own, public, or the catalog's) whose container settings, volume, startSsh, startJupyter and CUDA versions the pod takes; the body's fields win, env merges per key",
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'CreatePodRequest' },
 );
@@ -54,6 +61,13 @@ export const UpdatePodBody = Type.Object(
     locked: Type.Optional(Type.Boolean({ description: 'A locked pod cannot be stopped, restarted or terminated' })),
     globalNetworking: Type.Optional(Type.Boolean()),
     mounts: Type.Optional(Mounts),
+    templateId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "A pod template whose container settings apply as if sent (not its mounts); the body's fields win, env merges per key and replaces the pod's",
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'UpdatePodRequest' },
 );

@@ -14,6 +14,8 @@ import type { UsageStore } from '../../store/usage-store.js';
 import { addCents, amounts, sumIntoBuckets, type CentsCell, type ComponentOf } from './bucket-sums.js';
 
 const COMPUTE: ComponentOf = (i) => ({ GPU: 'gpuAmount', CPU: 'cpuAmount', DISK: 'diskAmount', VOLUME: undefined })[i.meter];
+/** A pod's disk amount is its container disk and its persistent volume together, as the hosted API reports it. */
+const POD: ComponentOf = (i) => (i.meter === 'VOLUME' ? 'diskAmount' : COMPUTE(i));
 const TIER: ComponentOf = (i) => (i.resource === 'HIGH_PERFORMANCE' ? 'highPerformanceAmount' : 'standardAmount');
 
 const AGGREGATE_COMPONENTS = [
@@ -34,7 +36,7 @@ const AGGREGATE_COMPONENTS = [
 const AGGREGATE: ComponentOf = (i) => {
   if (i.family === 'NETWORK_VOLUME') return i.resource === 'HIGH_PERFORMANCE' ? 'storageHighPerformanceAmount' : 'storageStandardAmount';
   const prefix = i.family === 'POD' ? 'pod' : 'serverless';
-  const component = COMPUTE(i);
+  const component = i.family === 'POD' ? POD(i) : COMPUTE(i);
   return component && prefix + component[0]!.toUpperCase() + component.slice(1);
 };
 
@@ -53,7 +55,7 @@ const ROUTES = {
     idField: 'podId',
     countField: 'uniquePodCount',
     components: ['gpuAmount', 'cpuAmount', 'diskAmount'],
-    componentOf: COMPUTE,
+    componentOf: POD,
   },
   serverless: {
     family: 'SERVERLESS',

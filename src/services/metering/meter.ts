@@ -21,6 +21,8 @@ export interface MeterOptions {
 export class Meter {
   private readonly task: PeriodicTask;
   private readonly now: () => number;
+  /** Passes and settles of this process run one at a time, so a settle is never skipped as overlapping a pass's interval. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: MeterOptions) {
     this.now = options.now ?? Date.now;
@@ -53,20 +55,28 @@ export class Meter {
   }
 
   /**
-   * Records one subject up to `at` now, from any replica: a volume about to be resized or deleted
-   * is recorded at its old size up to that moment.
+   * Records subjects up to `at` now, from any replica: a volume about to be resized or deleted
+   * is recorded at its old size up to that moment; a pod about to start again, to its last stop.
    */
-  async settle(metered: MeteredSubject, at: number): Promise<void> {
-    await this.record([metered], at);
+  async settle(metered: MeteredSubject | readonly MeteredSubject[], at: number): Promise<void> {
+    await this.inTurn(() => this.record(Array.isArray(metered) ? metered : [metered as MeteredSubject], at));
   }
 
-  private async pass(): Promise<void> {
-    const now = this.now();
-    for (const source of this.options.sources) {
-      const subjects = await source.subjects(now);
-      const recorded = await this.record(subjects, now);
-      for (const [subjectId, until] of recorded) source.recorded?.(subjectId, until);
-    }
+  private pass(): Promise<void> {
+    return this.inTurn(async () => {
+      const now = this.now();
+      for (const source of this.options.sources) {
+        const subjects = await source.subjects(now);
+        const recorded = await this.record(subjects, now);
+        for (const [subjectId, until] of recorded) source.recorded?.(subjectId, until);
+      }
+    });
+  }
+
+  private inTurn<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.turn.catch(() => undefined).then(run);
+    this.turn = next.catch(() => undefined);
+    return next;
   }
 
   /** Appends each subject's intervals after its last recorded end; answers how far each is recorded. */
