@@ -26,7 +26,9 @@ async function workerLoop(): Promise<void> {
     } else if (input.fail) {
       await g.worker('POST', `/job-done/cli-worker/${id}?isStream=false`, JSON.stringify({ error: input.fail }));
     } else if (input.holdMs) {
-      await sleep(input.holdMs);
+      // Held until the time passes, the job is cancelled or the tests end.
+      const until = Date.now() + input.holdMs;
+      while (!stopWorker && Date.now() < until && (await g.queue('GET', `/status/${id}`)).json.status !== 'CANCELLED') await sleep(100);
       await g.worker('POST', `/job-done/cli-worker/${id}?isStream=false`, JSON.stringify({ output: 'held' }));
     } else {
       await g.worker('POST', `/job-done/cli-worker/${id}?isStream=false`, JSON.stringify({ output: input.echo }));
@@ -108,9 +110,10 @@ test('stream prints the chunks as they come, in order', async () => {
 });
 
 test('cancel a queued job; cancelling it again is a 409 the user sees', async () => {
-  // Hold the worker so the next job stays queued.
-  const holding = cli(['jobs', 'runsync', g.endpointId, '-i', '{"holdMs": 6000}'], env);
-  await eventually(async () => (await g.queue('GET', '/health')).json.jobs.inProgress === 1);
+  // Hold the worker so the next job stays queued; long enough for a slow machine to start the CLI
+  // twice more, and cancelled at the end so the test does not wait for it.
+  const holding = await cli(['jobs', 'run', g.endpointId, '-q', '-i', '{"holdMs": 60000}'], env);
+  await eventually(async () => (await g.queue('GET', '/health')).json.jobs.inProgress === 1, 30_000);
   const run = await cli(['jobs', 'run', g.endpointId, '-q', '-i', '{"echo": 1}'], env);
   const jobId = run.stdout.trim();
   const cancelled = await cli(['jobs', 'cancel', g.endpointId, jobId], env);
@@ -119,5 +122,5 @@ test('cancel a queued job; cancelling it again is a 409 the user sees', async ()
   const twice = await cli(['jobs', 'cancel', g.endpointId, jobId], env);
   assert.equal(twice.status, 1);
   assert.match(twice.stderr, /\(409\): .*CANCELLED/);
-  assert.equal((await holding).status, 0);
+  assert.equal((await cli(['jobs', 'cancel', g.endpointId, holding.stdout.trim()], env)).status, 0);
 });
