@@ -62,7 +62,7 @@ test('logs --follow keeps printing new lines as the worker writes them', async (
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   try {
-    await eventually(async () => (out.match(/^still here$/gm) ?? []).length >= 2, 15_000);
+    await eventually(async () => (out.match(/^still here$/gm) ?? []).length >= 2, 60_000);
   } finally {
     child.kill('SIGINT');
   }
