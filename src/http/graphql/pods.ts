@@ -107,7 +107,8 @@ export function podNode(pod: PodRecord, context: GraphQLContext) {
     containerDiskInGb: spec.disk,
     volumeInGb: spec.persistent?.size ?? 0,
     volumeMountPath: spec.persistent?.path ?? spec.network?.path ?? null,
-    costPerHr: 0,
+    // The hosted field's meaning: the price of an hour of running the pod, also while it is stopped.
+    costPerHr: context.services.pods.costPerHour(pod).running,
     desiredStatus: pod.placement ? 'RUNNING' : 'EXITED',
     dockerArgs: spec.args,
     dockerId: null,
