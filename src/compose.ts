@@ -61,6 +61,8 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
   const capacity = loadCapacity(config.capacityFile, listedCatalog);
   // Volumes are directories the workers here mount: offered where this deployment runs workers.
   const catalog = offerVolumesWhereWorkersRun(listedCatalog, capacity);
+  // One price table: billing prices usage by it, and pods show their hourly cost from it.
+  const prices = new PriceTable(listedCatalog.data);
   const volumeDirectories = new VolumeDirectories(config.volumeRoot);
   // Replicas sharing PostgreSQL must share the key too; one made in a data directory would differ on each.
   const secrets = new Secrets({ secretKey: config.secretKey, dataDir: config.dataDir, shared: store instanceof PostgresStore });
@@ -157,6 +159,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     registries: registryAuths,
     secrets: accountSecrets,
     templates,
+    prices,
     stopGraceMs: config.workerStopGraceMs,
     log: log.child({ component: 'pods' }),
     settle: (pod, at) => meter.settle(podMetered(pod), at),
@@ -180,7 +183,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories, (volume, at) => meter.settle(volumeMetered(volume), at)),
     meter,
     workerSampler,
-    billing: new BillingService(store.usage, new PriceTable(listedCatalog.data)),
+    billing: new BillingService(store.usage, prices),
     endpoints,
     events,
     workers,

@@ -1,7 +1,8 @@
 // Pod billing end to end on a real Docker engine: a GPU pod (from a capacity file) with container
 // disk and a persistent volume runs the test image, is stopped, started, grown and terminated;
 // the billing routes then answer its GPU time and its disk (container and volume) under its id,
-// in the hosted shapes; a run that ended shows without waiting for the metering interval. Prices
+// in the hosted shapes; a run that ended shows without waiting for the metering interval. A pod's
+// hourly cost over REST (cost) and GraphQL (costPerHr) is those same prices. Prices
 // are raised in a catalog of the test's own (an L4 at $3600/h), so seconds of use are whole
 // cents. Needs an engine and the test image; skipped, visibly, without them.
 import { after, before, test } from 'node:test';
@@ -13,6 +14,7 @@ import { eventually, startLive, type Live } from './support/live.js';
 import { dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG } from './support/harness.js';
 import { assertReferenceShape } from './support/reference-schemas.js';
+import { graphql, sdkRead, SDK_GET_POD, SDK_GET_PODS } from './support/graphql-clients.js';
 
 const skip = await dockerSkipReason();
 const GPU = 'NVIDIA L4';
@@ -99,4 +101,47 @@ test('a pod that ran, stopped, ran again and was terminated is billed: its GPU t
 
   const other = await billingOf('someone-else');
   assert.deepEqual(other.json().records, [], 'another id has no records');
+});
+
+test("a pod's hourly cost, over REST and GraphQL, is its prices: running, stopped and terminated", { skip }, async () => {
+  // An L4 at $3600/h, 5 GB of container disk and a 20 GB volume at $1/GB-h running, $2/GB-h stopped.
+  const RUNNING = 3600 + 5 + 20;
+  const STOPPED = 2 * 20;
+  const created = sdkRead(
+    await graphql(
+      g,
+      `mutation { podFindAndDeployOnDemand( input: { name: "priced", imageName: "${WORKER_IMAGE}", cloudType: ALL, gpuTypeId: "${GPU}", gpuCount: 1, containerDiskInGb: 5, volumeInGb: 20, volumeMountPath: "/workspace", dockerArgs: "-e 'setInterval(() => {}, 1000)'" } ) { id costPerHr } }`,
+    ),
+  ).podFindAndDeployOnDemand as { id: string; costPerHr: number };
+  const { id } = created;
+  assert.equal(created.costPerHr, RUNNING, 'costPerHr is the price of running it, also before it runs');
+  const rest = async () => {
+    const res = await g.call('GET', `/v2/pods/${id}`);
+    assertReferenceShape('Pod', res.json());
+    return res.json() as { status: string; cost: number };
+  };
+  const graphqlCost = async () => {
+    const one = sdkRead(await graphql(g, SDK_GET_POD(id))).pod as { costPerHr: number };
+    const listed = sdkRead(await graphql(g, SDK_GET_PODS)).myself as { pods: { id: string; costPerHr: number }[] };
+    assert.equal(listed.pods.find((p) => p.id === id)!.costPerHr, one.costPerHr, 'myself.pods says the same');
+    return one.costPerHr;
+  };
+
+  await eventually(async () => (await rest()).status === 'RUNNING', 60_000, 200);
+  assert.equal((await rest()).cost, RUNNING, 'running: its GPU, container disk and volume');
+  assert.equal(await graphqlCost(), RUNNING);
+  const listed = await g.call('GET', '/v2/pods');
+  assertReferenceShape('ListPodsResponse', listed.json());
+  assert.equal((listed.json().pods as { id: string; cost: number }[]).find((p) => p.id === id)!.cost, RUNNING);
+
+  const stopped = await g.call('POST', `/v2/pods/${id}/action`, { action: 'stop' });
+  assertReferenceShape('Pod', stopped.json());
+  assert.equal(stopped.json().cost, STOPPED, 'stopped: its volume at the stopped price, as billed');
+  assert.equal((await rest()).cost, STOPPED);
+  assert.equal(await graphqlCost(), RUNNING, 'costPerHr stays the price of running it');
+
+  const terminated = await g.call('POST', `/v2/pods/${id}/action`, { action: 'terminate' });
+  assert.equal(terminated.statusCode, 200, terminated.body);
+  assertReferenceShape('Pod', terminated.json());
+  assert.equal(terminated.json().cost, 0, 'terminated: nothing');
 });

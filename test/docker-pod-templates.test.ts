@@ -2,8 +2,8 @@
 // and volume reach a pod created with its templateId, the request's own fields winning and env
 // merging per key; the container runs with the result; a PATCH naming another template applies
 // its container settings. A CPU pod takes no volume from it; an unknown template is 404, a
-// serverless one 422; the legacy GraphQL create takes one too. Needs an engine and the test
-// image; skipped, visibly, without them.
+// serverless one 422; the legacy GraphQL create takes one too, with or without imageName (which
+// wins). Needs an engine and the test image; skipped, visibly, without them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -111,6 +111,50 @@ test('a pod made from a template runs with its settings, the request overriding 
   assert.deepEqual(legacy.env, ['A=template-a', 'B=template-b']);
   assert.equal(legacy.volumeInGb, 0, 'a CPU pod takes no volume');
   assert.equal((await g.call('DELETE', `/v2/pods/${legacy.id}`)).statusCode, 204);
+});
+
+test('the legacy GraphQL create with both imageName and templateId takes the template, imageName and env winning', { skip }, async () => {
+  const templateId = await template({
+    name: 'settings',
+    image: 'gantry-test/not-this-image:1',
+    cmd: ['-e', SCRIPT],
+    ports: ['8888/http'],
+    env: { A: 'template-a', B: 'template-b' },
+    disk: 12,
+  });
+  const created = sdkRead(
+    await graphql(
+      g,
+      `mutation { deployCpuPod(input: { name: "gql-image-and-template", imageName: "${WORKER_IMAGE}", templateId: "${templateId}", instanceId: "cpu3c-2-4", cloudType: SECURE, env: [{ key: "B", value: "gql-b" }] }) { id imageName env containerDiskInGb ports } }`,
+    ),
+  ).deployCpuPod as { id: string; imageName: string; env: string[]; containerDiskInGb: number; ports: string };
+  assert.equal(created.imageName, WORKER_IMAGE, 'imageName wins over the template');
+  assert.deepEqual(created.env, ['A=template-a', 'B=gql-b'], 'env merges per key, the input winning');
+  assert.equal(created.containerDiskInGb, 12, "the template's disk");
+  assert.equal(created.ports, '8888/http', "the template's ports");
+  assert.deepEqual((await g.call('GET', `/v2/pods/${created.id}`)).json().cmd, ['-e', SCRIPT], "the template's command");
+  await eventually(async () => (await logText(created.id)).includes('listening'), 60_000, 200);
+  assert.match(await logText(created.id), /env: template-a gql-b undefined/, 'the container runs with them');
+  assert.equal((await g.call('DELETE', `/v2/pods/${created.id}`)).statusCode, 204);
+
+  // The SDK names runpod-ubuntu on every CPU create: with an image and no such template, it means nothing.
+  const sdkDefault = sdkRead(
+    await graphql(
+      g,
+      `mutation { deployCpuPod(input: { name: "sdk-default", imageName: "${WORKER_IMAGE}", templateId: "runpod-ubuntu", instanceId: "cpu3c-2-4", cloudType: SECURE, dockerArgs: "-e 'setInterval(() => {}, 1000)'" }) { id imageName } }`,
+    ),
+  ).deployCpuPod as { id: string; imageName: string };
+  assert.equal(sdkDefault.imageName, WORKER_IMAGE);
+  assert.equal((await g.call('DELETE', `/v2/pods/${sdkDefault.id}`)).statusCode, 204);
+  // Any other template the caller cannot see is an error, as over REST.
+  const unknown = (
+    await graphql(
+      g,
+      `mutation { deployCpuPod(input: { name: "x", imageName: "${WORKER_IMAGE}", templateId: "nosuchtemplate", instanceId: "cpu3c-2-4" }) { id } }`,
+    )
+  ).json() as { errors: { message: string; extensions: { code: string } }[] };
+  assert.equal(unknown.errors[0]!.extensions.code, 'NOT_FOUND', JSON.stringify(unknown));
+  assert.match(unknown.errors[0]!.message, /template nosuchtemplate not found/);
 });
 
 test('templateId: unknown is 404, a serverless template 422, neither image nor template 422', { skip }, async () => {

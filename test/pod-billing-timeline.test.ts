@@ -9,18 +9,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCatalog } from '../src/catalog/catalog.js';
-import { CapacityPool } from '../src/catalog/capacity-pool.js';
 import { PriceTable } from '../src/domain/price-table.js';
 import { silentLogger } from '../src/domain/logger.js';
 import { Meter } from '../src/services/metering/meter.js';
 import { PodUsageSource, podMetered } from '../src/services/metering/pod-source.js';
 import { BillingService } from '../src/services/billing/billing.js';
-import { PodService } from '../src/services/pods.js';
-import { PodLauncher } from '../src/services/pod-launcher.js';
-import { VolumeDirectories } from '../src/runtime/volumes/volume-directories.js';
 import type { Store } from '../src/store/store.js';
 import { ManualTime } from './support/manual-time.js';
-import { MemoryPodEngine } from './support/memory-pod-engine.js';
+import { memoryPodService } from './support/memory-pods.js';
 import { openTestStore, TEST_STORE, type TestStore } from './support/test-store.js';
 import { assertReferenceShape } from './support/reference-schemas.js';
 import { until } from './support/runtime-rig.js';
@@ -43,34 +39,15 @@ before(async () => {
   const { store } = testStore;
   await store.ensureAccount({ id: ACCOUNT, name: 'pod billing', createdAt: new Date(T0).toISOString() });
   const catalog = loadCatalog(CATALOG);
-  const engine = new MemoryPodEngine(time.now);
   const meterOn = (on: Store) =>
     new Meter({ store: on.usage, sources: [new PodUsageSource(on)], everyMs: HOUR, log: silentLogger, now: time.now, scheduler: time });
   const leader = { meter: meterOn(store) };
-  const pods = new PodService({
+  const { pods, engine } = memoryPodService({
     store,
     catalog,
-    capacity: new CapacityPool(
-      [{ deviceId: '0', type: 'NVIDIA L4', cudaVersion: '12.4', dataCenterId: 'LOCAL' }],
-      [{ vcpus: 8, dataCenterId: 'LOCAL', flavors: ['cpu3c'] }],
-      catalog,
-    ),
-    engine,
-    providerName: 'docker',
-    launcher: new PodLauncher(
-      join(dataDir, 'pods'),
-      new VolumeDirectories(join(dataDir, 'volumes')),
-      { resolve: async (_account, env) => ({ ...env }) },
-      { list: async () => [] },
-      { loginOf: async () => undefined as never },
-    ),
-    registries: { ensureUsable: async () => undefined },
-    secrets: { ensureReferencesExist: async () => undefined },
-    templates: { resolveForPod: async () => assert.fail('no templates here') },
-    stopGraceMs: 0,
-    log: silentLogger,
-    settle: (pod, when) => leader.meter.settle(podMetered(pod), when),
+    dataDir,
     now: time.now,
+    settle: (pod, when) => leader.meter.settle(podMetered(pod), when),
   });
   await pods.recover();
   const status = async (id: string) => (await store.pods.get(ACCOUNT, id))?.status;

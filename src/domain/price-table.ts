@@ -96,6 +96,12 @@ export function toDollars(units: bigint): number {
   return Number(cents) / 100;
 }
 
+/** Dollars rounded half up to the micro-dollar (the precision of the prices themselves): an hourly rate. */
+export function toRateDollars(units: bigint): number {
+  const micros = (units * MICROS_PER_DOLLAR + UNITS_PER_DOLLAR / 2n) / UNITS_PER_DOLLAR;
+  return Number(micros) / 1_000_000;
+}
+
 /** Whole cents of an amount, rounded half up. */
 export function toCents(units: bigint): bigint {
   return (units * 100n + UNITS_PER_DOLLAR / 2n) / UNITS_PER_DOLLAR;

@@ -18,6 +18,8 @@ import type { PodLauncher } from './pod-launcher.js';
 import type { RegistryAuthService } from './registry-auths.js';
 import type { AccountSecretService } from './account-secrets.js';
 import type { TemplateService } from './templates.js';
+import type { PriceTable } from '../domain/price-table.js';
+import { podHourlyCost, type PodHourlyCost } from './billing/pod-rates.js';
 
 export const newPodId = () => randomId(14);
 const holder = (podId: string) => `pod-${podId}`;
@@ -33,6 +35,8 @@ export interface PodServiceDeps {
   registries: Pick<RegistryAuthService, 'ensureUsable'>;
   secrets: Pick<AccountSecretService, 'ensureReferencesExist'>;
   templates: Pick<TemplateService, 'resolveForPod'>;
+  /** The prices billing charges; a pod's hourly cost is read from them. */
+  prices: PriceTable;
   stopGraceMs: number;
   log: Logger;
   /**
@@ -153,6 +157,11 @@ export class PodService {
       if (spec.env !== pod.spec.env) await this.deps.secrets.ensureReferencesExist(accountId, spec.env);
       return this.write(pod, { spec }, now);
     });
+  }
+
+  /** What the pod costs per hour, now and while it runs: the price billing charges for an hour of it. */
+  costPerHour(pod: PodRecord): PodHourlyCost {
+    return podHourlyCost(pod, this.deps.prices);
   }
 
   /** Runs an action; 409 when the pod's state (or its lock) does not allow it. */

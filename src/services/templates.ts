@@ -64,6 +64,11 @@ export class TemplateService {
     return found;
   }
 
+  /** Whether the caller may use the template: its own, another account's public one, or the catalog's. */
+  async visible(accountId: string, id: string): Promise<boolean> {
+    return (await this.findVisible(accountId, id)) !== undefined;
+  }
+
   async update(accountId: string, id: string, body: UpdateTemplateInput, now = new Date()): Promise<VisibleTemplate> {
     const current = await this.getOwned(accountId, id);
     const spec = applyTemplatePatch(current.spec, body);

@@ -53,10 +53,21 @@ function cpuOf(instanceId: string): { id: string; vcpuCount: number } {
   return { id: match[1]!, vcpuCount: Number(match[2]) };
 }
 
-function createBody(input: PodInput, kind: 'gpu' | 'cpu'): unknown {
-  // The SDK names a template on every CPU create (runpod-ubuntu by default), with or without an image: the
-  // template is used only when no imageName is sent (REST: templateId), else the input's own settings are.
+/** The template the SDK names on every CPU create that names none, whatever the image. */
+const SDK_CPU_TEMPLATE = 'runpod-ubuntu';
+
+/**
+ * The template to create from (REST: templateId): the input's, its settings under the input's own
+ * (imageName included). The SDK's default CPU template, where the caller has no such template,
+ * means nothing when an image is sent, so SDK CPU creates work without one.
+ */
+async function templateOf(input: PodInput, context: GraphQLContext): Promise<string | undefined> {
   const templateId = given(input.templateId) && input.templateId !== '' ? input.templateId : undefined;
+  if (templateId !== SDK_CPU_TEMPLATE || !given(input.imageName)) return templateId;
+  return (await context.services.templates.visible(context.accountId, templateId)) ? templateId : undefined;
+}
+
+function createBody(input: PodInput, kind: 'gpu' | 'cpu', templateId: string | undefined): unknown {
   if (!given(input.imageName) && templateId === undefined)
     throw new ApiError(422, 'the input failed validation', ['imageName: is required unless templateId is set']);
   const volume = input.volumeInGb ?? 0;
@@ -64,7 +75,7 @@ function createBody(input: PodInput, kind: 'gpu' | 'cpu'): unknown {
   return onlyGiven({
     name: input.name,
     image: input.imageName ?? undefined,
-    templateId: given(input.imageName) ? undefined : templateId,
+    templateId,
     args: given(input.dockerArgs) && input.dockerArgs !== '' ? input.dockerArgs : undefined,
     disk: input.containerDiskInGb ?? undefined,
     ports: given(input.ports) ? commaList(input.ports.replace(/\s+/g, '')) : undefined,
@@ -107,7 +118,8 @@ export function podNode(pod: PodRecord, context: GraphQLContext) {
     containerDiskInGb: spec.disk,
     volumeInGb: spec.persistent?.size ?? 0,
     volumeMountPath: spec.persistent?.path ?? spec.network?.path ?? null,
-    costPerHr: 0,
+    // The hosted field's meaning: the price of an hour of running the pod, also while it is stopped.
+    costPerHr: context.services.pods.costPerHour(pod).running,
     desiredStatus: pod.placement ? 'RUNNING' : 'EXITED',
     dockerArgs: spec.args,
     dockerId: null,
@@ -139,7 +151,7 @@ const create =
   (kind: 'gpu' | 'cpu') =>
   ({ input }: { input: PodInput }, context: GraphQLContext) =>
     withGraphQLFieldNames(FIELD_NAMES, async () => {
-      const body = restBody(CreatePodBody, createBody(input, kind));
+      const body = restBody(CreatePodBody, createBody(input, kind, await templateOf(input, context)));
       return podNode(await context.services.pods.create(context.accountId, body), context);
     });
 

@@ -19,7 +19,7 @@ export function podRoutes({ pods, config }: Services): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const account = (apiKey: { accountId: string } | undefined) => apiKey!.accountId;
     const addresses = () => ({ sshHost: new URL(config.publicUrl).hostname, publicUrl: config.publicUrl });
-    const view = (pod: PodRecord) => podView(pod, pods.engine(), addresses());
+    const view = (pod: PodRecord) => podView(pod, pods.costPerHour(pod), pods.engine(), addresses());
 
     app.get(
       '/v2/pods',

@@ -109,7 +109,10 @@ export const PodResponse = Type.Object(
     cudaVersion: Nullable(Type.String()),
     ssh: Type.Object({ proxy: Nullable(SshEndpoint), direct: Nullable(SshEndpoint) }),
     template: Nullable(Type.String()),
-    cost: Type.Number({ description: 'Billing is not part of the pod view: always 0' }),
+    cost: Type.Number({
+      description:
+        "USD per hour as billed in the pod's state now: GPUs or vCPUs, container disk and volume while it runs; its volume at the stopped price otherwise; 0 once terminated",
+    }),
     locked: Type.Boolean(),
     globalNetworking: Type.Object({ enabled: Type.Boolean() }),
     runtime: Nullable(

@@ -5,6 +5,7 @@ import type { PodRecord } from '../../store/pod-store.js';
 import type { PodEngine, PodRun } from '../../runtime/pod-engine.js';
 import { allowedActions, podPorts } from '../../domain/pod.js';
 import type { PodResponse } from '../schemas/pods.js';
+import type { PodHourlyCost } from '../../services/billing/pod-rates.js';
 
 export type PodView = Static<typeof PodResponse>;
 
@@ -15,7 +16,13 @@ export interface PodAddresses {
   publicUrl: string;
 }
 
-export async function podView(pod: PodRecord, engine: PodEngine | undefined, at: PodAddresses, now = Date.now()): Promise<PodView> {
+export async function podView(
+  pod: PodRecord,
+  cost: PodHourlyCost,
+  engine: PodEngine | undefined,
+  at: PodAddresses,
+  now = Date.now(),
+): Promise<PodView> {
   const { spec } = pod;
   const run = pod.status === 'RUNNING' ? engine?.running(pod.id) : undefined;
   return {
@@ -43,7 +50,8 @@ export async function podView(pod: PodRecord, engine: PodEngine | undefined, at:
     cudaVersion: pod.placement?.cudaVersion ?? null,
     ssh: { proxy: null, direct: sshDirect(run, at.sshHost) },
     template: null,
-    cost: 0,
+    // What the pod is billed per hour in its state now (a stopped pod's volume included).
+    cost: cost.current,
     locked: spec.locked,
     globalNetworking: { enabled: false },
     runtime: run && engine ? await runtimeView(pod.id, run, engine, now) : null,

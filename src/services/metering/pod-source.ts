@@ -47,6 +47,9 @@ export function podMetered(pod: PodRecord): MeteredSubject[] {
     const timeline: UsageChange[] = [{ at: createdAt, state: 'FROZEN' }];
     if (startedAt !== null) timeline.push({ at: startedAt, state: 'ACTIVE' });
     if (endedAt !== null) timeline.push({ at: endedAt, state: 'FROZEN' });
+    // Only a pod being answered as terminated has this status (its row is gone): its volume went with it.
+    if (pod.status === 'TERMINATED')
+      timeline.push({ at: Math.max(createdAt, endedAt ?? createdAt, Date.parse(pod.lastStatusChange)), state: null });
     subjects.push({
       subject: { ...owner, subjectId: `pod:${pod.id}:volume`, meter: 'VOLUME', resource: POD_VOLUME, quantity: spec.persistent.size },
       timeline,
