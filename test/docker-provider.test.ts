@@ -1,35 +1,23 @@
 // Gantry runs endpoints' images as containers on a real Docker engine: the image's own command
 // or the endpoint's overrides, env, crashes, scale to zero, FlashBoot, load-balancing workers
 // and images that cannot be pulled. Needs an engine (skipped, visibly, without one).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, startLive, type Live } from './support/live.js';
+import { eventually, startLive } from './support/live.js';
 import { lbFetch } from './support/lb-client.js';
-import { containersOf, docker, dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
+import { containersOf, docker, dockerSkipReason, removeContainersOf, useLiveOnDocker, WORKER_IMAGE } from './support/docker.js';
 import { freePort } from '../src/runtime/free-ports.js';
 
 const skip = await dockerSkipReason();
-let g: Live;
-
-before(async () => {
-  if (skip) return;
-  // Gantry's own environment must not reach workers.
-  process.env.GANTRY_TEST_SECRET = 'not for workers';
-  g = await startLive({
-    workerProvider: 'docker',
-    scaleIntervalMs: '100',
-    workerPingIntervalMs: '200',
-    jobLeaseMs: '3000',
-    workerStopGraceMs: '2000',
-    crashBackoffMs: '200',
-    lbHealthIntervalMs: '100',
-  });
-});
-after(async () => {
-  if (skip) return;
-  const dataDir = g.dataDir;
-  await g.close();
-  await removeContainersOf(dataDir);
+// Gantry's own environment must not reach workers.
+process.env.GANTRY_TEST_SECRET = 'not for workers';
+const g = useLiveOnDocker(skip, {
+  scaleIntervalMs: '100',
+  workerPingIntervalMs: '200',
+  jobLeaseMs: '3000',
+  workerStopGraceMs: '2000',
+  crashBackoffMs: '200',
+  lbHealthIntervalMs: '100',
 });
 
 const workersOf = async (id: string) => (await g.call('GET', `/v2/serverless/${id}/workers`)).json();

@@ -1,26 +1,15 @@
 // A network volume on a real Docker engine: every worker container of the endpoint mounts the
 // volume's directory at /runpod-volume, so what one worker's job writes there the next one reads.
 // Needs an engine and the test image (scripts/test-images.sh); skipped, visibly, without them.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, startLive, type Live } from './support/live.js';
-import { containersOf, docker, dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
+import { eventually } from './support/live.js';
+import { containersOf, docker, dockerSkipReason, useLiveOnDocker, WORKER_IMAGE } from './support/docker.js';
 
 const skip = await dockerSkipReason();
-let g: Live;
-
-before(async () => {
-  if (skip) return;
-  g = await startLive({ workerProvider: 'docker', scaleIntervalMs: '100', workerPingIntervalMs: '200', workerStopGraceMs: '2000' });
-});
-after(async () => {
-  if (skip) return;
-  const dataDir = g.dataDir;
-  await g.close();
-  await removeContainersOf(dataDir);
-});
+const g = useLiveOnDocker(skip, { scaleIntervalMs: '100', workerPingIntervalMs: '200', workerStopGraceMs: '2000' });
 
 // A handler of its own on the test image's worker SDK, so the test does not depend on which build
 // of the example worker the shared gantry-test/worker:current tag names right now.
