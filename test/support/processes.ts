@@ -19,7 +19,11 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 20_000);
+    const timer = setTimeout(() => {
+      // Nobody holds a process that never said it started: end it, or it outlives the test file.
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start: ${out}`));
+    }, 20_000);
     child.stdout!.on('data', () => {
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match && out.includes('\n', out.indexOf(match[0]))) {
