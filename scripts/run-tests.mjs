@@ -26,7 +26,7 @@ function run(label, files, store) {
 
 const filters = process.argv.slice(2);
 const files = findTests('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
-const usesStore = (file) => /startHarness|startLive|openTestStore|useTestStore/.test(readFileSync(file, 'utf8'));
+const usesStore = (file) => /startHarness|startLive|useLiveOnDocker|openTestStore|useTestStore/.test(readFileSync(file, 'utf8'));
 
 const only = process.env.GANTRY_TEST_STORE;
 let status = 0;

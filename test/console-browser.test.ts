@@ -1,37 +1,21 @@
 // The console in a real Chromium against a real Gantry running the example worker as processes:
 // sign in, create an endpoint (a field error shown beside its field, then fixed), run a job from
 // the playground, watch the worker and its log, cancel a queued job, read-only keys, sign out.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
-import { startLive, type Live } from './support/live.js';
-import { browserSkipReason, ensureConsoleBuilt, launchBrowser, screenshotPath, type TestBrowser } from './support/browser.js';
+import { startLive } from './support/live.js';
+import { browserSkipReason, screenshotPath, STEP_MS, useConsoleInBrowser } from './support/browser.js';
 
 const skip = browserSkipReason();
 const ECHO_COMMAND = JSON.stringify({ entrypoint: [process.execPath], cmd: ['--import', 'tsx', 'examples/echo-worker.ts'] });
-const STEP = 20_000;
 
-let g: Live;
-let b: TestBrowser;
-let page: Page;
-
-before(async () => {
-  if (skip) return;
-  ensureConsoleBuilt();
-  // The endpoint startLive makes keeps no workers (max 0): its jobs stay queued, to be cancelled.
-  g = await startLive(
+// The endpoint startLive makes keeps no workers (max 0): its jobs stay queued, to be cancelled.
+const { g, browser, page } = useConsoleInBrowser(skip, () =>
+  startLive(
     { workerProvider: 'process', scaleIntervalMs: '100', workerPingIntervalMs: '200', workerStopGraceMs: '1000' },
     { name: 'parked', workers: { min: 0, max: 0 } },
-  );
-  b = await launchBrowser();
-  page = await b.context.newPage();
-  page.setDefaultTimeout(STEP);
-});
-after(async () => {
-  if (skip) return;
-  await b?.close();
-  await g?.close();
-});
+  ),
+);
 
 const shot = async (name: string) => {
   const path = screenshotPath(name);
@@ -144,8 +128,8 @@ test('a queued job is cancelled from the requests list', { skip }, async () => {
 
 test('a read-only key sees the console without the buttons that write', { skip }, async () => {
   const reader = await g.newKey({ name: 'viewer', permission: 'read' });
-  const other = await b.context.newPage();
-  other.setDefaultTimeout(STEP);
+  const other = await browser.context.newPage();
+  other.setDefaultTimeout(STEP_MS);
   await other.goto(`${g.url}/console/`);
   await other.getByLabel('API key').fill(reader);
   await other.getByRole('button', { name: 'Sign in' }).click();

@@ -2,37 +2,14 @@
 // list runs again, the theme toggle switches the theme and is remembered, a template is edited
 // (a field error beside its field, then saved), a network volume grown, and an API key is created (its secret shown once
 // and working) and revoked (refused at once).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
-import { startLive, type Live } from './support/live.js';
-import { browserSkipReason, ensureConsoleBuilt, launchBrowser, type TestBrowser } from './support/browser.js';
+import { startLive } from './support/live.js';
+import { browserSkipReason, useConsoleInBrowser } from './support/browser.js';
 
 const skip = browserSkipReason();
-const STEP = 20_000;
-
-let g: Live;
-let b: TestBrowser;
-let page: Page;
-
-before(async () => {
-  if (skip) return;
-  ensureConsoleBuilt();
-  // Workers are this test's own protocol-level calls: a job fails exactly when it says so.
-  g = await startLive({}, { name: 'flaky' });
-  b = await launchBrowser();
-  page = await b.context.newPage();
-  page.setDefaultTimeout(STEP);
-  await page.goto(`${g.url}/console/`);
-  await page.getByLabel('API key').fill(g.adminKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
-});
-after(async () => {
-  if (skip) return;
-  await b?.close();
-  await g?.close();
-});
+// Workers are this test's own protocol-level calls: a job fails exactly when it says so.
+const { g, page } = useConsoleInBrowser(skip, () => startLive({}, { name: 'flaky' }), { signIn: true });
 
 test('Retry on a failed job puts it back in the queue, and a worker runs it to completion', { skip }, async () => {
   const id = (await g.queue('POST', '/run', { input: { attempt: 'flaky' } })).json.id as string;

@@ -1,28 +1,17 @@
 // A Gantry killed with SIGKILL cannot stop its containers; started again on the same data
 // directory it removes them before anything else, and a clean stop leaves none behind.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { callApi, serve, stop, type ServeProcess } from './support/processes.js';
+import { callApi, stop } from './support/processes.js';
 import { eventually } from './support/live.js';
-import { containersOf, dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
+import { containersOf, dockerSkipReason, useServeOnDocker, WORKER_IMAGE } from './support/docker.js';
 
 const skip = await dockerSkipReason();
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-orphans-'));
-const running: ServeProcess[] = [];
-const start = async () => {
-  const server = await serve(['--data-dir', dataDir, '--worker-provider', 'docker', '--scale-interval-ms', '100']);
-  running.push(server);
-  return server;
-};
-
-after(async () => {
-  for (const server of running) await stop(server.child, 'SIGKILL');
-  if (!skip) await removeContainersOf(dataDir);
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const start = useServeOnDocker(skip, dataDir, ['--scale-interval-ms', '100']);
 
 test('containers left by a Gantry killed with SIGKILL are removed when it starts again', { skip }, async () => {
   const first = await start();

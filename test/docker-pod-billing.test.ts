@@ -5,13 +5,13 @@
 // hourly cost over REST (cost) and GraphQL (costPerHr) is those same prices. Prices
 // are raised in a catalog of the test's own (an L4 at $3600/h), so seconds of use are whole
 // cents. Needs an engine and the test image; skipped, visibly, without them.
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, startLive, type Live } from './support/live.js';
-import { dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
+import { eventually } from './support/live.js';
+import { dockerSkipReason, useLiveOnDocker, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG } from './support/harness.js';
 import { assertReferenceShape } from './support/reference-schemas.js';
 import { graphql, sdkRead, SDK_GET_POD, SDK_GET_PODS } from './support/graphql-clients.js';
@@ -33,18 +33,8 @@ writeFileSync(catalogFile, JSON.stringify(catalog));
 const SCRIPT = `require('node:http').createServer((q, s) => s.end('up')).listen(8888, () => console.log('listening'));
 process.on('SIGTERM', () => process.exit(0));`;
 
-let g: Live;
-before(async () => {
-  if (skip) return;
-  g = await startLive({ workerProvider: 'docker', catalogFile, capacityFile, workerStopGraceMs: '2000' });
-});
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (skip) return;
-  const dataDir = g.dataDir;
-  await g.close();
-  await removeContainersOf(dataDir);
-});
+const g = useLiveOnDocker(skip, { catalogFile, capacityFile, workerStopGraceMs: '2000' });
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 const podStatus = async (id: string) => (await g.call('GET', `/v2/pods/${id}`)).json().status as string;
 

@@ -4,13 +4,13 @@
 // its container settings. A CPU pod takes no volume from it; an unknown template is 404, a
 // serverless one 422; the legacy GraphQL create takes one too, with or without imageName (which
 // wins). Needs an engine and the test image; skipped, visibly, without them.
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, startLive, type Live } from './support/live.js';
-import { dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
+import { eventually } from './support/live.js';
+import { dockerSkipReason, useLiveOnDocker, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG, problem } from './support/harness.js';
 import { assertReferenceShape } from './support/reference-schemas.js';
 import { graphql, sdkRead } from './support/graphql-clients.js';
@@ -23,18 +23,8 @@ const SCRIPT = `console.log('env: ' + process.env.A + ' ' + process.env.B + ' ' 
 require('node:http').createServer((q, s) => s.end('up')).listen(8888, () => console.log('listening'));
 process.on('SIGTERM', () => process.exit(0));`;
 
-let g: Live;
-before(async () => {
-  if (skip) return;
-  g = await startLive({ workerProvider: 'docker', catalogFile: FIXTURE_CATALOG, capacityFile, workerStopGraceMs: '1000' });
-});
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (skip) return;
-  const dataDir = g.dataDir;
-  await g.close();
-  await removeContainersOf(dataDir);
-});
+const g = useLiveOnDocker(skip, { catalogFile: FIXTURE_CATALOG, capacityFile, workerStopGraceMs: '1000' });
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 const template = async (body: Record<string, unknown>) => {
   const res = await g.call('POST', '/v2/templates', { startSsh: false, startJupyter: false, ...body });

@@ -1,41 +1,21 @@
 // Pods outlive Gantry: killed with SIGKILL and started again on the same data directory, Gantry
 // adopts the running container of a pod (its GPUs held again, its output followed again) instead
 // of removing it as an orphan, and a pod whose container went meanwhile is marked EXITED.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { callApi, serve, stop, type ServeProcess } from './support/processes.js';
+import { callApi, stop } from './support/processes.js';
 import { eventually } from './support/live.js';
-import { containersOf, docker, dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
+import { containersOf, docker, dockerSkipReason, useServeOnDocker, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG } from './support/harness.js';
 
 const skip = await dockerSkipReason();
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-pod-restart-'));
 const capacityFile = join(dataDir, 'capacity.json');
 writeFileSync(capacityFile, JSON.stringify({ gpus: [{ type: 'NVIDIA L4', count: 1, cudaVersion: '12.4' }] }));
-const running: ServeProcess[] = [];
-const start = async () => {
-  const server = await serve([
-    '--data-dir',
-    dataDir,
-    '--worker-provider',
-    'docker',
-    '--catalog-file',
-    FIXTURE_CATALOG,
-    '--capacity-file',
-    capacityFile,
-  ]);
-  running.push(server);
-  return server;
-};
-
-after(async () => {
-  for (const server of running) await stop(server.child, 'SIGKILL');
-  if (!skip) await removeContainersOf(dataDir);
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const start = useServeOnDocker(skip, dataDir, ['--catalog-file', FIXTURE_CATALOG, '--capacity-file', capacityFile]);
 
 const TICKER = 'let n = 0; setInterval(() => console.log("tick " + n++), 200); process.on("SIGTERM", () => process.exit(0));';
 

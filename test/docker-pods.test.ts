@@ -3,13 +3,13 @@
 // start, shows its logs, holds its GPU in the catalog's availability meanwhile, and on terminate
 // leaves neither container nor volume directory. Needs an engine and the test image
 // (scripts/test-images.sh); skipped, visibly, without them.
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, startLive, type Live } from './support/live.js';
-import { containersOf, dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
+import { eventually } from './support/live.js';
+import { containersOf, dockerSkipReason, useLiveOnDocker, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG, problem } from './support/harness.js';
 import { assertReferenceShape } from './support/reference-schemas.js';
 import { graphql, sdkRead, SDK_GET_POD, SDK_GET_PODS } from './support/graphql-clients.js';
@@ -31,18 +31,8 @@ if (!fs.existsSync(note)) fs.writeFileSync(note, 'written at the first start');
 require('node:http').createServer((req, res) => res.end('pod says hi at ' + req.url)).listen(8888, () => console.log('listening'));
 process.on('SIGTERM', () => process.exit(0));`;
 
-let g: Live;
-before(async () => {
-  if (skip) return;
-  g = await startLive({ workerProvider: 'docker', catalogFile: FIXTURE_CATALOG, capacityFile, workerStopGraceMs: '2000' });
-});
-after(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (skip) return;
-  const dataDir = g.dataDir;
-  await g.close();
-  await removeContainersOf(dataDir);
-});
+const g = useLiveOnDocker(skip, { catalogFile: FIXTURE_CATALOG, capacityFile, workerStopGraceMs: '2000' });
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 const podOf = async (id: string) => {
   const res = await g.call('GET', `/v2/pods/${id}`);

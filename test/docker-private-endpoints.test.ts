@@ -3,34 +3,23 @@
 // the crash-loop reason in /workers carries the registry's refusal.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, startLive, type Live } from './support/live.js';
-import { dockerSkipReason, removeContainersOf } from './support/docker.js';
+import { eventually, runsync } from './support/live.js';
+import { dockerSkipReason, useLiveOnDocker } from './support/docker.js';
 import { privateRegistrySkipReason, startPrivateRegistry, type PrivateRegistry } from './support/private-registry.js';
 
 const LOGIN = { username: 'bob', password: 'pull-me-privately' };
 const dockerSkip = await dockerSkipReason();
 const skip = dockerSkip ?? privateRegistrySkipReason();
 
-let g: Live;
 let registry: PrivateRegistry;
-
 before(async () => {
   if (skip) return;
   registry = await startPrivateRegistry(LOGIN, 'gantry-test/private-endpoint');
-  g = await startLive({
-    workerProvider: 'docker',
-    scaleIntervalMs: '100',
-    workerPingIntervalMs: '200',
-    workerStopGraceMs: '1000',
-    crashBackoffMs: '200',
-  });
 });
+const g = useLiveOnDocker(skip, { scaleIntervalMs: '100', workerPingIntervalMs: '200', workerStopGraceMs: '1000', crashBackoffMs: '200' });
+// Registered after the Gantry's own after(), so the registry outlives the workers pulling from it.
 after(async () => {
-  if (skip) return;
-  const dataDir = g.dataDir;
-  await g.close();
-  await removeContainersOf(dataDir);
-  await registry.close();
+  if (!skip) await registry.close();
 });
 
 async function credential(name: string, password: string): Promise<string> {
@@ -78,12 +67,7 @@ test('the right credential: the image is pulled with it and the endpoint complet
   // A long idle timeout keeps the worker, and its log, until the test has read it.
   const credentialId = await credential('right', LOGIN.password);
   const id = await privateEndpoint(credentialId, 0, 60);
-  const res = await fetch(`${g.url}/v2/${id}/runsync?wait=60000`, {
-    method: 'POST',
-    headers: { authorization: g.adminKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ input: { echo: 'private' } }),
-  });
-  const result = (await res.json()) as { status: string; output?: unknown };
+  const result = await runsync(g, id, { echo: 'private' });
   assert.deepEqual([result.status, result.output], ['COMPLETED', 'private']);
   const [worker] = g.services.runtime!.workersOf(id);
   assert.ok(worker, 'the worker is still running');

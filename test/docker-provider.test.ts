@@ -1,35 +1,23 @@
 // Gantry runs endpoints' images as containers on a real Docker engine: the image's own command
 // or the endpoint's overrides, env, crashes, scale to zero, FlashBoot, load-balancing workers
 // and images that cannot be pulled. Needs an engine (skipped, visibly, without one).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, startLive, type Live } from './support/live.js';
+import { eventually, runsync, startLive } from './support/live.js';
 import { lbFetch } from './support/lb-client.js';
-import { containersOf, docker, dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
+import { containersOf, docker, dockerSkipReason, removeContainersOf, useLiveOnDocker, WORKER_IMAGE } from './support/docker.js';
 import { freePort } from '../src/runtime/free-ports.js';
 
 const skip = await dockerSkipReason();
-let g: Live;
-
-before(async () => {
-  if (skip) return;
-  // Gantry's own environment must not reach workers.
-  process.env.GANTRY_TEST_SECRET = 'not for workers';
-  g = await startLive({
-    workerProvider: 'docker',
-    scaleIntervalMs: '100',
-    workerPingIntervalMs: '200',
-    jobLeaseMs: '3000',
-    workerStopGraceMs: '2000',
-    crashBackoffMs: '200',
-    lbHealthIntervalMs: '100',
-  });
-});
-after(async () => {
-  if (skip) return;
-  const dataDir = g.dataDir;
-  await g.close();
-  await removeContainersOf(dataDir);
+// Gantry's own environment must not reach workers.
+process.env.GANTRY_TEST_SECRET = 'not for workers';
+const g = useLiveOnDocker(skip, {
+  scaleIntervalMs: '100',
+  workerPingIntervalMs: '200',
+  jobLeaseMs: '3000',
+  workerStopGraceMs: '2000',
+  crashBackoffMs: '200',
+  lbHealthIntervalMs: '100',
 });
 
 const workersOf = async (id: string) => (await g.call('GET', `/v2/serverless/${id}/workers`)).json();
@@ -52,20 +40,12 @@ async function createEndpoint(extra: Record<string, unknown>): Promise<string> {
   assert.equal(res.statusCode, 201, res.body);
   return res.json().id;
 }
-async function runsync(id: string, input: unknown) {
-  const res = await fetch(`${g.url}/v2/${id}/runsync?wait=60000`, {
-    method: 'POST',
-    headers: { authorization: g.adminKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ input }),
-  });
-  return (await res.json()) as { id: string; status: string; output?: unknown };
-}
 const containersOfEndpoint = async (id: string) => (await containersOf(g.dataDir)).filter((c) => c.Labels['gantry.endpoint'] === id);
 const remove = (id: string) => g.call('DELETE', `/v2/serverless/${id}`);
 
 test('an endpoint with only an image runs it as built, completes jobs, and scales back to zero', { skip }, async () => {
   const id = await createEndpoint({ env: { GREETING: 'hi' } });
-  const result = await runsync(id, { echo: 'from a container' });
+  const result = await runsync(g, id, { echo: 'from a container' });
   assert.deepEqual([result.status, result.output], ['COMPLETED', 'from a container']);
   const [container] = await containersOfEndpoint(id);
   assert.ok(container, 'the worker is a container');
@@ -92,7 +72,7 @@ test("an entrypoint replaces the image's ENTRYPOINT and drops its CMD; env reach
     env: { GREETING: 'hello' },
     workers: { min: 0, max: 1, idleTimeout: 30 },
   });
-  const result = await runsync(id, { echo: 1 });
+  const result = await runsync(g, id, { echo: 1 });
   assert.equal(result.status, 'COMPLETED');
   assert.ok(logsOf(id).includes('greeting=hello args=0'), "the image's CMD was not appended");
   await remove(id);
@@ -101,7 +81,7 @@ test("an entrypoint replaces the image's ENTRYPOINT and drops its CMD; env reach
 test("a cmd replaces only the image's CMD; the worker's output reaches its logs", { skip }, async () => {
   const cmd = ['--input-type=module', '-e', 'console.error("cmd override ran"); await import("/app/examples/echo-worker.js")'];
   const id = await createEndpoint({ cmd, workers: { min: 0, max: 1, idleTimeout: 30 } });
-  assert.equal((await runsync(id, { echo: 2 })).status, 'COMPLETED');
+  assert.equal((await runsync(g, id, { echo: 2 })).status, 'COMPLETED');
   const lines = logsOf(id);
   assert.ok(lines.includes('cmd override ran'), lines.join('\n'));
   await remove(id);
@@ -152,7 +132,7 @@ test('a container that dies mid-job has its job requeued at once and is replaced
 
 test('FlashBoot pauses an idle container and resumes the same one for the next job', { skip }, async () => {
   const id = await createEndpoint({ flashboot: 'FLASHBOOT' });
-  assert.equal((await runsync(id, { echo: 'first' })).status, 'COMPLETED');
+  assert.equal((await runsync(g, id, { echo: 'first' })).status, 'COMPLETED');
   const paused = await eventually(
     async () => {
       const [c] = await containersOfEndpoint(id);
@@ -161,7 +141,7 @@ test('FlashBoot pauses an idle container and resumes the same one for the next j
     20_000,
     100,
   );
-  const second = await runsync(id, { echo: 'second' });
+  const second = await runsync(g, id, { echo: 'second' });
   assert.deepEqual([second.status, second.output], ['COMPLETED', 'second']);
   const [resumed] = await containersOfEndpoint(id);
   assert.equal(resumed?.Id, paused.Id, 'the paused container served the job');

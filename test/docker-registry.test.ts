@@ -2,7 +2,7 @@
 // registry refuses fails the start naming the image, the registry and its answer.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { docker, dockerSkipReason } from './support/docker.js';
+import { docker, dockerSkipReason, removeInstanceContainers } from './support/docker.js';
 import { eventually } from './support/live.js';
 import { privateRegistrySkipReason, startPrivateRegistry, type PrivateRegistry } from './support/private-registry.js';
 import { DockerProvider } from '../src/runtime/docker/docker-provider.js';
@@ -23,14 +23,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (!skip) {
-    for (const c of await docker.listContainers({ all: true, filters: { label: [`gantry.instance=${instanceId}`] } })) {
-      await docker
-        .getContainer(c.Id)
-        .remove({ force: true })
-        .catch(() => undefined);
-    }
-  }
+  if (!skip) await removeInstanceContainers(instanceId);
   await registry?.close();
 });
 

@@ -1,26 +1,15 @@
 // A network volume on a real Docker engine: every worker container of the endpoint mounts the
 // volume's directory at /runpod-volume, so what one worker's job writes there the next one reads.
 // Needs an engine and the test image (scripts/test-images.sh); skipped, visibly, without them.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, startLive, type Live } from './support/live.js';
-import { containersOf, docker, dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
+import { eventually, runsync } from './support/live.js';
+import { containersOf, docker, dockerSkipReason, useLiveOnDocker, WORKER_IMAGE } from './support/docker.js';
 
 const skip = await dockerSkipReason();
-let g: Live;
-
-before(async () => {
-  if (skip) return;
-  g = await startLive({ workerProvider: 'docker', scaleIntervalMs: '100', workerPingIntervalMs: '200', workerStopGraceMs: '2000' });
-});
-after(async () => {
-  if (skip) return;
-  const dataDir = g.dataDir;
-  await g.close();
-  await removeContainersOf(dataDir);
-});
+const g = useLiveOnDocker(skip, { scaleIntervalMs: '100', workerPingIntervalMs: '200', workerStopGraceMs: '2000' });
 
 // A handler of its own on the test image's worker SDK, so the test does not depend on which build
 // of the example worker the shared gantry-test/worker:current tag names right now.
@@ -32,15 +21,6 @@ await serve(async ({ input }) => {
   if (input.text !== undefined) { await writeFile(file, input.text); return { wrote: input.name }; }
   return readFile(file, 'utf8');
 });`;
-
-async function runsync(id: string, input: unknown) {
-  const res = await fetch(`${g.url}/v2/${id}/runsync?wait=60000`, {
-    method: 'POST',
-    headers: { authorization: g.adminKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ input }),
-  });
-  return (await res.json()) as { status: string; output?: unknown; error?: unknown };
-}
 
 test('a file one worker writes to /runpod-volume is read by the next worker of the endpoint', { skip }, async () => {
   const volume = await g.call('POST', '/v2/network-volumes', { name: 'shared', size: 10, dataCenter: 'LOCAL' });
@@ -60,7 +40,7 @@ test('a file one worker writes to /runpod-volume is read by the next worker of t
   const id = created.json().id as string;
   const ofEndpoint = async () => (await containersOf(g.dataDir)).filter((c) => c.Labels['gantry.endpoint'] === id);
 
-  const wrote = await runsync(id, { name: 'note.txt', text: 'written by the first worker' });
+  const wrote = await runsync(g, id, { name: 'note.txt', text: 'written by the first worker' });
   assert.deepEqual([wrote.status, wrote.output], ['COMPLETED', { wrote: 'note.txt' }], JSON.stringify(wrote));
   const [first] = await ofEndpoint();
   assert.ok(first, 'the first worker is a container');
@@ -74,7 +54,7 @@ test('a file one worker writes to /runpod-volume is read by the next worker of t
 
   // Idle for idleTimeout, the first worker goes; the next job starts another container.
   await eventually(async () => (await ofEndpoint()).length === 0, 20_000, 100);
-  const read = await runsync(id, { name: 'note.txt' });
+  const read = await runsync(g, id, { name: 'note.txt' });
   assert.deepEqual([read.status, read.output], ['COMPLETED', 'written by the first worker']);
   const [second] = await ofEndpoint();
   assert.ok(second && second.Id !== first.Id, 'read by another container');

@@ -4,8 +4,11 @@ import { existsSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { after, before } from 'node:test';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { CONSOLE_DIR } from '../../src/http/console.js';
+import type { Live } from './live.js';
+import { startedInBefore } from './started-in-before.js';
 
 export const CHROMIUM = process.env.GANTRY_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -62,6 +65,46 @@ export async function launchBrowser(): Promise<TestBrowser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** How long one step of a page (a click, a wait for text) may take before the test fails. */
+export const STEP_MS = 20_000;
+
+export interface ConsoleInBrowser {
+  g: Live;
+  browser: TestBrowser;
+  /** A page of `browser`, signed in to the console when asked. */
+  page: Page;
+}
+
+/**
+ * The console of a live Gantry (`start` makes it) in a fresh Chromium, for the file's tests:
+ * started before them unless `skip` (the console built first when this checkout has none),
+ * closed after them. With `signIn` the page opens the console and signs in with the admin key.
+ */
+export function useConsoleInBrowser(skip: string | undefined, start: () => Promise<Live>, { signIn = false } = {}): ConsoleInBrowser {
+  const live = startedInBefore<Live>('the Gantry of the console tests');
+  const browser = startedInBefore<TestBrowser>('the browser');
+  const page = startedInBefore<Page>('the browser page');
+  before(async () => {
+    if (skip) return;
+    ensureConsoleBuilt();
+    const g = await start();
+    live.set(g);
+    browser.set(await launchBrowser());
+    page.set(await browser.proxy.context.newPage());
+    page.proxy.setDefaultTimeout(STEP_MS);
+    if (!signIn) return;
+    await page.proxy.goto(`${g.url}/console/`);
+    await page.proxy.getByLabel('API key').fill(g.adminKey);
+    await page.proxy.getByRole('button', { name: 'Sign in' }).click();
+    await page.proxy.getByRole('heading', { name: 'Endpoints' }).waitFor();
+  });
+  after(async () => {
+    await browser.current?.close();
+    await live.current?.close();
+  });
+  return { g: live.proxy, browser: browser.proxy, page: page.proxy };
 }
 
 /** Screenshots land in docs/images only when asked, so test runs do not change the tree. */

@@ -87,6 +87,23 @@ export async function startLive(
   };
 }
 
+export interface RunsyncAnswer {
+  id: string;
+  status: string;
+  output?: unknown;
+  error?: unknown;
+}
+
+/** Runs a job on any endpoint of `g` with the admin key and waits (a minute at most) for its result. */
+export async function runsync(g: Live, endpointId: string, input: unknown): Promise<RunsyncAnswer> {
+  const res = await fetch(`${g.url}/v2/${endpointId}/runsync?wait=60000`, {
+    method: 'POST',
+    headers: { authorization: g.adminKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ input }),
+  });
+  return (await res.json()) as RunsyncAnswer;
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls until `check` returns something truthy or the time runs out. */

@@ -4,6 +4,7 @@ import { usePoll } from '../live';
 import { Link } from '../router';
 import { canWrite, session, useStore } from '../state';
 import type { Endpoint, Health, Series } from '../types';
+import { Table } from '../table';
 import { ErrorNote, Page } from '../ui';
 
 interface Row {
@@ -50,44 +51,34 @@ export function EndpointList() {
       }
     >
       <ErrorNote error={error} />
-      {data && data.length === 0 && <p class="empty">No endpoints yet.{writer && ' Create one to run jobs on workers.'}</p>}
-      {data && data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Endpoints of this account</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Running</th>
-                <th scope="col">Idle</th>
-                <th scope="col">Initializing</th>
-                <th scope="col">Throttled</th>
-                <th scope="col">In queue</th>
-                <th scope="col">Requests (1 h)</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((row) => (
-                <tr key={row.endpoint.id}>
-                  <th scope="row">
-                    <Link to={`/endpoints/${row.endpoint.id}`}>{row.endpoint.name}</Link>
-                    <div class="sub">
-                      {row.endpoint.id} · {row.endpoint.type === 'QUEUE' ? 'queue' : 'load balancer'}
-                    </div>
-                  </th>
-                  <td>{status(row)}</td>
-                  <td>{row.health?.workers.running ?? '—'}</td>
-                  <td>{row.health?.workers.idle ?? '—'}</td>
-                  <td>{row.health?.workers.initializing ?? '—'}</td>
-                  <td>{row.health?.workers.throttled ?? '—'}</td>
-                  <td>{row.health?.jobs.inQueue ?? '—'}</td>
-                  <td>{row.lastHour ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {data && (
+        <Table
+          caption="Endpoints of this account"
+          rows={data}
+          rowKey={(row) => row.endpoint.id}
+          empty={<>No endpoints yet.{writer && ' Create one to run jobs on workers.'}</>}
+          columns={[
+            {
+              label: 'Name',
+              rowHeader: true,
+              cell: (row) => (
+                <>
+                  <Link to={`/endpoints/${row.endpoint.id}`}>{row.endpoint.name}</Link>
+                  <div class="sub">
+                    {row.endpoint.id} · {row.endpoint.type === 'QUEUE' ? 'queue' : 'load balancer'}
+                  </div>
+                </>
+              ),
+            },
+            { label: 'Status', cell: status },
+            { label: 'Running', cell: (row) => row.health?.workers.running ?? '—' },
+            { label: 'Idle', cell: (row) => row.health?.workers.idle ?? '—' },
+            { label: 'Initializing', cell: (row) => row.health?.workers.initializing ?? '—' },
+            { label: 'Throttled', cell: (row) => row.health?.workers.throttled ?? '—' },
+            { label: 'In queue', cell: (row) => row.health?.jobs.inQueue ?? '—' },
+            { label: 'Requests (1 h)', cell: (row) => row.lastHour ?? '—' },
+          ]}
+        />
       )}
     </Page>
   );

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, Problem } from '../api';
 import { usePoll } from '../live';
 import { canWrite, session, useStore } from '../state';
+import { Table } from '../table';
 import { CopyButton, ErrorNote, Page } from '../ui';
 import { errorsByPath } from './resource-errors';
 
@@ -97,48 +98,42 @@ export function KeysPage() {
       )}
       <ErrorNote error={error ?? actionError} />
       {data && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Id</th>
-                <th scope="col">Permission</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((k) => (
-                <tr key={k.id}>
-                  <td>
-                    {k.name}
-                    {k.id === signedInId && <span class="hint"> (this session)</span>}
-                  </td>
-                  <td>
-                    <code>{k.id}</code>
-                  </td>
-                  <td>{k.permission === 'endpoints' ? `endpoints: ${k.endpointIds.join(', ')}` : k.permission}</td>
-                  <td>{date(k.createdAt)}</td>
-                  <td>{k.expiresAt ? date(k.expiresAt) : 'never'}</td>
-                  <td>{k.status === 'ACTIVE' ? 'active' : k.status === 'EXPIRED' ? 'expired' : `revoked ${date(k.revokedAt)}`}</td>
-                  <td class="row-actions">
-                    {writer && k.status !== 'REVOKED' && (
-                      <button type="button" class="small danger" aria-label={`Revoke ${k.name}`} onClick={() => void revoke(k)}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="API keys"
+          rows={data}
+          rowKey={(k) => k.id}
+          columns={[
+            {
+              label: 'Name',
+              cell: (k) => (
+                <>
+                  {k.name}
+                  {k.id === signedInId && <span class="hint"> (this session)</span>}
+                </>
+              ),
+            },
+            { label: 'Id', cell: (k) => <code>{k.id}</code> },
+            { label: 'Permission', cell: (k) => (k.permission === 'endpoints' ? `endpoints: ${k.endpointIds.join(', ')}` : k.permission) },
+            { label: 'Created', cell: (k) => date(k.createdAt) },
+            { label: 'Expires', cell: (k) => (k.expiresAt ? date(k.expiresAt) : 'never') },
+            {
+              label: 'Status',
+              cell: (k) => (k.status === 'ACTIVE' ? 'active' : k.status === 'EXPIRED' ? 'expired' : `revoked ${date(k.revokedAt)}`),
+            },
+            {
+              label: 'Actions',
+              labelHidden: true,
+              class: 'row-actions',
+              cell: (k) =>
+                writer &&
+                k.status !== 'REVOKED' && (
+                  <button type="button" class="small danger" aria-label={`Revoke ${k.name}`} onClick={() => void revoke(k)}>
+                    Revoke
+                  </button>
+                ),
+            },
+          ]}
+        />
       )}
       <p class="hint">
         Gantry keeps only a hash of each key's secret: a lost key cannot be shown again, only revoked and replaced. A key never makes one

@@ -4,6 +4,7 @@ import { api } from '../api';
 import { usePoll } from '../live';
 import { canWrite, session, useStore } from '../state';
 import type { Endpoint, JobDetail, JobSummary } from '../types';
+import { Table } from '../table';
 import { Badge, ErrorNote, json, ms, when } from '../ui';
 
 const STATUSES = ['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
@@ -62,62 +63,57 @@ export function Requests({ endpoint }: { endpoint: Endpoint }) {
         )}
       </div>
       <ErrorNote error={error ?? actionError} />
-      {data && data.jobs.length === 0 && <p class="empty">No requests{status ? ` with status ${status}` : ''} kept right now.</p>}
-      {data && data.jobs.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Recent requests</caption>
-            <thead>
-              <tr>
-                <th scope="col">Job</th>
-                <th scope="col">Status</th>
-                <th scope="col">Submitted</th>
-                <th scope="col">Delay</th>
-                <th scope="col">Execution</th>
-                <th scope="col">Worker</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.jobs.map((job) => (
-                <tr key={job.id} data-job={job.id}>
-                  <th scope="row">
-                    <button
-                      type="button"
-                      class="link"
-                      aria-expanded={open === job.id}
-                      onClick={() => setOpen(open === job.id ? null : job.id)}
-                    >
-                      {job.id}
+      {data && (
+        <Table
+          caption="Recent requests"
+          rows={data.jobs}
+          rowKey={(job) => job.id}
+          rowData={(job) => ({ 'data-job': job.id })}
+          empty={`No requests${status ? ` with status ${status}` : ''} kept right now.`}
+          columns={[
+            {
+              label: 'Job',
+              rowHeader: true,
+              cell: (job) => (
+                <button type="button" class="link" aria-expanded={open === job.id} onClick={() => setOpen(open === job.id ? null : job.id)}>
+                  {job.id}
+                </button>
+              ),
+            },
+            {
+              label: 'Status',
+              cell: (job) => (
+                <>
+                  <Badge status={job.status} />
+                  {job.retries > 0 && <span class="sub"> · {job.retries} retries</span>}
+                </>
+              ),
+            },
+            { label: 'Submitted', cell: (job) => when(job.submittedAt) },
+            { label: 'Delay', cell: (job) => ms(job.delayTime) },
+            { label: 'Execution', cell: (job) => ms(job.executionTime) },
+            { label: 'Worker', class: 'mono', cell: (job) => job.workerId ?? '—' },
+            {
+              label: 'Actions',
+              labelHidden: true,
+              class: 'row-actions',
+              cell: (job) => (
+                <>
+                  {writer && (job.status === 'IN_QUEUE' || job.status === 'IN_PROGRESS') && (
+                    <button type="button" class="small" aria-label={`Cancel job ${job.id}`} onClick={() => void act('cancel', job.id)}>
+                      Cancel
                     </button>
-                  </th>
-                  <td>
-                    <Badge status={job.status} />
-                    {job.retries > 0 && <span class="sub"> · {job.retries} retries</span>}
-                  </td>
-                  <td>{when(job.submittedAt)}</td>
-                  <td>{ms(job.delayTime)}</td>
-                  <td>{ms(job.executionTime)}</td>
-                  <td class="mono">{job.workerId ?? '—'}</td>
-                  <td class="row-actions">
-                    {writer && (job.status === 'IN_QUEUE' || job.status === 'IN_PROGRESS') && (
-                      <button type="button" class="small" aria-label={`Cancel job ${job.id}`} onClick={() => void act('cancel', job.id)}>
-                        Cancel
-                      </button>
-                    )}
-                    {writer && (job.status === 'FAILED' || job.status === 'TIMED_OUT' || job.status === 'CANCELLED') && (
-                      <button type="button" class="small" aria-label={`Retry job ${job.id}`} onClick={() => void act('retry', job.id)}>
-                        Retry
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                  )}
+                  {writer && (job.status === 'FAILED' || job.status === 'TIMED_OUT' || job.status === 'CANCELLED') && (
+                    <button type="button" class="small" aria-label={`Retry job ${job.id}`} onClick={() => void act('retry', job.id)}>
+                      Retry
+                    </button>
+                  )}
+                </>
+              ),
+            },
+          ]}
+        />
       )}
       {open && <JobView endpointId={endpoint.id} jobId={open} onClose={() => setOpen(null)} />}
     </div>

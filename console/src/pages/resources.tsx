@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { usePoll } from '../live';
 import { canWrite, session, useStore } from '../state';
+import { Table } from '../table';
 import { ErrorNote, Page } from '../ui';
 import { ResourceForm, type Input } from './resource-form';
 
@@ -167,59 +168,48 @@ export function ResourcePage({ resource: r }: { resource: Resource }) {
         />
       )}
       <ErrorNote error={error ?? actionError} />
-      {data && data.length === 0 && <p class="empty">None yet.</p>}
-      {data && data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">{r.title}</caption>
-            <thead>
-              <tr>
-                {r.columns.map((c) => (
-                  <th key={c.label} scope="col">
-                    {c.label}
-                  </th>
-                ))}
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((row) => (
-                <tr key={String(row[r.key])}>
-                  {r.columns.map((c) => (
-                    <td key={c.label}>{c.value(row)}</td>
-                  ))}
-                  <td class="row-actions">
-                    {writer && r.editable && (
-                      <button
-                        type="button"
-                        class="small"
-                        aria-label={`Edit ${String(row.name ?? row[r.key])}`}
-                        onClick={() => {
-                          setCreating(false);
-                          setEditing(row);
-                        }}
-                      >
-                        Edit
-                      </button>
-                    )}{' '}
-                    {writer && (
-                      <button
-                        type="button"
-                        class="small danger"
-                        aria-label={`Delete ${String(row.name ?? row[r.key])}`}
-                        onClick={() => void remove(row)}
-                      >
-                        Delete
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {data && (
+        <Table
+          caption={r.title}
+          rows={data}
+          rowKey={(row) => String(row[r.key])}
+          empty="None yet."
+          columns={[
+            ...r.columns.map((c) => ({ label: c.label, cell: c.value })),
+            {
+              label: 'Actions',
+              labelHidden: true,
+              class: 'row-actions',
+              cell: (row) => (
+                <>
+                  {writer && r.editable && (
+                    <button
+                      type="button"
+                      class="small"
+                      aria-label={`Edit ${String(row.name ?? row[r.key])}`}
+                      onClick={() => {
+                        setCreating(false);
+                        setEditing(row);
+                      }}
+                    >
+                      Edit
+                    </button>
+                  )}{' '}
+                  {writer && (
+                    <button
+                      type="button"
+                      class="small danger"
+                      aria-label={`Delete ${String(row.name ?? row[r.key])}`}
+                      onClick={() => void remove(row)}
+                    >
+                      Delete
+                    </button>
+                  )}
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </Page>
   );

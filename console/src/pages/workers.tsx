@@ -4,6 +4,7 @@ import { api } from '../api';
 import { usePoll } from '../live';
 import { followSse } from '../sse';
 import type { Endpoint, WorkersAnswer } from '../types';
+import { Table } from '../table';
 import { Badge, ErrorNote, when } from '../ui';
 
 const MAX_LINES = 2000;
@@ -29,57 +30,50 @@ export function Workers({ endpoint }: { endpoint: Endpoint }) {
           ))}
         </p>
       )}
-      {data && data.workers.length === 0 && (
-        <p class="empty">No workers right now. Workers start when jobs arrive, or to keep the minimum.</p>
-      )}
-      {data && data.workers.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Workers</caption>
-            <thead>
-              <tr>
-                <th scope="col">Worker</th>
-                <th scope="col">State</th>
-                <th scope="col">GPU</th>
-                <th scope="col">Version</th>
-                <th scope="col">Started</th>
-                <th scope="col">
-                  <span class="sr-only">Log</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.workers.map((w) => (
-                <tr key={w.id} data-worker={w.id}>
-                  <th scope="row" class="mono">
-                    {w.id}
-                    {!w.managed && <div class="sub">started by hand</div>}
-                  </th>
-                  <td>
-                    <Badge status={w.status} />
-                    {w.isStale && <span class="sub"> · older version</span>}
-                    {w.statusMessage && <div class="sub">{w.statusMessage}</div>}
-                  </td>
-                  <td>{w.gpuTypeId ? `${w.gpuTypeId} × ${w.gpuCount}` : 'CPU'}</td>
-                  <td>{w.version ?? '—'}</td>
-                  <td>{when(w.startedAt)}</td>
-                  <td>
-                    {w.managed && (
-                      <button
-                        type="button"
-                        class="small"
-                        aria-expanded={open === w.id}
-                        onClick={() => setOpen(open === w.id ? null : w.id)}
-                      >
-                        {open === w.id ? 'Hide log' : 'Log'}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {data && (
+        <Table
+          caption="Workers"
+          rows={data.workers}
+          rowKey={(w) => w.id}
+          rowData={(w) => ({ 'data-worker': w.id })}
+          empty="No workers right now. Workers start when jobs arrive, or to keep the minimum."
+          columns={[
+            {
+              label: 'Worker',
+              rowHeader: true,
+              class: 'mono',
+              cell: (w) => (
+                <>
+                  {w.id}
+                  {!w.managed && <div class="sub">started by hand</div>}
+                </>
+              ),
+            },
+            {
+              label: 'State',
+              cell: (w) => (
+                <>
+                  <Badge status={w.status} />
+                  {w.isStale && <span class="sub"> · older version</span>}
+                  {w.statusMessage && <div class="sub">{w.statusMessage}</div>}
+                </>
+              ),
+            },
+            { label: 'GPU', cell: (w) => (w.gpuTypeId ? `${w.gpuTypeId} × ${w.gpuCount}` : 'CPU') },
+            { label: 'Version', cell: (w) => w.version ?? '—' },
+            { label: 'Started', cell: (w) => when(w.startedAt) },
+            {
+              label: 'Log',
+              labelHidden: true,
+              cell: (w) =>
+                w.managed && (
+                  <button type="button" class="small" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? null : w.id)}>
+                    {open === w.id ? 'Hide log' : 'Log'}
+                  </button>
+                ),
+            },
+          ]}
+        />
       )}
       {open && <WorkerLog endpointId={endpoint.id} workerId={open} />}
     </div>
