@@ -103,6 +103,23 @@ test('a worker asked to stop while it starts is stopped once started, and its pl
   assert.equal(r.capacity.freeVcpus('local'), 8);
 });
 
+test('a worker of a deleted endpoint that is slow to exit is asked to stop once, not on every pass', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });
+  await passNow(r);
+  await r.runtime.startsSettled();
+  const [worker] = r.runtime.workersOf(e.id);
+  const finish = r.provider.holdStops();
+
+  await r.store.deleteEndpoint(e.accountId, e.id);
+  for (let pass = 0; pass < 3; pass++) await passNow(r);
+  assert.deepEqual(r.provider.stopCalls, [worker!.workerId], 'one stop while it exits');
+
+  finish();
+  await until(() => !r.runtime.isManaged(worker!.workerId), 'the worker to be gone');
+  assert.deepEqual(r.provider.stopCalls, [worker!.workerId]);
+});
+
 test('a start that fails after a while is reported with the provider’s reason, and retried after the back-off', async (t) => {
   const r = await rig(t);
   const held = r.provider.holdStarts(SLOW_IMAGE);

@@ -36,6 +36,10 @@ export class FakeProvider implements Provider {
   readonly name = 'fake';
   readonly started: WorkerSpec[] = [];
   readonly stopped: string[] = [];
+  /** Every stop asked for, repeats included. */
+  readonly stopCalls: string[] = [];
+  /** While set, stops wait for it: a worker slow to exit. */
+  private stopsHeld: Promise<void> | undefined;
   readonly frozen: string[] = [];
   readonly thawed: string[] = [];
   /** Workers up now, with whether they are frozen. */
@@ -75,7 +79,19 @@ export class FakeProvider implements Provider {
     return { workerId: spec.workerId, startedAt: this.now(), ...(http ? { http } : {}) };
   }
 
+  /** Stops wait until the returned function is called, as a worker using its whole grace would. */
+  holdStops(): () => void {
+    let finish!: () => void;
+    this.stopsHeld = new Promise((resolve) => (finish = resolve));
+    return () => {
+      this.stopsHeld = undefined;
+      finish();
+    };
+  }
+
   async stop(workerId: string): Promise<void> {
+    this.stopCalls.push(workerId);
+    if (this.stopsHeld && this.running.has(workerId)) await this.stopsHeld;
     if (!this.running.delete(workerId)) return;
     this.stopped.push(workerId);
     this.emit({ workerId, code: 0, signal: null, expected: true, at: this.now() });

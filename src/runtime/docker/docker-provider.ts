@@ -44,6 +44,8 @@ interface Running {
   paused: boolean;
   /** Resolves once the container has exited and been removed. */
   gone: Promise<void>;
+  /** The stop under way, which later stop calls wait for. */
+  stopped?: Promise<void>;
 }
 
 export class DockerProvider implements Provider {
@@ -121,12 +123,17 @@ export class DockerProvider implements Provider {
   async stop(workerId: string, graceMs: number): Promise<void> {
     const entry = this.running.get(workerId);
     if (!entry) return;
-    entry.stopping = true;
-    this.outputs.system(workerId, 'stopping');
-    if (entry.paused) await entry.container.unpause().catch(() => undefined);
-    // The engine sends the image's stop signal (SIGTERM unless it says otherwise), then SIGKILL.
-    await entry.container.stop({ t: Math.ceil(graceMs / 1000) }).catch(() => undefined);
-    await entry.gone;
+    // One stop per container: overlapping stop requests can leave the engine reporting a killed
+    // container as running.
+    entry.stopped ??= (async () => {
+      entry.stopping = true;
+      this.outputs.system(workerId, 'stopping');
+      if (entry.paused) await entry.container.unpause().catch(() => undefined);
+      // The engine sends the image's stop signal (SIGTERM unless it says otherwise), then SIGKILL.
+      await entry.container.stop({ t: Math.ceil(graceMs / 1000) }).catch(() => undefined);
+      await entry.gone;
+    })();
+    return entry.stopped;
   }
 
   async freeze(workerId: string): Promise<void> {
