@@ -126,10 +126,12 @@ export class JobService {
   async waitForResult(endpointId: string, jobId: string, waitMs: number, signal?: AbortSignal): Promise<string> {
     const deadline = this.now() + waitMs;
     for (;;) {
+      // Marked before the read: a change committed while the read waited for its commit is not slept through.
+      const since = this.events.jobs.mark();
       const job = await this.live(endpointId, jobId);
       const left = deadline - this.now();
       if (isTerminal(job.status) || left <= 0 || signal?.aborted) return statusJson(job, this.now());
-      await this.events.jobs.wait(jobId, left, signal);
+      await this.events.jobs.wait(jobId, left, signal, since);
     }
   }
 
@@ -137,13 +139,14 @@ export class JobService {
   async stream(endpointId: string, jobId: string, signal?: AbortSignal): Promise<{ status: string; stream: string[] }> {
     const deadline = this.now() + this.timings.streamWaitMs;
     for (;;) {
+      const since = this.events.jobs.mark();
       const job = await this.live(endpointId, jobId);
       const chunks = await this.store.jobs.readStream(jobId);
       const left = deadline - this.now();
       if (chunks.length > 0 || isTerminal(job.status) || left <= 0 || signal?.aborted) {
         return { status: job.status, stream: chunks };
       }
-      await this.events.jobs.wait(jobId, left, signal);
+      await this.events.jobs.wait(jobId, left, signal, since);
     }
   }
 

@@ -84,6 +84,8 @@ export class WorkerProtocolService {
           continue;
         }
         const now = this.now();
+        // Marked before the take: a job queued while the take waited for its commit is not slept through.
+        const since = this.events.queues.mark();
         const taken = await this.store.jobs.take(endpointId, workerId, limit, now, now + this.timings.jobLeaseMs);
         if (taken.length > 0) {
           this.workers.jobsTaken(
@@ -94,7 +96,7 @@ export class WorkerProtocolService {
         }
         const left = deadline - this.now();
         if (left <= 0) return [];
-        woken = await this.events.queues.wait(endpointId, left, ended);
+        woken = await this.events.queues.wait(endpointId, left, ended, since);
       }
     } finally {
       open.close(this.now());
@@ -164,10 +166,11 @@ export class WorkerProtocolService {
     this.workers.seen(workerId, endpointId, this.now());
     const deadline = this.now() + this.timings.takeWaitMs;
     for (;;) {
+      const since = this.events.stops.mark();
       const stops = await this.store.jobs.drainStops(endpointId, workerId);
       const left = deadline - this.now();
       if (stops.length > 0 || left <= 0 || signal.aborted) return stops;
-      await this.events.stops.wait(workerId, left, signal);
+      await this.events.stops.wait(workerId, left, signal, since);
     }
   }
 
