@@ -98,17 +98,18 @@ export class SqliteJobStore implements JobStore {
     return this.s.progress.run(output, leaseUntil, id).changes === 1;
   }
 
-  async complete(id: string, from: readonly JobStatus[], c: Completion): Promise<JobRecord | undefined> {
+  async complete(id: string, from: readonly JobStatus[], c: Completion, endpointId?: string): Promise<JobRecord | undefined> {
     const key = statusList(from);
     let statement = this.completeBy.get(key);
     if (!statement) {
       statement = this.db.prepare(`UPDATE jobs SET status = ?, output = ?, error = ?, completed_at = ?,
         lease_expires_at = NULL,
         expires_at = min(expires_at, ? + retention_ms)
-        WHERE id = ? AND status IN (${key}) RETURNING *`);
+        WHERE id = ? AND status IN (${key}) AND (@endpointId IS NULL OR endpoint_id = @endpointId) AND NOT ${purgedRow()} RETURNING *`);
       this.completeBy.set(key, statement);
     }
-    const row = statement.get(c.status, c.output, c.error, c.completedAt, c.completedAt, id) as JobRow | undefined;
+    const scope = { endpointId: endpointId ?? null };
+    const row = statement.get(c.status, c.output, c.error, c.completedAt, c.completedAt, id, scope) as JobRow | undefined;
     return row && jobFromRow(row);
   }
 
