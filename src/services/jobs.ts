@@ -1,8 +1,8 @@
 // The queue as clients use it: submit, wait, read status and streams, cancel, retry, purge, health.
-import { randomUUID } from 'node:crypto';
 import type { EndpointRecord, Store } from '../store/store.js';
 import type { JobCounts, JobRecord } from '../store/job-store.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { timeOrderedUuid } from '../domain/ids.js';
 import { canCancel, canRetry, isTerminal, JOB_LIMITS } from '../domain/job-state.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerCounts, WorkerRegistry } from '../runtime/worker-registry.js';
@@ -78,7 +78,8 @@ export class JobService {
     const now = this.now();
     const ttlMs = request.policy?.ttl ?? JOB_LIMITS.defaultTtlMs;
     const job = {
-      id: `${randomUUID()}-${endpoint.id.slice(0, 4)}`,
+      // Time-ordered, so a busy queue's inserts touch the last pages of the id index, not random ones.
+      id: `${timeOrderedUuid(now)}-${endpoint.id.slice(0, 4)}`,
       endpointId: endpoint.id,
       accountId: endpoint.accountId,
       input: JSON.stringify(request.input),
