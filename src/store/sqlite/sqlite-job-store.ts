@@ -275,8 +275,9 @@ function prepare(db: Database.Database) {
       WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 0 LIMIT ?)`),
     countQueuedLow: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
       WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 1 LIMIT ?)`),
+    // status <> 'IN_QUEUE' lets SQLite use the partial jobs_by_endpoint_status, which holds no queued job.
     countRunning: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
-      WHERE endpoint_id = ? AND status = 'IN_PROGRESS' LIMIT ?)`),
+      WHERE endpoint_id = ? AND status = 'IN_PROGRESS' AND status <> 'IN_QUEUE' LIMIT ?)`),
     oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION}
       AND status = 'IN_QUEUE' AND low_priority = 0
       ORDER BY low_priority, seq LIMIT 1`),
@@ -301,7 +302,8 @@ function prepare(db: Database.Database) {
       worker_id = NULL, retries = retries + 1, lease_losses = lease_losses + 1, queue_generation = ${ROW_GENERATION}
       WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= ? LIMIT ?)
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
-    releaseWorker: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
+    // Rare (a worker gone): reads every running job rather than keep an index of jobs by worker.
+    releaseWorker: db.prepare(`UPDATE jobs INDEXED BY jobs_running SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
       worker_id = NULL, retries = retries + 1, queue_generation = ${ROW_GENERATION}
       WHERE worker_id = ? AND status = 'IN_PROGRESS'
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
