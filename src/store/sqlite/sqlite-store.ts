@@ -28,7 +28,7 @@ import {
   type ReleaseRow,
   type TemplateRow,
 } from '../rows.js';
-import { apiKeysMarkReader } from './change-mark.js';
+import { apiKeysMarkReader } from './api-keys-mark.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
 /** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
