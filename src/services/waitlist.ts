@@ -7,7 +7,7 @@ import type { ClusterEvent, EventBus } from '../cluster/events.js';
 type Wake = () => void;
 
 /** How many keys' latest wake-ups are remembered for waiters that read the store before they wait. */
-const REMEMBERED_WAKES = 65_536;
+const REMEMBERED_WAKES = 16_384;
 
 export class Waitlist {
   private readonly waiters = new Map<string, Set<Wake>>();
