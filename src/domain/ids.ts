@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -17,3 +17,13 @@ export const newEndpointId = () => randomId(14);
 export const newTemplateId = () => randomId(10);
 export const newRegistryAuthId = () => randomId(10);
 export const newAccountId = () => `acct_${randomId(12)}`;
+
+/**
+ * A UUID of version 7: the time in ms, then 74 random bits. Ids made one after another sort
+ * together, so the index on them grows at one end instead of at a random page per insert.
+ */
+export function timeOrderedUuid(now = Date.now()): string {
+  const time = now.toString(16).padStart(12, '0');
+  // randomUUID()'s version digit is at 14; everything after it (variant included) is kept.
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
+}

@@ -3,7 +3,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, KeyPermission, Store } from '../store/store.js';
 import { newAccountId, randomId } from '../domain/ids.js';
-import { UnchangedStoreCache } from './unchanged-store-cache.js';
+import { MarkedCache } from './marked-cache.js';
 
 export const KEY_PREFIX = 'gantry_';
 const TOKEN_PATTERN = /^gantry_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
@@ -32,11 +32,11 @@ function hashSecret(secret: string): string {
 }
 
 export class ApiKeyService {
-  /** Every authenticated request looks its key up: while the store is unchanged, the record read last time is current. */
-  private readonly records: UnchangedStoreCache<ApiKeyRecord | undefined>;
+  /** Every authenticated request looks its key up: while no key has changed, the record read last time is current. */
+  private readonly records: MarkedCache<ApiKeyRecord | undefined>;
 
   constructor(private readonly store: Store) {
-    this.records = new UnchangedStoreCache(store);
+    this.records = new MarkedCache(() => store.apiKeysMark());
   }
 
   async create(options: NewKeyOptions = {}, now = new Date()): Promise<CreatedKey> {

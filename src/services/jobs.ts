@@ -1,8 +1,8 @@
 // The queue as clients use it: submit, wait, read status and streams, cancel, retry, purge, health.
-import { randomUUID } from 'node:crypto';
 import type { EndpointRecord, Store } from '../store/store.js';
 import type { JobCounts, JobRecord } from '../store/job-store.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { timeOrderedUuid } from '../domain/ids.js';
 import { canCancel, canRetry, isTerminal, JOB_LIMITS } from '../domain/job-state.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerCounts, WorkerRegistry } from '../runtime/worker-registry.js';
@@ -78,7 +78,8 @@ export class JobService {
     const now = this.now();
     const ttlMs = request.policy?.ttl ?? JOB_LIMITS.defaultTtlMs;
     const job = {
-      id: `${randomUUID()}-${endpoint.id.slice(0, 4)}`,
+      // Time-ordered, so a busy queue's inserts touch the last pages of the id index, not random ones.
+      id: `${timeOrderedUuid(now)}-${endpoint.id.slice(0, 4)}`,
       endpointId: endpoint.id,
       accountId: endpoint.accountId,
       input: JSON.stringify(request.input),
@@ -126,10 +127,12 @@ export class JobService {
   async waitForResult(endpointId: string, jobId: string, waitMs: number, signal?: AbortSignal): Promise<string> {
     const deadline = this.now() + waitMs;
     for (;;) {
+      // Marked before the read: a change committed while the read waited for its commit is not slept through.
+      const since = this.events.jobs.mark();
       const job = await this.live(endpointId, jobId);
       const left = deadline - this.now();
       if (isTerminal(job.status) || left <= 0 || signal?.aborted) return statusJson(job, this.now());
-      await this.events.jobs.wait(jobId, left, signal);
+      await this.events.jobs.wait(jobId, left, signal, since);
     }
   }
 
@@ -137,13 +140,14 @@ export class JobService {
   async stream(endpointId: string, jobId: string, signal?: AbortSignal): Promise<{ status: string; stream: string[] }> {
     const deadline = this.now() + this.timings.streamWaitMs;
     for (;;) {
+      const since = this.events.jobs.mark();
       const job = await this.live(endpointId, jobId);
       const chunks = await this.store.jobs.readStream(jobId);
       const left = deadline - this.now();
       if (chunks.length > 0 || isTerminal(job.status) || left <= 0 || signal?.aborted) {
         return { status: job.status, stream: chunks };
       }
-      await this.events.jobs.wait(jobId, left, signal);
+      await this.events.jobs.wait(jobId, left, signal, since);
     }
   }
 

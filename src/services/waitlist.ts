@@ -6,15 +6,30 @@ import type { ClusterEvent, EventBus } from '../cluster/events.js';
 
 type Wake = () => void;
 
+/** How many keys' latest wake-ups are remembered for waiters that read the store before they wait. */
+const REMEMBERED_WAKES = 16_384;
+
 export class Waitlist {
   private readonly waiters = new Map<string, Set<Wake>>();
+  /** Counts wake-ups; `woken` holds the count at each recent key's latest one, oldest first. */
+  private wakeCount = 0;
+  private readonly woken = new Map<string, number>();
 
   /** `maxSleepMs`: the longest a waiter sleeps before re-checking on its own (Infinity: never). */
   constructor(private readonly maxSleepMs = Infinity) {}
 
+  /**
+   * Taken before reading the store, and passed to `wait`: a wake-up that came after it (while the
+   * read waited for its commit, say) ends the wait at once instead of being lost.
+   */
+  mark(): number {
+    return this.wakeCount;
+  }
+
   /** Resolves true when woken, false on timeout, fallback re-check or abort. Callers re-check and loop. */
-  wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+  wait(key: string, timeoutMs: number, signal?: AbortSignal, since?: number): Promise<boolean> {
     if (signal?.aborted || timeoutMs <= 0) return Promise.resolve(false);
+    if (since !== undefined && (this.woken.get(key) ?? -1) >= since) return Promise.resolve(true);
     timeoutMs = Math.min(timeoutMs, this.maxSleepMs);
     return new Promise((resolve) => {
       let set = this.waiters.get(key);
@@ -41,6 +56,7 @@ export class Waitlist {
   }
 
   wakeAll(key: string): void {
+    this.remember(key);
     const set = this.waiters.get(key);
     if (!set) return;
     for (const wake of [...set]) wake();
@@ -48,11 +64,18 @@ export class Waitlist {
 
   /** Wakes the longest-waiting waiter only, so one new job does not stampede every idle worker. */
   wakeOne(key: string): boolean {
+    this.remember(key);
     const set = this.waiters.get(key);
     const first = set?.values().next();
     if (!first || first.done) return false;
     first.value();
     return true;
+  }
+
+  private remember(key: string): void {
+    this.woken.delete(key);
+    this.woken.set(key, this.wakeCount++);
+    if (this.woken.size > REMEMBERED_WAKES) this.woken.delete(this.woken.keys().next().value!);
   }
 
   count(key: string): number {

@@ -84,6 +84,8 @@ export class WorkerProtocolService {
           continue;
         }
         const now = this.now();
+        // Marked before the take: a job queued while the take waited for its commit is not slept through.
+        const since = this.events.queues.mark();
         const taken = await this.store.jobs.take(endpointId, workerId, limit, now, now + this.timings.jobLeaseMs);
         if (taken.length > 0) {
           this.workers.jobsTaken(
@@ -94,7 +96,7 @@ export class WorkerProtocolService {
         }
         const left = deadline - this.now();
         if (left <= 0) return [];
-        woken = await this.events.queues.wait(endpointId, left, ended);
+        woken = await this.events.queues.wait(endpointId, left, ended, since);
       }
     } finally {
       open.close(this.now());
@@ -103,31 +105,37 @@ export class WorkerProtocolService {
 
   async done(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<void> {
     this.workers.seen(workerId, endpointId, this.now());
-    const job = await this.store.jobs.get(jobId);
-    if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
-    // A finished, expired or unknown job: the post is a repeat or came too late; accept it quietly.
-    if (!job || job.endpointId !== endpointId || isTerminal(job.status)) {
+    if (report.kind === 'progress') return this.progress(endpointId, workerId, jobId, report.output);
+    // The result is written first, without reading the job: the row it answers says which worker held it.
+    const finished = await this.store.jobs.complete(
+      jobId,
+      ['IN_QUEUE', 'IN_PROGRESS'],
+      { status: report.status, output: report.output, error: report.error, completedAt: this.now() },
+      endpointId,
+    );
+    if (!finished) {
+      // A finished, expired or unknown job: the post is a repeat or came too late; accept it quietly.
+      const job = await this.store.jobs.get(jobId);
+      if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
       this.workers.jobReleased(workerId, jobId);
       return;
     }
-    if (report.kind === 'progress') {
-      if (job.workerId === workerId && (await this.store.jobs.recordProgress(jobId, report.output, this.now() + this.timings.jobLeaseMs))) {
-        this.events.jobChanged(jobId);
-      }
-      return;
-    }
-    const finished = await this.store.jobs.complete(jobId, ['IN_QUEUE', 'IN_PROGRESS'], {
-      status: report.status,
-      output: report.output,
-      error: report.error,
-      completedAt: this.now(),
-    });
+    if (finished.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
     this.workers.jobReleased(workerId, jobId);
     if (report.stopPod) this.workers.requestRecycle(workerId);
-    if (!finished) return;
     // The job had gone back to the queue and another worker may hold it now: this result wins, that one stops.
-    if (job.workerId && job.workerId !== workerId) await this.jobs.stopOnWorker(endpointId, job.workerId, jobId);
+    if (finished.workerId && finished.workerId !== workerId) await this.jobs.stopOnWorker(endpointId, finished.workerId, jobId);
     this.jobs.finished(finished);
+  }
+
+  private async progress(endpointId: string, workerId: string, jobId: string, output: string): Promise<void> {
+    const job = await this.store.jobs.get(jobId);
+    if (job?.endpointId !== endpointId) return this.workers.jobReleased(workerId, jobId);
+    if (job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
+    if (isTerminal(job.status)) return this.workers.jobReleased(workerId, jobId);
+    if (job.workerId === workerId && (await this.store.jobs.recordProgress(jobId, output, this.now() + this.timings.jobLeaseMs))) {
+      this.events.jobChanged(jobId);
+    }
   }
 
   /** Several results of this worker's jobs, each with its own outcome (see worker-result-batch.ts). */
@@ -164,10 +172,11 @@ export class WorkerProtocolService {
     this.workers.seen(workerId, endpointId, this.now());
     const deadline = this.now() + this.timings.takeWaitMs;
     for (;;) {
+      const since = this.events.stops.mark();
       const stops = await this.store.jobs.drainStops(endpointId, workerId);
       const left = deadline - this.now();
       if (stops.length > 0 || left <= 0 || signal.aborted) return stops;
-      await this.events.stops.wait(workerId, left, signal);
+      await this.events.stops.wait(workerId, left, signal, since);
     }
   }
 

@@ -87,8 +87,12 @@ export interface JobStore {
   renewLeases(endpointId: string, workerId: string, jobIds: string[], leaseUntil: number): Promise<number>;
   /** Records a progress output of a running job. */
   recordProgress(id: string, output: string, leaseUntil: number): Promise<boolean>;
-  /** Moves a job to a terminal status if it is in one of `from`; returns the updated job. */
-  complete(id: string, from: readonly JobStatus[], completion: Completion): Promise<JobRecord | undefined>;
+  /**
+   * Moves a job to a terminal status if it is in one of `from` (and, with `endpointId`, of that
+   * endpoint); returns the updated job, whose `workerId` is the worker that held it. A job a purge
+   * has hidden is not found.
+   */
+  complete(id: string, from: readonly JobStatus[], completion: Completion, endpointId?: string): Promise<JobRecord | undefined>;
   /** Puts a failed or timed-out job back in the queue with its original input. */
   requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined>;
   setExpiry(id: string, expiresAt: number): Promise<void>;

@@ -102,11 +102,11 @@ export interface Store {
   close(): Promise<void>;
 
   /**
-   * A number that changes whenever anything in the store may have changed, by this process or
-   * another, read without a query round trip; undefined when the store cannot tell that cheaply.
-   * While it stays the same, records read earlier are still current (see UnchangedStoreCache).
+   * A number that changes whenever an API key may have changed, by this process or another, read
+   * without a query round trip; undefined when the store cannot tell that cheaply. While it stays
+   * the same, API key records read earlier are still current (see MarkedCache).
    */
-  changeMark(): number | undefined;
+  apiKeysMark(): number | undefined;
 
   /**
    * Creates the account unless one of that name exists, and answers the one that does: processes

@@ -57,6 +57,23 @@ test(`[${TEST_STORE}] a job completes once; a repeated or late completion change
   assert.equal(await jobs.complete('job-missing', ['IN_PROGRESS'], done(NOW)), undefined);
 });
 
+test(`[${TEST_STORE}] a completion naming an endpoint moves only that endpoint's job, and never a purged one`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const job = aJob(queue);
+  await jobs.insert(job);
+  await jobs.take(queue, 'w1', 1, NOW, NOW + 1000);
+  assert.equal(await jobs.complete(job.id, ['IN_PROGRESS'], done(NOW + 10), aQueue()), undefined, "another endpoint's job");
+  assert.equal((await jobs.get(job.id))?.status, 'IN_PROGRESS');
+  const completed = await jobs.complete(job.id, ['IN_PROGRESS'], done(NOW + 10), queue);
+  assert.deepEqual([completed?.status, completed?.workerId], ['COMPLETED', 'w1'], 'the row answers which worker held it');
+
+  const purged = aJob(queue);
+  await jobs.insert(purged);
+  await jobs.purgeQueued(queue);
+  assert.equal(await jobs.complete(purged.id, ['IN_QUEUE'], done(NOW + 10, 'CANCELLED')), undefined, 'a purged job is not found');
+});
+
 test(`[${TEST_STORE}] completion never extends a job's life past its expiry`, async () => {
   const job = aJob(aQueue(), { expiresAt: NOW + 100, retentionMs: 60_000 });
   await suite.store.jobs.insert(job);

@@ -22,13 +22,15 @@ const INSERT = {
 
 const GET = { name: 'gantry_jobs_get', text: `SELECT * FROM jobs WHERE id = ANY($1::text[]) AND NOT ${purgedRow()}` };
 
-/** Each job moves only from one of the statuses its caller allows (listed with commas). */
+/** Each job moves only from one of the statuses its caller allows (listed with commas), of its endpoint when one is named. */
 const COMPLETE = {
   name: 'gantry_jobs_complete',
   text: `UPDATE jobs SET status = c.status, output = c.output, error = c.error, completed_at = c.at, lease_expires_at = NULL,
            expires_at = least(jobs.expires_at, c.at + jobs.retention_ms)
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[]) AS c(id, status, output, error, at, from_list)
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[])
+           AS c(id, status, output, error, at, from_list, endpoint_id)
          WHERE jobs.id = c.id AND jobs.status = ANY(string_to_array(c.from_list, ','))
+           AND (c.endpoint_id IS NULL OR jobs.endpoint_id = c.endpoint_id) AND NOT ${purgedRow()}
          RETURNING jobs.*`,
 };
 
@@ -36,6 +38,7 @@ interface CompleteCall {
   id: string;
   from: readonly JobStatus[];
   completion: Completion;
+  endpointId: string | null;
 }
 
 export class JobBatches {
@@ -61,8 +64,8 @@ export class JobBatches {
     return this.gets.add(id);
   }
 
-  complete(id: string, from: readonly JobStatus[], completion: Completion): Promise<JobRecord | undefined> {
-    return this.completes.add({ id, from, completion });
+  complete(id: string, from: readonly JobStatus[], completion: Completion, endpointId?: string): Promise<JobRecord | undefined> {
+    return this.completes.add({ id, from, completion, endpointId: endpointId ?? null });
   }
 
   /** Answers, per job, undefined when it was stored or the error that kept it out. */
@@ -103,6 +106,7 @@ export class JobBatches {
         calls.map((c) => c.completion.error),
         calls.map((c) => c.completion.completedAt),
         calls.map((c) => c.from.join(',')),
+        calls.map((c) => c.endpointId),
       ],
     });
     const byId = new Map(rows.map((row) => [row.id, row]));

@@ -74,7 +74,7 @@ export class PostgresStore implements Store {
   }
 
   /** Other replicas write without telling this one: nothing read may be kept without asking the database. */
-  changeMark(): undefined {
+  apiKeysMark(): undefined {
     return undefined;
   }
 

@@ -17,6 +17,8 @@ interface Group {
 
 export class GroupCommit {
   private group: Group | undefined;
+  /** Groups whose commit failed (rolled back whole), for marks that must never go back to a value seen. */
+  private failed = 0;
   /** Calls waiting for the write lock another connection holds, in arrival order. */
   private readonly waiting: (() => void)[] = [];
   private retryTimer: NodeJS.Timeout | undefined;
@@ -52,6 +54,10 @@ export class GroupCommit {
     return result;
   }
 
+  get failedGroups(): number {
+    return this.failed;
+  }
+
   /** Commits what is pending now (before the database is closed). */
   flush(): void {
     this.finish();
@@ -84,6 +90,7 @@ export class GroupCommit {
       this.commit.run();
       group.settle();
     } catch (error) {
+      this.failed++;
       if (this.db.open && this.db.inTransaction) this.rollback.run();
       group.settle(error);
     }

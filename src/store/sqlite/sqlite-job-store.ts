@@ -98,17 +98,18 @@ export class SqliteJobStore implements JobStore {
     return this.s.progress.run(output, leaseUntil, id).changes === 1;
   }
 
-  async complete(id: string, from: readonly JobStatus[], c: Completion): Promise<JobRecord | undefined> {
+  async complete(id: string, from: readonly JobStatus[], c: Completion, endpointId?: string): Promise<JobRecord | undefined> {
     const key = statusList(from);
     let statement = this.completeBy.get(key);
     if (!statement) {
       statement = this.db.prepare(`UPDATE jobs SET status = ?, output = ?, error = ?, completed_at = ?,
         lease_expires_at = NULL,
         expires_at = min(expires_at, ? + retention_ms)
-        WHERE id = ? AND status IN (${key}) RETURNING *`);
+        WHERE id = ? AND status IN (${key}) AND (@endpointId IS NULL OR endpoint_id = @endpointId) AND NOT ${purgedRow()} RETURNING *`);
       this.completeBy.set(key, statement);
     }
-    const row = statement.get(c.status, c.output, c.error, c.completedAt, c.completedAt, id) as JobRow | undefined;
+    const scope = { endpointId: endpointId ?? null };
+    const row = statement.get(c.status, c.output, c.error, c.completedAt, c.completedAt, id, scope) as JobRow | undefined;
     return row && jobFromRow(row);
   }
 
@@ -274,8 +275,9 @@ function prepare(db: Database.Database) {
       WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 0 LIMIT ?)`),
     countQueuedLow: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
       WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 1 LIMIT ?)`),
+    // status <> 'IN_QUEUE' lets SQLite use the partial jobs_by_endpoint_status, which holds no queued job.
     countRunning: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
-      WHERE endpoint_id = ? AND status = 'IN_PROGRESS' LIMIT ?)`),
+      WHERE endpoint_id = ? AND status = 'IN_PROGRESS' AND status <> 'IN_QUEUE' LIMIT ?)`),
     oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION}
       AND status = 'IN_QUEUE' AND low_priority = 0
       ORDER BY low_priority, seq LIMIT 1`),
@@ -300,7 +302,8 @@ function prepare(db: Database.Database) {
       worker_id = NULL, retries = retries + 1, lease_losses = lease_losses + 1, queue_generation = ${ROW_GENERATION}
       WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= ? LIMIT ?)
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
-    releaseWorker: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
+    // Rare (a worker gone): reads every running job rather than keep an index of jobs by worker.
+    releaseWorker: db.prepare(`UPDATE jobs INDEXED BY jobs_running SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
       worker_id = NULL, retries = retries + 1, queue_generation = ${ROW_GENERATION}
       WHERE worker_id = ? AND status = 'IN_PROGRESS'
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),

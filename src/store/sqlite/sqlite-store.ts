@@ -28,7 +28,7 @@ import {
   type ReleaseRow,
   type TemplateRow,
 } from '../rows.js';
-import { changeMarkReader } from './change-mark.js';
+import { apiKeysMarkReader } from './api-keys-mark.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
 /** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
@@ -47,7 +47,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly group: GroupCommit;
-  private readonly readChangeMark: () => number;
+  private readonly readApiKeysMark: () => number;
   readonly jobs: SqliteJobStore;
   readonly jobHistory: SqliteJobHistory;
   readonly registryAuths: SqliteRegistryAuthStore;
@@ -61,7 +61,6 @@ export class SqliteStore implements Store {
   constructor(fileOrDb: string | Database.Database) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
     this.statements = prepareStatements(this.db);
-    this.readChangeMark = changeMarkReader(this.db);
     this.jobs = new SqliteJobStore(this.db);
     this.jobHistory = new SqliteJobHistory(this.db);
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
@@ -72,6 +71,7 @@ export class SqliteStore implements Store {
     this.workerSamples = new SqliteWorkerSampleStore(this.db);
     this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
     this.group = new GroupCommit(this.db);
+    this.readApiKeysMark = apiKeysMarkReader(this.db, () => this.group.failedGroups);
     // Every part that writes or reads the database joins the turn's transaction, so no answer precedes its commit.
     for (const part of [
       this,
@@ -89,8 +89,8 @@ export class SqliteStore implements Store {
     }
   }
 
-  changeMark(): number {
-    return this.readChangeMark();
+  apiKeysMark(): number {
+    return this.readApiKeysMark();
   }
 
   async close(): Promise<void> {

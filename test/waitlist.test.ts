@@ -1,0 +1,37 @@
+// Long-poll wake-ups: a waiter that read the store before it waits must not sleep through a
+// change made between its read and its wait (its read may wait for a commit that a completion
+// in the same turn shares, and the completion's wake-up can come first).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Waitlist } from '../src/services/waitlist.js';
+
+const LONG = 60_000;
+
+test('a wake-up after the mark ends the wait at once, for every kind of wake-up', async () => {
+  const list = new Waitlist();
+  const since = list.mark();
+  list.wakeAll('job-1');
+  assert.equal(await list.wait('job-1', LONG, undefined, since), true);
+
+  const beforeQueued = list.mark();
+  assert.equal(list.wakeOne('queue-1'), false, 'nobody was waiting yet');
+  assert.equal(await list.wait('queue-1', LONG, undefined, beforeQueued), true);
+});
+
+test('a wake-up before the mark, or of another key, does not end a later wait', async () => {
+  const list = new Waitlist();
+  list.wakeAll('job-1');
+  const since = list.mark();
+  list.wakeAll('job-2');
+  const controller = new AbortController();
+  const waiting = list.wait('job-1', LONG, controller.signal, since);
+  controller.abort();
+  assert.equal(await waiting, false, 'still waiting until its client left');
+});
+
+test('a waiter is still woken while it waits', async () => {
+  const list = new Waitlist();
+  const waiting = list.wait('job-1', LONG, undefined, list.mark());
+  list.wakeAll('job-1');
+  assert.equal(await waiting, true);
+});
