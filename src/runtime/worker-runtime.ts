@@ -352,8 +352,7 @@ export class WorkerRuntime {
 
   /** Stops a worker beside the pass: no new work, its long-poll answered so it can exit; its capacity is freed once it is gone. */
   private async retire(worker: ManagedWorker, reason: string): Promise<void> {
-    // Already on its way out: a second stop would only signal the engine again while it exits.
-    if (worker.phase === 'STOPPING') return;
+    if (worker.phase === 'STOPPING') return; // already going: stopping it again only signals it again
     const { provider, config, log } = this.deps;
     const wasStarting = worker.phase === 'STARTING';
     worker.phase = 'STOPPING';
