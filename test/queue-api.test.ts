@@ -73,11 +73,13 @@ describe('submit, take, complete', () => {
     assert.deepEqual([synced.json.status, synced.json.output], ['COMPLETED', 'late']);
   });
 
-  test('status-sync waits for the result', async () => {
+  test('status-sync waits for the result, and answers exactly what a read of the finished job shows', async () => {
     const id = await runAndTake();
-    setTimeout(() => void done(id, { output: 'ok' }), 200);
+    setTimeout(() => void done(id, { output: 'ok', error: { kind: 'partial' } }), 200);
     const res = await g.queue('POST', `/status-sync/${id}?wait=5000`);
-    assert.deepEqual([res.json.status, res.json.output], ['COMPLETED', 'ok']);
+    assert.deepEqual([res.json.status, res.json.output, res.json.error], ['FAILED', 'ok', '{"kind":"partial"}']);
+    // The waiter is handed the completion's row; it must be the stored job, timings included.
+    assert.deepEqual(res.json, (await g.queue('GET', `/status/${id}`)).json);
   });
 
   test('s3Config reaches the worker and never comes back to clients', async () => {

@@ -35,3 +35,15 @@ test('a waiter is still woken while it waits', async () => {
   list.wakeAll('job-1');
   assert.equal(await waiting, true);
 });
+
+test('a waiter receives what its waker hands over; a plain wake-up or a marked one gives true', async () => {
+  const list = new Waitlist<{ row: number }>();
+  const handed = list.wait('job-1', LONG);
+  list.wakeAll('job-1', { row: 7 });
+  assert.deepEqual(await handed, { row: 7 });
+  const plain = list.wait('job-1', LONG);
+  list.wakeAll('job-1');
+  assert.equal(await plain, true);
+  // The mark only says a wake-up happened; the waiter reads the store itself then.
+  assert.equal(await list.wait('job-1', LONG, undefined, list.mark() - 1), true);
+});

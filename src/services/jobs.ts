@@ -111,7 +111,7 @@ export class JobService {
   /** A job of this endpoint that has not expired; anything else is 404. */
   async live(endpointId: string, jobId: string): Promise<JobRecord> {
     const job = await this.store.jobs.get(jobId);
-    if (!job || job.endpointId !== endpointId || job.expiresAt <= this.now()) {
+    if (!job || !this.isLive(job, endpointId)) {
       throw notFound(`job ${jobId} not found (unknown, or its results have expired)`);
     }
     return job;
@@ -132,8 +132,14 @@ export class JobService {
       const job = await this.live(endpointId, jobId);
       const left = deadline - this.now();
       if (isTerminal(job.status) || left <= 0 || signal?.aborted) return statusJson(job, this.now());
-      await this.events.jobs.wait(jobId, left, signal, since);
+      const woken = await this.events.jobs.wait(jobId, left, signal, since);
+      // Finished by this process: the row its completion returned is the one a read would find.
+      if (typeof woken === 'object' && this.isLive(woken, endpointId)) return statusJson(woken, this.now());
     }
+  }
+
+  private isLive(job: JobRecord, endpointId: string): boolean {
+    return job.endpointId === endpointId && job.expiresAt > this.now();
   }
 
   /** Chunks produced since the previous read; waits briefly for one while the job still runs. */
@@ -210,7 +216,7 @@ export class JobService {
 
   /** Everything that follows a job reaching a terminal status. */
   finished(job: JobRecord): void {
-    this.events.jobChanged(job.id);
+    this.events.jobChanged(job.id, isTerminal(job.status) ? job : undefined);
     if (isTerminal(job.status)) this.observer?.jobFinished(job);
     if (job.webhook && isTerminal(job.status)) this.webhooks.wake();
   }

@@ -3,14 +3,16 @@
 // over the event bus, and every sleep is cut to a fallback period so that a missed notification
 // only delays a waiter, which re-reads the store when it wakes.
 import type { ClusterEvent, EventBus } from '../cluster/events.js';
+import type { JobRecord } from '../store/job-store.js';
 
-type Wake = () => void;
+/** What a wake-up carries: `true`, or (for job waiters in the process that finished the job) its final row. */
+type Wake<T> = (value: T) => void;
 
 /** How many keys' latest wake-ups are remembered for waiters that read the store before they wait. */
 const REMEMBERED_WAKES = 16_384;
 
-export class Waitlist {
-  private readonly waiters = new Map<string, Set<Wake>>();
+export class Waitlist<T = true> {
+  private readonly waiters = new Map<string, Set<Wake<T | true>>>();
   /** Counts wake-ups; `woken` holds the count at each recent key's latest one, oldest first. */
   private wakeCount = 0;
   private readonly woken = new Map<string, number>();
@@ -26,8 +28,11 @@ export class Waitlist {
     return this.wakeCount;
   }
 
-  /** Resolves true when woken, false on timeout, fallback re-check or abort. Callers re-check and loop. */
-  wait(key: string, timeoutMs: number, signal?: AbortSignal, since?: number): Promise<boolean> {
+  /**
+   * Resolves with the wake-up's value (true, or what the waker passed) when woken, false on timeout,
+   * fallback re-check or abort. Callers re-check and loop.
+   */
+  wait(key: string, timeoutMs: number, signal?: AbortSignal, since?: number): Promise<T | boolean> {
     if (signal?.aborted || timeoutMs <= 0) return Promise.resolve(false);
     if (since !== undefined && (this.woken.get(key) ?? -1) >= since) return Promise.resolve(true);
     timeoutMs = Math.min(timeoutMs, this.maxSleepMs);
@@ -37,7 +42,7 @@ export class Waitlist {
         set = new Set();
         this.waiters.set(key, set);
       }
-      const finish = (woken: boolean) => {
+      const finish = (woken: T | boolean) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         const current = this.waiters.get(key);
@@ -47,7 +52,7 @@ export class Waitlist {
         }
         resolve(woken);
       };
-      const wake: Wake = () => finish(true);
+      const wake: Wake<T | true> = (value) => finish(value);
       const onAbort = () => finish(false);
       const timer = setTimeout(() => finish(false), timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -55,11 +60,11 @@ export class Waitlist {
     });
   }
 
-  wakeAll(key: string): void {
+  wakeAll(key: string, value: T | true = true): void {
     this.remember(key);
     const set = this.waiters.get(key);
     if (!set) return;
-    for (const wake of [...set]) wake();
+    for (const wake of [...set]) wake(value);
   }
 
   /** Wakes the longest-waiting waiter only, so one new job does not stampede every idle worker. */
@@ -68,7 +73,7 @@ export class Waitlist {
     const set = this.waiters.get(key);
     const first = set?.values().next();
     if (!first || first.done) return false;
-    first.value();
+    first.value(true);
     return true;
   }
 
@@ -85,7 +90,8 @@ export class Waitlist {
 
 /** The notifications the queue runs on, delivered here at once and to the other replicas over the bus. */
 export class JobEvents {
-  readonly jobs: Waitlist;
+  /** Woken with the job's final row when this process finished it, so its waiters need not read it again. */
+  readonly jobs: Waitlist<JobRecord>;
   readonly queues: Waitlist;
   readonly stops: Waitlist;
   private readonly queuedListeners: ((endpointId: string) => void)[] = [];
@@ -112,8 +118,10 @@ export class JobEvents {
     this.endpointListeners.push(listener);
   }
 
-  jobChanged(jobId: string): void {
-    this.emit({ kind: 'job', id: jobId });
+  /** `finished`: the job's row as its terminal write returned it, handed to this process's waiters. */
+  jobChanged(jobId: string, finished?: JobRecord): void {
+    this.jobs.wakeAll(jobId, finished);
+    this.bus?.publish({ kind: 'job', id: jobId });
   }
 
   /** Wakes this replica's idle takers first; only the jobs none of them waits for go to the other replicas. */
