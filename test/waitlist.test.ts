@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Waitlist } from '../src/services/waitlist.js';
+import { Cancellation } from '../src/domain/cancellation.js';
 
 const LONG = 60_000;
 
@@ -23,9 +24,9 @@ test('a wake-up before the mark, or of another key, does not end a later wait', 
   list.wakeAll('job-1');
   const since = list.mark();
   list.wakeAll('job-2');
-  const controller = new AbortController();
-  const waiting = list.wait('job-1', LONG, controller.signal, since);
-  controller.abort();
+  const clientGone = new Cancellation();
+  const waiting = list.wait('job-1', LONG, clientGone, since);
+  clientGone.abort();
   assert.equal(await waiting, false, 'still waiting until its client left');
 });
 
@@ -46,4 +47,22 @@ test('a waiter receives what its waker hands over; a plain wake-up or a marked o
   assert.equal(await plain, true);
   // The mark only says a wake-up happened; the waiter reads the store itself then.
   assert.equal(await list.wait('job-1', LONG, undefined, list.mark() - 1), true);
+});
+
+test('a cancellation ends the waits that listen to it, once, and forgets a listener taken back', async () => {
+  const list = new Waitlist();
+  const gone = new Cancellation();
+  const calls: string[] = [];
+  const forget = gone.onAbort(() => calls.push('forgotten'));
+  gone.onAbort(() => calls.push('kept'));
+  forget();
+  const waiting = list.wait('job-1', LONG, gone);
+  gone.abort();
+  gone.abort();
+  assert.equal(await waiting, false);
+  assert.deepEqual(calls, ['kept']);
+  // Already aborted: a new wait answers at once, a new listener runs at once.
+  assert.equal(await list.wait('job-1', LONG, gone), false);
+  gone.onAbort(() => calls.push('late'));
+  assert.deepEqual(calls, ['kept', 'late']);
 });

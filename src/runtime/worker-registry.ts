@@ -4,6 +4,7 @@
 // act as it. One credential can make only so many workers known, and a worker counts as ready
 // only once it has pinged or reported a job, as real workers do; a bare long-poll proves nothing.
 import { ApiError, conflict } from '../domain/errors.js';
+import { Cancellation } from '../domain/cancellation.js';
 
 export interface WorkerCounts {
   idle: number;
@@ -46,7 +47,7 @@ export class WorkerRegistry {
   private readonly parked = new Set<string>();
   /** Workers on their way out, and the open long-polls of each, to answer when one retires. */
   private readonly retiring = new Set<string>();
-  private readonly openTakesOf = new Map<string, Set<AbortController>>();
+  private readonly openTakesOf = new Map<string, Set<Cancellation>>();
   private readonly recycleListeners = new Set<(workerId: string) => void>();
 
   park(workerId: string): void {
@@ -147,19 +148,18 @@ export class WorkerRegistry {
    * controller, fed by both: combining signals per take costs more than the take on a busy queue).
    * Call `close` when it ends.
    */
-  openTake(workerId: string, endpointId: string, now: number, client: AbortSignal): { ended: AbortSignal; close(now: number): void } {
+  openTake(workerId: string, endpointId: string, now: number, client: Cancellation): { ended: Cancellation; close(now: number): void } {
     this.entry(workerId, endpointId, now).openTakes++;
-    const take = new AbortController();
-    const clientLeft = () => take.abort();
-    if (client.aborted || this.retiring.has(workerId)) take.abort();
-    else client.addEventListener('abort', clientLeft, { once: true });
+    const take = new Cancellation();
+    if (this.retiring.has(workerId)) take.abort();
+    const forgetClient = client.onAbort(() => take.abort());
     let open = this.openTakesOf.get(workerId);
     if (!open) this.openTakesOf.set(workerId, (open = new Set()));
     open.add(take);
     return {
-      ended: take.signal,
+      ended: take,
       close: (closedAt) => {
-        client.removeEventListener('abort', clientLeft);
+        forgetClient();
         open.delete(take);
         if (open.size === 0) this.openTakesOf.delete(workerId);
         const worker = this.workers.get(workerId);

@@ -9,6 +9,7 @@ import type { WorkerCounts, WorkerRegistry } from '../runtime/worker-registry.js
 import { statusJson } from './job-view.js';
 import { EndpointCache } from './endpoint-cache.js';
 import type { PurgedJobDeleter } from './purged-jobs.js';
+import type { Cancellation } from '../domain/cancellation.js';
 
 export interface RunRequest {
   input: Record<string, unknown>;
@@ -124,7 +125,7 @@ export class JobService {
   }
 
   /** Waits until the job is terminal or `waitMs` passes; returns its status body either way. */
-  async waitForResult(endpointId: string, jobId: string, waitMs: number, signal?: AbortSignal): Promise<string> {
+  async waitForResult(endpointId: string, jobId: string, waitMs: number, signal?: Cancellation): Promise<string> {
     const deadline = this.now() + waitMs;
     for (;;) {
       // Marked before the read: a change committed while the read waited for its commit is not slept through.
@@ -143,7 +144,7 @@ export class JobService {
   }
 
   /** Chunks produced since the previous read; waits briefly for one while the job still runs. */
-  async stream(endpointId: string, jobId: string, signal?: AbortSignal): Promise<{ status: string; stream: string[] }> {
+  async stream(endpointId: string, jobId: string, signal?: Cancellation): Promise<{ status: string; stream: string[] }> {
     const deadline = this.now() + this.timings.streamWaitMs;
     for (;;) {
       const since = this.events.jobs.mark();

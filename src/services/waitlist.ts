@@ -4,6 +4,7 @@
 // only delays a waiter, which re-reads the store when it wakes.
 import type { ClusterEvent, EventBus } from '../cluster/events.js';
 import type { JobRecord } from '../store/job-store.js';
+import type { Cancellation } from '../domain/cancellation.js';
 
 /** What a wake-up carries: `true`, or (for job waiters in the process that finished the job) its final row. */
 type Wake<T> = (value: T) => void;
@@ -32,7 +33,7 @@ export class Waitlist<T = true> {
    * Resolves with the wake-up's value (true, or what the waker passed) when woken, false on timeout,
    * fallback re-check or abort. Callers re-check and loop.
    */
-  wait(key: string, timeoutMs: number, signal?: AbortSignal, since?: number): Promise<T | boolean> {
+  wait(key: string, timeoutMs: number, signal?: Cancellation, since?: number): Promise<T | boolean> {
     if (signal?.aborted || timeoutMs <= 0) return Promise.resolve(false);
     if (since !== undefined && (this.woken.get(key) ?? -1) >= since) return Promise.resolve(true);
     timeoutMs = Math.min(timeoutMs, this.maxSleepMs);
@@ -44,7 +45,7 @@ export class Waitlist<T = true> {
       }
       const finish = (woken: T | boolean) => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        forgetAbort?.();
         const current = this.waiters.get(key);
         if (current) {
           current.delete(wake);
@@ -53,9 +54,8 @@ export class Waitlist<T = true> {
         resolve(woken);
       };
       const wake: Wake<T | true> = (value) => finish(value);
-      const onAbort = () => finish(false);
       const timer = setTimeout(() => finish(false), timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const forgetAbort = signal?.onAbort(() => finish(false));
       set.add(wake);
     });
   }

@@ -8,6 +8,7 @@ import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { Clock, JobService } from './jobs.js';
 import { splitStreamChunk } from '../domain/stream-chunks.js';
+import type { Cancellation } from '../domain/cancellation.js';
 import { ownership, type BatchItem, type ResultOutcome } from './worker-result-batch.js';
 
 export interface WorkerTimings {
@@ -64,7 +65,7 @@ export class WorkerProtocolService {
   ) {}
 
   /** Answers the moment a job is available, or with nothing after the long-poll wait. */
-  async take(endpointId: string, workerId: string, batchSize: number, signal: AbortSignal): Promise<JobRecord[]> {
+  async take(endpointId: string, workerId: string, batchSize: number, signal: Cancellation): Promise<JobRecord[]> {
     const limit = Math.max(1, Math.min(MAX_BATCH, batchSize));
     const deadline = this.now() + this.timings.takeWaitMs;
     // The client leaving and the worker being stopped both end the long-poll with no job.
@@ -168,7 +169,7 @@ export class WorkerProtocolService {
   }
 
   /** Jobs the worker must abort: answered at once when there are some, else after a long-poll. */
-  async stops(endpointId: string, workerId: string, signal: AbortSignal): Promise<string[]> {
+  async stops(endpointId: string, workerId: string, signal: Cancellation): Promise<string[]> {
     this.workers.seen(workerId, endpointId, this.now());
     const deadline = this.now() + this.timings.takeWaitMs;
     for (;;) {

@@ -7,7 +7,7 @@ import type { Services } from '../../services/services.js';
 import { JOB_LIMITS, runsyncRetentionMs } from '../../domain/job-state.js';
 import { problemResponses } from '../schemas/common.js';
 import { EndpointParams, JobParams, JobStatusResponse, RunBody, TtlQuery, WaitQuery } from '../schemas/queue.js';
-import { clientGoneSignal } from '../client-gone.js';
+import { clientGone } from '../client-gone.js';
 import { CrashLoop, Throttled } from '../schemas/workers.js';
 
 const tags = ['Queue'];
@@ -62,7 +62,7 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
       async (request, reply) => {
         const wait = request.query.wait ?? JOB_LIMITS.runsyncDefaultWaitMs;
         const job = await jobs.submit(await endpointOf(request), request.body, runsyncRetentionMs(wait));
-        return sendJson(reply, await jobs.waitForResult(job.endpointId, job.id, wait, clientGoneSignal(reply)));
+        return sendJson(reply, await jobs.waitForResult(job.endpointId, job.id, wait, clientGone(reply)));
       },
     );
 
@@ -100,7 +100,7 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
         handler: async (request, reply) => {
           const endpoint = await endpointOf(request);
           const wait = request.query.wait ?? JOB_LIMITS.runsyncDefaultWaitMs;
-          return sendJson(reply, await jobs.waitForResult(endpoint.id, request.params.jobId, wait, clientGoneSignal(reply)));
+          return sendJson(reply, await jobs.waitForResult(endpoint.id, request.params.jobId, wait, clientGone(reply)));
         },
       });
 
@@ -120,7 +120,7 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
         },
         handler: async (request, reply) => {
           const endpoint = await endpointOf(request);
-          const { status, stream } = await jobs.stream(endpoint.id, request.params.jobId, clientGoneSignal(reply));
+          const { status, stream } = await jobs.stream(endpoint.id, request.params.jobId, clientGone(reply));
           return sendJson(reply, `{"status":"${status}","stream":[${stream.map((c: string) => `{"output":${c}}`).join(',')}]}`);
         },
       });

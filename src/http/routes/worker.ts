@@ -9,7 +9,7 @@ import { takenJobJson } from '../../services/job-view.js';
 import { badRequest, ApiError } from '../../domain/errors.js';
 import { DoneQuery, PingQuery, TakeQuery, WorkerJobParams, WorkerParams } from '../schemas/queue.js';
 import { acceptRawBodies, type RawBody } from '../raw-body.js';
-import { clientGoneSignal } from '../client-gone.js';
+import { clientGone } from '../client-gone.js';
 import { nestingProblemDetail, nestsDeeperThan } from '../json-depth.js';
 
 const config = { auth: 'worker' as const, schemaErrorStatus: 400 };
@@ -45,7 +45,7 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
         async (request, reply) => {
           const { endpointId, workerId } = request.params;
           const size = batch ? (request.query.batch_size ?? 1) : 1;
-          const taken = await workerProtocol.take(endpointId, workerId, size, clientGoneSignal(reply));
+          const taken = await workerProtocol.take(endpointId, workerId, size, clientGone(reply));
           if (taken.length === 0) return reply.code(204).send();
           const body = batch ? `[${taken.map(takenJobJson).join(',')}]` : takenJobJson(taken[0]!);
           return reply.type(JSON_TYPE).send(body);
@@ -120,7 +120,7 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
       { config, schema: { ...schema, operationId: 'jobStop', params: WorkerParams, querystring: TakeQuery } },
       async (request, reply) => {
         const { endpointId, workerId } = request.params;
-        const stops = await workerProtocol.stops(endpointId, workerId, clientGoneSignal(reply));
+        const stops = await workerProtocol.stops(endpointId, workerId, clientGone(reply));
         if (stops.length === 0) return reply.code(204).send();
         return { jobsToStop: stops };
       },
