@@ -61,11 +61,15 @@ async function sendFile(reply: FastifyReply, path: string, cache: string): Promi
 
 /** Only `/` changes, and only for browsers: API clients keep the answer they got before. Installed on the root. */
 export function installConsoleRedirect(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0];
-    if (path === '/' && (request.method === 'GET' || request.method === 'HEAD') && prefersHtml(request.headers.accept)) {
-      return reply.redirect('/console/', 302);
+  // A callback hook, not an async one: it runs on every request, and an async hook costs a promise each time.
+  app.addHook('onRequest', (request, reply, done) => {
+    const { url } = request;
+    const root = url === '/' || url.startsWith('/?');
+    if (root && (request.method === 'GET' || request.method === 'HEAD') && prefersHtml(request.headers.accept)) {
+      reply.redirect('/console/', 302);
+      return;
     }
+    done();
   });
 }
 
