@@ -58,6 +58,27 @@ test('a repeated batch is harmless: results already recorded are duplicates and 
   assert.equal((await status(id)).output, 'first');
 });
 
+test('a job named twice in one batch keeps its first result; the second item is a duplicate', async () => {
+  const [a, b] = [await run(), await run()];
+  await takeAll('wb5', 2);
+  const answer = await batch('wb5', {
+    results: [
+      { id: a, output: 'first' },
+      { id: b, output: 'other' },
+      { id: a, output: 'second' },
+    ],
+  });
+  assert.deepEqual(
+    answer.json.results.map((r: { id: string; outcome: string }) => [r.id, r.outcome]),
+    [
+      [a, 'accepted'],
+      [b, 'accepted'],
+      [a, 'duplicate'],
+    ],
+  );
+  assert.deepEqual([(await status(a)).output, (await status(b)).output], ['first', 'other']);
+});
+
 test("a result for another worker's job, or for no job of the endpoint, is rejected alone", async () => {
   const [mine, theirs] = [await run({ who: 'mine' }), await run({ who: 'theirs' })];
   const [forMine] = await takeAll('wb3', 1);

@@ -141,21 +141,31 @@ export class WorkerProtocolService {
 
   /** Several results of this worker's jobs, each with its own outcome (see worker-result-batch.ts). */
   async doneBatch(endpointId: string, workerId: string, items: BatchItem<DoneReport>[]): Promise<ResultOutcome[]> {
-    const outcomes: ResultOutcome[] = [];
-    for (const item of items) {
-      if ('invalid' in item) {
-        outcomes.push({ id: item.id, outcome: 'rejected', detail: item.invalid });
-        continue;
-      }
-      const owned = await ownership(this.store, endpointId, workerId, item.id);
-      if (typeof owned === 'object') outcomes.push({ id: item.id, outcome: 'rejected', detail: owned.rejected });
-      else if (owned === 'finished') outcomes.push({ id: item.id, outcome: 'duplicate' });
-      else {
-        await this.done(endpointId, workerId, item.id, item.report);
-        outcomes.push({ id: item.id, outcome: 'accepted' });
-      }
+    // Different jobs' results are recorded together, so they share one commit instead of waiting
+    // for one each; a job named again in the batch is settled after its first item, as a later
+    // request would be.
+    const firstItems = new Set<string>();
+    const outcomes: (ResultOutcome | undefined)[] = await Promise.all(
+      items.map((item) => {
+        if ('invalid' in item) return { id: item.id, outcome: 'rejected' as const, detail: item.invalid };
+        if (firstItems.has(item.id)) return undefined;
+        firstItems.add(item.id);
+        return this.doneItem(endpointId, workerId, item.id, item.report);
+      }),
+    );
+    for (const [index, item] of items.entries()) {
+      if (outcomes[index] === undefined && 'report' in item)
+        outcomes[index] = await this.doneItem(endpointId, workerId, item.id, item.report);
     }
-    return outcomes;
+    return outcomes as ResultOutcome[];
+  }
+
+  private async doneItem(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<ResultOutcome> {
+    const owned = await ownership(this.store, endpointId, workerId, jobId);
+    if (typeof owned === 'object') return { id: jobId, outcome: 'rejected', detail: owned.rejected };
+    if (owned === 'finished') return { id: jobId, outcome: 'duplicate' };
+    await this.done(endpointId, workerId, jobId, report);
+    return { id: jobId, outcome: 'accepted' };
   }
 
   async streamChunk(endpointId: string, workerId: string, jobId: string, output: unknown): Promise<void> {

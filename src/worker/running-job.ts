@@ -42,16 +42,28 @@ export class RunningJob {
   }
 
   /**
-   * Settles when the job is over for this worker: its result was posted, or it was stopped. A
-   * handler that ignores its signal goes on in the background, but no longer holds a slot.
+   * Settles when the job is over for this worker: its result was posted, or it was stopped.
+   * `handled` is called once, as soon as the handler is done (or the job stopped), before its
+   * result is posted: the slot is free for the next job while the result travels. A handler that
+   * ignores its signal goes on in the background, but no longer holds a slot.
    */
-  async run(handler: Handler): Promise<void> {
+  async run(handler: Handler, handled: () => void = () => {}): Promise<void> {
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      handled();
+    };
     const stopped = new Promise<void>((resolve) => this.controller.signal.addEventListener('abort', () => resolve(), { once: true }));
-    await Promise.race([this.execute(handler), stopped]);
-    this.finished = true;
+    try {
+      await Promise.race([this.execute(handler, free), stopped]);
+    } finally {
+      free();
+      this.finished = true;
+    }
   }
 
-  private async execute(handler: Handler): Promise<void> {
+  private async execute(handler: Handler, handled: () => void): Promise<void> {
     const { env, returnAggregateStream } = this.context;
     const { id, input, s3Config } = this.job;
     const outcome = await runHandler(
@@ -69,6 +81,7 @@ export class RunningJob {
         onChunk: (chunk) => this.enqueue(env.streamUrl(id), { output: chunk }),
       },
     );
+    handled();
     if (this.controller.signal.aborted) return;
     const result = (this.posts = this.posts.then(() => this.sendResult(outcome.isStream, outcome.body)));
     this.finished = true;

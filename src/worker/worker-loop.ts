@@ -14,6 +14,8 @@ const RATE_LIMITED_PAUSE_MS = 5_000;
 const FIRST_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 2_000;
 const PING_TIMEOUT_MS = 10_000;
+/** Jobs held at once (running, or with their result on its way) as a multiple of the concurrency. */
+const HELD_PER_SLOT = 2;
 
 export interface LoopSettings {
   concurrency: number;
@@ -29,7 +31,10 @@ function asTakenJob(value: unknown): TakenJob | undefined {
 export class WorkerLoop {
   private readonly transport: Transport;
   private readonly results: ResultBatcher;
+  /** Jobs this worker holds: their handler runs, or their result is on its way (stops and pings name them). */
   private readonly running = new Map<string, RunningJob>();
+  /** Handlers running now: what the concurrency bounds. */
+  private handling = 0;
   /** Notified whenever a job starts or ends. */
   private readonly changed = new Notifier();
   private readonly stopping = new AbortController();
@@ -71,7 +76,10 @@ export class WorkerLoop {
       backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
     };
     while (!stopping.aborted) {
-      const free = this.settings.concurrency - this.running.size;
+      // A slot frees when its handler is done, not when the server has its result, so taking the
+      // next jobs overlaps posting the last results; results on their way are bounded too.
+      const { concurrency } = this.settings;
+      const free = Math.min(concurrency - this.handling, HELD_PER_SLOT * concurrency - this.running.size);
       if (free <= 0) {
         await this.changed.wait(stopping);
         continue;
@@ -112,8 +120,13 @@ export class WorkerLoop {
       log: this.settings.log,
     });
     this.running.set(taken.id, job);
+    this.handling++;
     this.changed.notify();
-    void job.run(this.handler).finally(() => {
+    const handled = () => {
+      this.handling--;
+      this.changed.notify();
+    };
+    void job.run(this.handler, handled).finally(() => {
       this.running.delete(taken.id);
       if (this.running.size === 0) this.stopChannel.idle();
       this.changed.notify();
