@@ -30,11 +30,6 @@ export class StopChannel {
     this.loop = this.watch();
   }
 
-  /** No job runs any more: the poll in flight has nothing left to stop. */
-  idle(): void {
-    this.poll?.abort();
-  }
-
   async close(): Promise<void> {
     this.closing.abort();
     this.poll?.abort();

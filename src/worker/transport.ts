@@ -2,6 +2,7 @@
 // every call has a deadline, and result posts are retried on 5xx and network errors (never on
 // 4xx, which will not get better by asking again).
 import { deadline, pause } from './timing.js';
+import { exchange } from './http-request.js';
 
 export interface Answer {
   status: number;
@@ -31,9 +32,8 @@ export class Transport {
   async get(url: string, timeoutMs: number, signal?: AbortSignal): Promise<Answer> {
     const limit = deadline(timeoutMs, signal);
     try {
-      const res = await fetch(url, { headers: { authorization: this.credential }, signal: limit.signal });
-      const text = await res.text();
-      return { status: res.status, body: res.status === 200 && text.trim() !== '' ? (JSON.parse(text) as unknown) : undefined };
+      const { status, text } = await exchange(url, { method: 'GET', headers: { authorization: this.credential }, signal: limit.signal });
+      return { status, body: status === 200 && text.trim() !== '' ? (JSON.parse(text) as unknown) : undefined };
     } finally {
       limit.release();
     }
@@ -54,14 +54,13 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       const limit = deadline(postTimeoutMs);
       try {
-        const res = await fetch(url, {
+        const { status, text } = await exchange(url, {
           method: 'POST',
           headers: { authorization: this.credential, 'content-type': 'application/json' },
           body: payload,
           signal: limit.signal,
         });
-        const text = await res.text();
-        if (res.status < 500 || attempt >= retries) return { status: res.status, body: parseOrUndefined(text) };
+        if (status < 500 || attempt >= retries) return { status, body: parseOrUndefined(text) };
       } catch (error) {
         if (attempt >= retries) throw error;
       } finally {

@@ -127,8 +127,9 @@ export class WorkerLoop {
       this.changed.notify();
     };
     void job.run(this.handler, handled).finally(() => {
+      // An open stop long-poll is left to end on its own when no job runs any more: cutting it
+      // costs its connection, and the next job would open another at once.
       this.running.delete(taken.id);
-      if (this.running.size === 0) this.stopChannel.idle();
       this.changed.notify();
     });
   }
