@@ -13,20 +13,13 @@ import type {
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import {
-  dueWebhookFromRow,
-  jobFromRow,
-  LOST_LEASE_ERROR,
-  workerCredentialFromRow,
-  type JobRow,
-  type WebhookRow,
-  type WorkerCredentialRow,
-} from '../rows.js';
+import { dueWebhookFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type WebhookRow, type WorkerCredentialRow } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
 import { countsFromRows } from '../shared/job-results.js';
 import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
+import { JOB_COLUMNS, jobFromValues } from './job-columns.js';
 
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
 /** The current queue generation of the endpoint bound at this place. */
@@ -70,8 +63,8 @@ export class SqliteJobStore implements JobStore {
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
-    const row = this.s.get.get(id) as JobRow | undefined;
-    return row && jobFromRow(row);
+    const values = this.s.get.get(id) as unknown[] | undefined;
+    return values && jobFromValues(values);
   }
 
   async take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
@@ -81,8 +74,8 @@ export class SqliteJobStore implements JobStore {
       const due = this.takeableUpTo(limit).all(endpointId, endpointId, now) as { seq: number }[];
       const taken: JobRecord[] = [];
       for (const { seq } of due) {
-        const row = this.s.takeOne.get(workerId, now, leaseUntil, seq) as JobRow | undefined;
-        if (row) taken.push(jobFromRow(row));
+        const values = this.s.takeOne.get(workerId, now, leaseUntil, seq) as unknown[] | undefined;
+        if (values) taken.push(jobFromValues(values));
       }
       return taken;
     })();
@@ -118,33 +111,42 @@ export class SqliteJobStore implements JobStore {
     const key = statusList(from);
     let statement = this.completeBy.get(key);
     if (!statement) {
-      statement = this.db.prepare(`UPDATE jobs SET status = ?, output = ?, error = ?, completed_at = ?,
+      statement = this.db
+        .prepare(
+          `UPDATE jobs SET status = ?, output = ?, error = ?, completed_at = ?,
         lease_expires_at = NULL,
         expires_at = min(expires_at, ? + retention_ms)
-        WHERE id = ? AND status IN (${key}) AND (@endpointId IS NULL OR endpoint_id = @endpointId) AND NOT ${purgedRow()} RETURNING *`);
+        WHERE id = ? AND status IN (${key}) AND (@endpointId IS NULL OR endpoint_id = @endpointId) AND NOT ${purgedRow()}
+        RETURNING ${JOB_COLUMNS}`,
+        )
+        .raw(true);
       this.completeBy.set(key, statement);
     }
     const scope = { endpointId: endpointId ?? null };
-    const row = statement.get(c.status, c.output, c.error, c.completedAt, c.completedAt, id, scope) as JobRow | undefined;
-    return row && jobFromRow(row);
+    const values = statement.get(c.status, c.output, c.error, c.completedAt, c.completedAt, id, scope) as unknown[] | undefined;
+    return values && jobFromValues(values);
   }
 
   async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined> {
     const key = statusList(from);
     let statement = this.requeueBy.get(key);
     if (!statement) {
-      statement = this.db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL,
+      statement = this.db
+        .prepare(
+          `UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL,
         completed_at = NULL, worker_id = NULL, lease_expires_at = NULL, retries = retries + 1, lease_losses = 0,
         expires_at = ?, stream_read = 0, stream_written = 0, queue_generation = ${ROW_GENERATION}
-        WHERE id = ? AND status IN (${key}) RETURNING *`);
+        WHERE id = ? AND status IN (${key}) RETURNING ${JOB_COLUMNS}`,
+        )
+        .raw(true);
       this.requeueBy.set(key, statement);
     }
     const row = this.db.transaction(() => {
-      const updated = statement.get(expiresAt, id) as JobRow | undefined;
+      const updated = statement.get(expiresAt, id) as unknown[] | undefined;
       if (updated) this.s.deleteStream.run(id);
       return updated;
     })();
-    return row && jobFromRow(row);
+    return row && jobFromValues(row);
   }
 
   async setExpiry(id: string, expiresAt: number): Promise<void> {
@@ -276,9 +278,13 @@ function prepare(db: Database.Database) {
     insert: db.prepare(`INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config,
       execution_timeout_ms, low_priority, retention_ms, ttl_ms, submitted_at, expires_at, queue_generation)
       VALUES (?, ?, ?, 'IN_QUEUE', ?, ?, ?, ?, ?, ?, ?, ?, ?, ${GENERATION})`),
-    get: db.prepare(`SELECT * FROM jobs WHERE id = ? AND NOT ${purgedRow()}`),
-    takeOne: db.prepare(`UPDATE jobs SET status = 'IN_PROGRESS', worker_id = ?, started_at = ?, lease_expires_at = ?
-      WHERE seq = ? AND status = 'IN_QUEUE' RETURNING *`),
+    get: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
+    takeOne: db
+      .prepare(
+        `UPDATE jobs SET status = 'IN_PROGRESS', worker_id = ?, started_at = ?, lease_expires_at = ?
+      WHERE seq = ? AND status = 'IN_QUEUE' RETURNING ${JOB_COLUMNS}`,
+      )
+      .raw(true),
     renew: db.prepare(`UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND worker_id = ? AND endpoint_id = ? AND status = 'IN_PROGRESS'`),
     progress: db.prepare(`UPDATE jobs SET output = ?, lease_expires_at = ? WHERE id = ? AND status = 'IN_PROGRESS'`),
     setExpiry: db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?'),
