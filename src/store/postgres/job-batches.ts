@@ -7,6 +7,7 @@ import { jobFromRow, type JobRow } from '../rows.js';
 import { isUniqueViolation } from '../shared/conflicts.js';
 import { TurnBatch } from './turn-batch.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
+import { jobRecordColumns } from '../shared/job-sql.js';
 
 const INSERT = {
   name: 'gantry_jobs_insert',
@@ -20,7 +21,7 @@ const INSERT = {
            retention_ms, ttl_ms, submitted_at, expires_at)`,
 };
 
-const GET = { name: 'gantry_jobs_get', text: `SELECT * FROM jobs WHERE id = ANY($1::text[]) AND NOT ${purgedRow()}` };
+const GET = { name: 'gantry_jobs_get', text: `SELECT ${jobRecordColumns()} FROM jobs WHERE id = ANY($1::text[]) AND NOT ${purgedRow()}` };
 
 /** Each job moves only from one of the statuses its caller allows (listed with commas), of its endpoint when one is named. */
 const COMPLETE = {
@@ -31,7 +32,7 @@ const COMPLETE = {
            AS c(id, status, output, error, at, from_list, endpoint_id)
          WHERE jobs.id = c.id AND jobs.status = ANY(string_to_array(c.from_list, ','))
            AND (c.endpoint_id IS NULL OR jobs.endpoint_id = c.endpoint_id) AND NOT ${purgedRow()}
-         RETURNING jobs.*`,
+         RETURNING ${jobRecordColumns('jobs')}`,
 };
 
 interface CompleteCall {

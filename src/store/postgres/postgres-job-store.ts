@@ -29,7 +29,7 @@ import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js'
 import { transaction, type Queryable } from './database.js';
 import { JobBatches } from './job-batches.js';
 import { TakeBatches } from './take-batches.js';
-import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
+import { generationOf, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { deletePurged, purgeQueue } from './postgres-queue-purge.js';
 
 const DISPLACED = 'id, endpoint_id AS "endpointId", worker_id AS "workerId", status';
@@ -127,9 +127,14 @@ export class PostgresJobStore implements JobStore {
   }
 
   async counts(endpointId: string): Promise<JobCounts> {
+    // Queued jobs through jobs_queue (of the current generation: a purge's hidden ones are not
+    // counted), the others through jobs_by_endpoint_status, which holds no queued job.
     const rows = await this.rows<{ status: JobStatus; n: number; retried: number }>(
       `SELECT status, count(*) AS n, count(*) FILTER (WHERE retries > 0) AS retried FROM jobs
-       WHERE endpoint_id = $1 AND NOT ${purgedRow(generationOf('$1'))} GROUP BY status`,
+       WHERE endpoint_id = $1 AND status <> 'IN_QUEUE' GROUP BY status
+       UNION ALL
+       SELECT 'IN_QUEUE', count(*), count(*) FILTER (WHERE retries > 0) FROM jobs
+       WHERE endpoint_id = $1 AND queue_generation = ${generationOf('$1')} AND status = 'IN_QUEUE'`,
       [endpointId],
     );
     return countsFromRows(
@@ -145,7 +150,8 @@ export class PostgresJobStore implements JobStore {
            AND status = 'IN_QUEUE' AND NOT low_priority LIMIT $2) q) AS queued,
          (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND queue_generation = ${generationOf('$1')}
            AND status = 'IN_QUEUE' AND low_priority LIMIT $2) l) AS low,
-         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND status = 'IN_PROGRESS' LIMIT $2) r) AS running,
+         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND status = 'IN_PROGRESS' AND status <> 'IN_QUEUE' LIMIT $2) r)
+           AS running,
          (SELECT submitted_at FROM jobs WHERE endpoint_id = $1 AND queue_generation = ${generationOf('$1')}
            AND status = 'IN_QUEUE' AND NOT low_priority ORDER BY low_priority, seq LIMIT 1) AS oldest`,
       [endpointId, QUEUE_STATS_CAP],

@@ -10,6 +10,7 @@ import { jobFromRow, type JobRow } from '../rows.js';
 import { inTakeOrder } from '../shared/job-results.js';
 import { TurnBatch } from './turn-batch.js';
 import { generationOf } from '../shared/queue-generation-sql.js';
+import { jobRecordColumns } from '../shared/job-sql.js';
 
 const TAKE = {
   name: 'gantry_jobs_take',
@@ -25,7 +26,7 @@ const TAKE = {
          UPDATE jobs SET status = 'IN_PROGRESS', worker_id = want.worker_id, started_at = want.started_at, lease_expires_at = want.lease_until
          FROM picked JOIN want ON picked.i >= want.first AND picked.i < want.first + want.n
          WHERE jobs.seq = picked.seq
-         RETURNING jobs.*`,
+         RETURNING ${jobRecordColumns('jobs')}`,
 };
 
 interface TakeCall {

@@ -3,12 +3,12 @@
 // cost more than the statement itself (5.5 against 2.4 us for a job read by id).
 import type { JobStatus } from '../../domain/job-state.js';
 import type { JobRecord } from '../job-store.js';
+import { jobRecordColumns } from '../shared/job-sql.js';
 
-export const JOB_COLUMNS = `id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms,
-  low_priority, retention_ms, ttl_ms, submitted_at, started_at, completed_at, expires_at, output, error, worker_id,
-  lease_expires_at, retries, lease_losses`;
+/** The select list of jobFromValues' values. */
+export const JOB_COLUMNS = jobRecordColumns();
 
-/** A job from the values of JOB_COLUMNS, in that order. */
+/** A job from the values of JOB_RECORD_COLUMNS, in that order. */
 export function jobFromValues(v: unknown[]): JobRecord {
   return {
     id: v[0] as string,
