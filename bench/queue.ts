@@ -19,6 +19,8 @@ const { values: opts } = parseArgs({
 const JOBS = Number(opts.jobs);
 const QUEUED = Number(opts.queued);
 const REPEAT = Number(opts.repeat);
+/** How long runsync is sampled right after the purge, while the purged rows are being deleted. */
+const AFTER_PURGE_MS = 3000;
 const settings: LoadSettings = {
   clients: Number(opts.clients),
   workers: Number(opts.workers),
@@ -64,6 +66,13 @@ if (QUEUED > 0) {
   row(`RSS before / with ${QUEUED} queued, MiB`, `${f(b.rssBefore, 0)} / ${f(b.rssAfter, 0)}`, '-');
   row('queueing rate, jobs/s', f(b.submitRate, 0), '-');
   row(`purge of ${b.removed}, ms`, f(b.purgeMs, 0), '-');
+  // The purge hides the jobs at once; their rows are deleted behind it in batches meanwhile.
+  const afterPurge = await runsync(gantry, settings, AFTER_PURGE_MS);
+  row(
+    `runsync in the ${AFTER_PURGE_MS / 1000} s after, p50 / p99`,
+    `${f(percentile(afterPurge, 50))} / ${f(percentile(afterPurge, 99))}`,
+    '-',
+  );
 }
 await stopTarget(gantry);
 await stopTarget(echo);

@@ -205,8 +205,12 @@ export async function dispatch(t: Target, s: LoadSettings): Promise<number[]> {
   return samples;
 }
 
-/** runsync round trip with a worker that answers at once (on another replica when there are several). */
-export async function runsync(t: Target, s: LoadSettings): Promise<number[]> {
+/**
+ * runsync round trip with a worker that answers at once (on another replica when there are
+ * several): `s.samples` of them, or as many as fit in `forMs` when it is given.
+ */
+export async function runsync(t: Target, s: LoadSettings, forMs?: number): Promise<number[]> {
+  const until = forMs === undefined ? Infinity : Date.now() + forMs;
   let stop = false;
   const worker = (async () => {
     while (!stop) {
@@ -215,7 +219,7 @@ export async function runsync(t: Target, s: LoadSettings): Promise<number[]> {
     }
   })();
   const samples: number[] = [];
-  for (let i = 0; i < s.samples; i++) {
+  for (let i = 0; forMs === undefined ? i < s.samples : Date.now() < until; i++) {
     const started = process.hrtime.bigint();
     const res = await call(t, 0, 'POST', '/runsync?wait=10000', t.apiKey, { input: { i } });
     if (res.json.status !== 'COMPLETED') throw new Error(`runsync answered ${res.json.status}`);
