@@ -1,7 +1,7 @@
 // Child process of the load-balancer benchmark: a Gantry server running one example HTTP worker
 // behind a load-balancing endpoint. Prints one JSON line once the worker is ready: Gantry's URL,
 // the endpoint, a rate-limit-exempt key and the worker's own address.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
@@ -35,4 +35,12 @@ for (;;) {
   if (Date.now() > deadline) throw new Error('the worker did not become ready in 30 s');
   await new Promise((resolve) => setTimeout(resolve, 50));
 }
-process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
+// The data directory goes with the server: a benchmark makes one per run, a million jobs each.
+process.on(
+  'SIGTERM',
+  () =>
+    void server.close().then(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }),
+);
