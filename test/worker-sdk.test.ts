@@ -35,6 +35,8 @@ class FakeQueue {
   /** How long take and stop long-polls are held when there is nothing to hand out. */
   holdMs = 150;
   progressDelayMs = 0;
+  /** How long a job's final result (job-done without IN_PROGRESS) waits for its answer. */
+  resultDelayMs = 0;
   /** Whether it answers Gantry's job-done-batch; otherwise 404, as a RunPod server does. */
   batchResults = false;
   url = '';
@@ -110,6 +112,7 @@ class FakeQueue {
       return answer(200, { results: (seen.body.results as { id: string }[]).map(({ id }) => ({ id, outcome: 'accepted' })) });
     }
     if (kind === 'job-done' && seen.body?.status === 'IN_PROGRESS') await sleep(this.progressDelayMs);
+    else if (kind === 'job-done') await sleep(this.resultDelayMs);
     return answer((kind === 'job-done' && this.doneAnswers.shift()) || 200, {});
   }
 }
@@ -195,6 +198,17 @@ test('a job is taken and its output posted, on RunPod URL shapes with the raw cr
   );
   assert.deepEqual(done!.body, { output: { a: 1 } });
   assert.deepEqual([...new Set(fake.seen.map((s) => s.auth))], ['wk-secret'], 'no Bearer prefix, on every request');
+});
+
+test('a slot frees when its handler returns: the next job runs while the last result is still on its way', async () => {
+  await startWorker();
+  fake.resultDelayMs = 1500;
+  fake.jobs.push({ id: 'first', input: { result: 1 } }, { id: 'second', input: { result: 2 } });
+  const first = await until(() => fake.requests('job-done', 'first')[0], "the first job's result");
+  const second = await until(() => fake.requests('job-done', 'second')[0], "the second job's result", 1000);
+  assert.ok(second.at - first.at < 1000, 'with one slot, the second job ran before the first result was answered');
+  // Both still count as held: a ping names them until their results are answered.
+  await until(() => fake.requests('ping').some((p) => p.query.get('job_id') === 'first,second'), 'a ping naming both');
 });
 
 test('results finished together go in one job-done-batch where the server has it, one job-done each where not', async () => {
