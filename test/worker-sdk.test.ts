@@ -202,11 +202,11 @@ test('a job is taken and its output posted, on RunPod URL shapes with the raw cr
 
 test('a slot frees when its handler returns: the next job runs while the last result is still on its way', async () => {
   await startWorker();
-  fake.resultDelayMs = 1500;
+  fake.resultDelayMs = 3000;
   fake.jobs.push({ id: 'first', input: { result: 1 } }, { id: 'second', input: { result: 2 } });
   const first = await until(() => fake.requests('job-done', 'first')[0], "the first job's result");
-  const second = await until(() => fake.requests('job-done', 'second')[0], "the second job's result", 1000);
-  assert.ok(second.at - first.at < 1000, 'with one slot, the second job ran before the first result was answered');
+  const second = await until(() => fake.requests('job-done', 'second')[0], "the second job's result", 2500);
+  assert.ok(second.at - first.at < 2500, 'with one slot, the second job ran before the first result was answered');
   // Both still count as held: a ping names them until their results are answered.
   await until(() => fake.requests('ping').some((p) => p.query.get('job_id') === 'first,second'), 'a ping naming both');
 });
