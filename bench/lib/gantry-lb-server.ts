@@ -1,11 +1,12 @@
 // Child process of the load-balancer benchmark: a Gantry server running one example HTTP worker
 // behind a load-balancing endpoint. Prints one JSON line once the worker is ready: Gantry's URL,
 // the endpoint, a rate-limit-exempt key and the worker's own address.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
+import { stopOnSigterm } from './server-exit.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
 const config = loadConfig({ dataDir, port: '0', logLevel: 'silent', workerProvider: 'process', lbHealthIntervalMs: '1000' }, {});
@@ -35,12 +36,4 @@ for (;;) {
   if (Date.now() > deadline) throw new Error('the worker did not become ready in 30 s');
   await new Promise((resolve) => setTimeout(resolve, 50));
 }
-// The data directory goes with the server: a benchmark makes one per run, a million jobs each.
-process.on(
-  'SIGTERM',
-  () =>
-    void server.close().then(() => {
-      rmSync(dataDir, { recursive: true, force: true });
-      process.exit(0);
-    }),
-);
+stopOnSigterm(server, dataDir);

@@ -2,11 +2,12 @@
 // The first server of a deployment also creates an endpoint, a rate-limit-exempt key and a worker
 // credential and prints them; with BENCH_JOIN set it only joins (another replica, same database).
 // BENCH_DATABASE (a postgres:// URL) selects PostgreSQL; the default is SQLite in a temporary dir.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
+import { stopOnSigterm } from './server-exit.js';
 import { countQueries } from './query-counter.js';
 
 countQueries();
@@ -25,15 +26,7 @@ const config = loadConfig(
   {},
 );
 const server = await startServer(config);
-// The data directory goes with the server: a benchmark makes one per run, a million jobs each.
-process.on(
-  'SIGTERM',
-  () =>
-    void server.close().then(() => {
-      rmSync(dataDir, { recursive: true, force: true });
-      process.exit(0);
-    }),
-);
+stopOnSigterm(server, dataDir);
 if (process.env.BENCH_JOIN) {
   process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 } else {

@@ -210,7 +210,7 @@ export async function dispatch(t: Target, s: LoadSettings): Promise<number[]> {
  * several): `s.samples` of them, or as many as fit in `forMs` when it is given.
  */
 export async function runsync(t: Target, s: LoadSettings, forMs?: number): Promise<number[]> {
-  const until = forMs === undefined ? Infinity : Date.now() + forMs;
+  const until = Date.now() + (forMs ?? 0);
   let stop = false;
   const worker = (async () => {
     while (!stop) {

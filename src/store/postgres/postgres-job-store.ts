@@ -150,8 +150,7 @@ export class PostgresJobStore implements JobStore {
            AND status = 'IN_QUEUE' AND NOT low_priority LIMIT $2) q) AS queued,
          (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND queue_generation = ${generationOf('$1')}
            AND status = 'IN_QUEUE' AND low_priority LIMIT $2) l) AS low,
-         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND status = 'IN_PROGRESS' AND status <> 'IN_QUEUE' LIMIT $2) r)
-           AS running,
+         (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE endpoint_id = $1 AND status = 'IN_PROGRESS' LIMIT $2) r) AS running,
          (SELECT submitted_at FROM jobs WHERE endpoint_id = $1 AND queue_generation = ${generationOf('$1')}
            AND status = 'IN_QUEUE' AND NOT low_priority ORDER BY low_priority, seq LIMIT 1) AS oldest`,
       [endpointId, QUEUE_STATS_CAP],
