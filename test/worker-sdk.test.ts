@@ -111,9 +111,10 @@ class FakeQueue {
       if (!this.batchResults) return answer(404, {});
       return answer(200, { results: (seen.body.results as { id: string }[]).map(({ id }) => ({ id, outcome: 'accepted' })) });
     }
-    if (kind === 'job-done' && seen.body?.status === 'IN_PROGRESS') await sleep(this.progressDelayMs);
-    else if (kind === 'job-done') await sleep(this.resultDelayMs);
-    return answer((kind === 'job-done' && this.doneAnswers.shift()) || 200, {});
+    // The answer is chosen as the post arrives: a test that sees the post may queue the next one's.
+    const forced = kind === 'job-done' ? this.doneAnswers.shift() : undefined;
+    if (kind === 'job-done') await sleep(seen.body?.status === 'IN_PROGRESS' ? this.progressDelayMs : this.resultDelayMs);
+    return answer(forced ?? 200, {});
   }
 }
 
