@@ -19,5 +19,5 @@ export function storeLocation(config: GantryConfig): string {
 /** Opens the store and brings its schema up to date. */
 export async function openStore(config: GantryConfig, log: Logger = silentLogger): Promise<Store> {
   if (config.databaseUrl) return PostgresStore.open({ url: config.databaseUrl, max: config.databasePoolSize }, log);
-  return new SqliteStore(databaseFile(config));
+  return new SqliteStore(databaseFile(config), log);
 }

@@ -27,7 +27,10 @@ export class GroupCommit {
   private readonly rollback: Database.Statement;
   private readonly changes: Database.Statement;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly afterCommit: () => void = () => undefined,
+  ) {
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -88,6 +91,7 @@ export class GroupCommit {
     try {
       if (!this.db.inTransaction) throw new Error('the database rolled the transaction back; nothing of it was stored');
       this.commit.run();
+      this.afterCommit();
       group.settle();
     } catch (error) {
       this.failed++;

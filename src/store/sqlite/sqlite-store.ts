@@ -3,6 +3,8 @@
 import Database from 'better-sqlite3';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { GroupCommit, groupMethods } from './group-commit.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
+import { silentLogger, type Logger } from '../../domain/logger.js';
 import { migrateSqlite } from './migrate.js';
 import { preparePrivateDatabaseFile } from './private-files.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
@@ -47,6 +49,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly group: GroupCommit;
+  private readonly checkpointer: WalCheckpointer | undefined;
   private readonly readApiKeysMark: () => number;
   readonly jobs: SqliteJobStore;
   readonly jobHistory: SqliteJobHistory;
@@ -58,7 +61,7 @@ export class SqliteStore implements Store {
   readonly workerSamples: SqliteWorkerSampleStore;
   readonly webhookSecrets: SqliteWebhookSecretStore;
 
-  constructor(fileOrDb: string | Database.Database) {
+  constructor(fileOrDb: string | Database.Database, log: Logger = silentLogger) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
     this.statements = prepareStatements(this.db);
     this.jobs = new SqliteJobStore(this.db);
@@ -70,7 +73,12 @@ export class SqliteStore implements Store {
     this.usage = new SqliteUsageStore(this.db);
     this.workerSamples = new SqliteWorkerSampleStore(this.db);
     this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
-    this.group = new GroupCommit(this.db);
+    this.checkpointer = this.db.memory
+      ? undefined
+      : new WalCheckpointer(this.db, (error) =>
+          log.warn({ err: error }, 'the checkpoint thread failed; this connection checkpoints again itself'),
+        );
+    this.group = new GroupCommit(this.db, () => this.checkpointer?.committed());
     this.readApiKeysMark = apiKeysMarkReader(this.db, () => this.group.failedGroups);
     // Every part that writes or reads the database joins the turn's transaction, so no answer precedes its commit.
     for (const part of [
@@ -95,6 +103,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.group.flush();
+    await this.checkpointer?.close();
     this.db.close();
   }
 

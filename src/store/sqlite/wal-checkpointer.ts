@@ -1,0 +1,134 @@
+// Checkpoints off the event loop. SQLite copies its write-ahead log back into the database file
+// inside whichever commit takes the log past 1,000 pages: a pause of several milliseconds every few
+// dozen commits on a busy queue, which was most of the dispatch p99. Here the store's connection
+// never checkpoints; a worker thread with its own connection does, once as many pages wait as
+// SQLite's own trigger allows. Those checkpoints are PASSIVE (they never block a writer), so under
+// steady writes they never catch up with the end of the log and the log would only grow; once it
+// passes RESTART_FRAMES the thread checkpoints in RESTART mode, which makes writers wait (the store
+// waits for the lock asynchronously, see group-commit.ts) until the log starts over.
+// See docs/decisions/0026-sqlite-checkpoints-off-the-event-loop.md.
+import type Database from 'better-sqlite3';
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { WalIndex } from './wal-index.js';
+
+/** How often, at most, the log is looked at while commits go on. */
+const LOOK_EVERY_MS = 100;
+/** SQLite's own wal_autocheckpoint default: pages waiting in the log before a checkpoint runs. */
+const CHECKPOINT_PAGES = 1000;
+/** The log's length (4 KiB pages) past which it is made to start over: 32 MiB. */
+const RESTART_FRAMES = 8192;
+
+type Mode = 'PASSIVE' | 'RESTART';
+
+export interface CheckpointLimits {
+  /** Pages waiting in the log before a checkpoint runs. */
+  checkpointPages: number;
+  /** The log's length in pages past which it is made to start over. */
+  restartFrames: number;
+  /** The better-sqlite3 module the thread loads (resolved from here by default). */
+  driver: string;
+}
+
+// The thread's code is plain CommonJS run with `eval`, so it loads the same way built or under a
+// TypeScript loader (threads do not inherit the main thread's module hooks).
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('synchronous = NORMAL');
+db.pragma('busy_timeout = 1000');
+const checkpoints = {
+  PASSIVE: db.prepare('PRAGMA wal_checkpoint(PASSIVE)'),
+  RESTART: db.prepare('PRAGMA wal_checkpoint(RESTART)'),
+};
+parentPort.on('message', (request) => {
+  if (request === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    checkpoints[request].get();
+  } catch (error) {
+    if (error.code !== 'SQLITE_BUSY') throw error; // the next look tries again
+  }
+  parentPort.postMessage('done');
+});
+`;
+
+export class WalCheckpointer {
+  private readonly index: WalIndex;
+  private worker: Worker | undefined;
+  private lookTimer: NodeJS.Timeout | undefined;
+  private checkpointing = false;
+  private failed = false;
+  private closed = false;
+
+  private readonly limits: CheckpointLimits;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly onError: (error: Error) => void,
+    limits: Partial<CheckpointLimits> = {},
+  ) {
+    this.limits = {
+      checkpointPages: CHECKPOINT_PAGES,
+      restartFrames: RESTART_FRAMES,
+      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      ...limits,
+    };
+    this.index = new WalIndex(db.name);
+    db.pragma('wal_autocheckpoint = 0');
+  }
+
+  /** Called after each commit: the log is looked at within LOOK_EVERY_MS. */
+  committed(): void {
+    if (this.lookTimer || this.failed || this.closed) return;
+    this.lookTimer = setTimeout(() => this.look(), LOOK_EVERY_MS);
+    this.lookTimer.unref();
+  }
+
+  /** Stops the thread (after a checkpoint it has begun), so the store's connection closes last. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.lookTimer);
+    const worker = this.worker;
+    this.worker = undefined;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref(); // until it has exited: awaiting an unreferenced thread would not keep the process up
+    worker.postMessage('close');
+    await exited;
+  }
+
+  private look(): void {
+    this.lookTimer = undefined;
+    if (this.checkpointing || this.failed || this.closed) return;
+    const frames = this.index.frames();
+    const { checkpointPages, restartFrames } = this.limits;
+    if (frames.waiting < checkpointPages && frames.inLog < restartFrames) return;
+    this.worker ??= this.startWorker();
+    this.checkpointing = true;
+    this.worker.postMessage((frames.inLog >= restartFrames ? 'RESTART' : 'PASSIVE') satisfies Mode);
+  }
+
+  private startWorker(): Worker {
+    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { driver: this.limits.driver, file: this.db.name } });
+    worker.unref();
+    worker.on('message', () => {
+      this.checkpointing = false;
+    });
+    worker.on('error', (error) => this.fail(error));
+    return worker;
+  }
+
+  /** A thread that cannot checkpoint hands the job back to SQLite's own trigger on this connection. */
+  private fail(error: Error): void {
+    if (this.failed || this.closed) return;
+    this.failed = true;
+    this.worker = undefined;
+    if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${this.limits.checkpointPages}`);
+    this.onError(error);
+  }
+}

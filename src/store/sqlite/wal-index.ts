@@ -1,0 +1,36 @@
+// How many pages wait in a database's write-ahead log, read from its WAL-index header as SQLite's
+// "WAL-mode file format" documents it: mxFrame (the last valid frame) at byte 16 and nBackfill
+// (frames already copied into the database file) at byte 96, in native byte order.
+import { closeSync, openSync, readSync } from 'node:fs';
+import { endianness } from 'node:os';
+
+const MAX_FRAME_OFFSET = 16;
+const BACKFILLED_OFFSET = 96;
+const HEADER_BYTES = 100;
+const NO_LOG = { inLog: 0, waiting: 0 };
+
+export class WalIndex {
+  private readonly header = Buffer.alloc(HEADER_BYTES);
+  private readonly littleEndian = endianness() === 'LE';
+
+  constructor(private readonly databaseFile: string) {}
+
+  /** Frames in the log, and those not yet copied into the database file (none while there is no log). */
+  frames(): { inLog: number; waiting: number } {
+    let fd: number | undefined;
+    try {
+      fd = openSync(`${this.databaseFile}-shm`, 'r');
+      if (readSync(fd, this.header, 0, HEADER_BYTES, 0) < HEADER_BYTES) return NO_LOG;
+    } catch {
+      return NO_LOG;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+    const inLog = this.read(MAX_FRAME_OFFSET);
+    return { inLog, waiting: Math.max(0, inLog - this.read(BACKFILLED_OFFSET)) };
+  }
+
+  private read(offset: number): number {
+    return this.littleEndian ? this.header.readUInt32LE(offset) : this.header.readUInt32BE(offset);
+  }
+}

@@ -1,0 +1,99 @@
+// SQLite's write-ahead log is checkpointed by a thread beside the event loop (see
+// src/store/sqlite/wal-checkpointer.ts). What a user would notice if it went wrong: a log that grows
+// without end under steady writes, writes that never reach the database file, rows lost, a log
+// left behind after a clean close, or a store that stops checkpointing when the thread fails.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { GroupCommit } from '../src/store/sqlite/group-commit.js';
+import { WalCheckpointer, type CheckpointLimits } from '../src/store/sqlite/wal-checkpointer.js';
+import { WalIndex } from '../src/store/sqlite/wal-index.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { aJob, aQueue } from './store-conformance/records.js';
+
+const PAGE_BYTES = 4096;
+const ROW = 'x'.repeat(3000);
+
+function databaseFile(): string {
+  return join(mkdtempSync(join(tmpdir(), 'gantry-checkpoint-')), 'gantry.db');
+}
+
+function openWal(file: string): Database.Database {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE IF NOT EXISTS rows (n INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  return db;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Writes `batches` commits of `perBatch` rows through a group commit wired to a checkpointer. */
+async function writeSteadily(file: string, limits: Partial<CheckpointLimits>, batches: number, perBatch: number) {
+  const db = openWal(file);
+  const errors: Error[] = [];
+  const checkpointer = new WalCheckpointer(db, (error) => errors.push(error), limits);
+  const group = new GroupCommit(db, () => checkpointer.committed());
+  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+  const index = new WalIndex(file);
+  let longestLog = 0;
+  for (let b = 0; b < batches; b++) {
+    await group.run(async () => {
+      for (let i = 0; i < perBatch; i++) insert.run(ROW);
+    });
+    longestLog = Math.max(longestLog, index.frames().inLog);
+    await pause(2);
+  }
+  return { db, checkpointer, errors, longestLog };
+}
+
+test('under steady writes the log is copied into the database and starts over, with every row kept', async () => {
+  const file = databaseFile();
+  const limits = { checkpointPages: 20, restartFrames: 300 };
+  const { db, checkpointer, errors, longestLog } = await writeSteadily(file, limits, 400, 4);
+  assert.deepEqual(errors, []);
+  // The store's own connection never checkpoints: what reached the file was the thread's doing.
+  assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 0);
+  assert.ok(statSync(file).size > 200 * PAGE_BYTES, `database file holds ${statSync(file).size} bytes`);
+  // 1,600 rows of 3 KB wrote over 1,600 pages to the log; it started over instead of holding them all.
+  assert.ok(longestLog < 2 * limits.restartFrames, `the log reached ${longestLog} frames`);
+  assert.ok(statSync(`${file}-wal`).size < 2 * limits.restartFrames * (PAGE_BYTES + 24), 'the log file stayed bounded');
+  await checkpointer.close();
+  db.close();
+  const reopened = new Database(file, { readonly: true });
+  assert.equal(reopened.prepare('SELECT count(*) FROM rows').pluck().get(), 1600);
+  reopened.close();
+});
+
+test('a thread that cannot checkpoint hands checkpoints back to the store’s connection', async () => {
+  const file = databaseFile();
+  const brokenDriver = join(mkdtempSync(join(tmpdir(), 'gantry-driver-')), 'driver.cjs');
+  writeFileSync(brokenDriver, "throw new Error('no SQLite here');\n");
+  const { db, checkpointer, errors } = await writeSteadily(file, { checkpointPages: 20, driver: brokenDriver }, 60, 4);
+  await pause(300);
+  assert.match(errors[0]?.message ?? '', /no SQLite here/);
+  assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 20);
+  await checkpointer.close();
+  db.close();
+});
+
+test('a store closed after its thread has checkpointed leaves no log behind', async () => {
+  const file = databaseFile();
+  const store = new SqliteStore(file);
+  const queue = aQueue();
+  // About 1,500 pages of jobs: past the first checkpoint, so the thread is running at close.
+  for (let round = 0; round < 30; round++) {
+    await Promise.all(Array.from({ length: 50 }, () => store.jobs.insert(aJob(queue, { input: JSON.stringify({ blob: ROW }) }))));
+    await pause(5);
+  }
+  await pause(200);
+  assert.ok(statSync(file).size > 500 * PAGE_BYTES, 'the thread copied the log into the database file');
+  await store.close();
+  assert.equal(existsSync(`${file}-wal`), false);
+  const reopened = new SqliteStore(file);
+  assert.equal((await reopened.jobs.counts(queue)).inQueue, 1500);
+  await reopened.close();
+});
