@@ -27,7 +27,8 @@ export class PostgresCluster implements Cluster {
     config: GantryConfig,
     private readonly log: Logger,
   ) {
-    this.bus = new PostgresEventBus(store.pool, store.options, replicaId, log);
+    // A hello counts until the heartbeats of both replicas have run since (rows are fresh for 3 beats).
+    this.bus = new PostgresEventBus(store.pool, store.options, replicaId, log, 5 * HEARTBEAT_MS);
     this.bus.subscribe((event) => {
       if (event.kind === 'key') store.forgetApiKey(event.id);
     });
@@ -47,7 +48,10 @@ export class PostgresCluster implements Cluster {
     await this.bus.start();
     await this.leadership.start();
     this.heartbeat = new PeriodicTask({
-      run: () => this.peers.beat(localWorkers()),
+      run: async () => {
+        await this.peers.beat(localWorkers());
+        if (this.peers.otherReplicas !== undefined) this.bus.setOtherReplicas(this.peers.otherReplicas);
+      },
       everyMs: HEARTBEAT_MS,
       onError: (err) => this.log.warn(storeErrorFields(err), 'could not share this replica’s workers'),
     });

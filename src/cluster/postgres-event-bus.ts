@@ -4,6 +4,9 @@
 // instead of one per job, and an idle one sends at once). A lost
 // connection is re-established; waiters also re-check the store on a slow timer, so a
 // notification missed meanwhile only delays a wake-up.
+// A replica alone sends nothing (a NOTIFY per turn was a quarter of a lone replica's statements).
+// It knows it is alone from the heartbeat (other replicas' fresh rows); a replica that starts
+// listening says hello at once, so the others send to it before their next heartbeat shows it.
 import pg from 'pg';
 import { connectionOptions, type PoolOptions } from '../store/postgres/database.js';
 import { decodeEvent, encodeEvent, type ClusterEvent, type EventBus } from './events.js';
@@ -15,6 +18,8 @@ const CHANNEL = EVENT_CHANNEL;
 /** NOTIFY payloads must stay under 8000 bytes. */
 const MAX_PAYLOAD = 7000;
 const RECONNECT_DELAY_MS = 1000;
+/** The line a replica sends when it starts listening. */
+const HELLO = 'hello';
 
 export class PostgresEventBus implements EventBus {
   private readonly listeners: ((event: ClusterEvent) => void)[] = [];
@@ -24,13 +29,23 @@ export class PostgresEventBus implements EventBus {
   private listener: pg.Client | undefined;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Other replicas alive at the last heartbeat; until the first, they are assumed to be there. */
+  private otherReplicas: number | undefined;
+  private lastHelloHeard = -Infinity;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly options: PoolOptions,
     private readonly replicaId: string,
     private readonly log: Logger,
+    /** How long a replica heard saying hello counts as listening before a heartbeat shows it. */
+    private readonly helloCountsForMs: number,
   ) {}
+
+  /** What the last heartbeat saw. */
+  setOtherReplicas(count: number): void {
+    this.otherReplicas = count;
+  }
 
   async start(): Promise<void> {
     await this.listen();
@@ -49,8 +64,12 @@ export class PostgresEventBus implements EventBus {
       await client.end().catch(() => undefined);
       throw error;
     }
-    if (this.closed) await client.end();
-    else this.listener = client;
+    if (this.closed) {
+      await client.end();
+      return;
+    }
+    this.listener = client;
+    this.notify(`${this.replicaId}\n${HELLO}`).catch(() => undefined);
   }
 
   private lost(client: pg.Client, err: unknown): void {
@@ -76,6 +95,10 @@ export class PostgresEventBus implements EventBus {
     const lines = payload.split('\n');
     // The first line names the sender: a replica ignores what it sent itself.
     if (lines[0] === this.replicaId) return;
+    if (lines[1] === HELLO) {
+      this.lastHelloHeard = Date.now();
+      return;
+    }
     for (const line of lines.slice(1)) {
       const event = decodeEvent(line);
       if (event) for (const listener of this.listeners) listener(event);
@@ -87,9 +110,17 @@ export class PostgresEventBus implements EventBus {
   }
 
   publish(event: ClusterEvent): void {
-    if (this.closed) return;
+    if (this.closed || !this.anyoneElseListening()) return;
     this.pending.push(encodeEvent(event));
     this.scheduleFlush();
+  }
+
+  private anyoneElseListening(): boolean {
+    return this.otherReplicas !== 0 || Date.now() - this.lastHelloHeard < this.helloCountsForMs;
+  }
+
+  private notify(payload: string): Promise<unknown> {
+    return this.pool.query({ name: 'gantry_notify', text: 'SELECT pg_notify($1, $2)', values: [CHANNEL, payload] });
   }
 
   private scheduleFlush(): void {
@@ -115,7 +146,7 @@ export class PostgresEventBus implements EventBus {
     if (current !== this.replicaId) payloads.push(current);
     this.sending = true;
     const sent = payloads.map((payload) =>
-      this.pool.query({ name: 'gantry_notify', text: 'SELECT pg_notify($1, $2)', values: [CHANNEL, payload] }).catch((err: unknown) => {
+      this.notify(payload).catch((err: unknown) => {
         this.log.warn(storeErrorFields(err), 'could not notify the other replicas; they will catch up on their next re-check');
       }),
     );

@@ -6,10 +6,20 @@ import { transaction } from '../store/postgres/database.js';
 import type { WorkerRow } from '../domain/workers.js';
 import type { LocalWorkerRow, PeerWorker } from '../domain/workers.js';
 
+/**
+ * A replica not seen for this long no longer counts for the event bus, which sends nothing while
+ * none counts. Long on purpose: counting a live replica out (a crash's row, or clocks apart by more
+ * than the heartbeat's freshness) would cost it its notifications; counting a gone one costs only
+ * notifications nobody hears.
+ */
+const OTHERS_SEEN_WITHIN_MS = 60_000;
+
 export class ReplicaWorkers {
   private peers = new Map<string, PeerWorker[]>();
   /** The current leader's id and address, as of the last heartbeat. */
   leader: { id: string; url: string } | undefined;
+  /** How many other replicas were seen within OTHERS_SEEN_WITHIN_MS at the last heartbeat (undefined before the first). */
+  otherReplicas: number | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -56,6 +66,11 @@ export class ReplicaWorkers {
       `SELECT r.id, r.url FROM leases l JOIN replicas r ON r.id = l.holder WHERE l.name = 'leader'`,
     );
     this.leader = leader.rows[0];
+    const others = await this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM replicas WHERE id <> $1 AND seen_at > $2', [
+      this.replicaId,
+      now - OTHERS_SEEN_WITHIN_MS,
+    ]);
+    this.otherReplicas = others.rows[0]!.n;
   }
 
   of(endpointId: string): PeerWorker[] {

@@ -1,0 +1,106 @@
+// Replicas on PostgreSQL wake each other with NOTIFY (src/cluster/postgres-event-bus.ts). A replica
+// alone sends nothing; one that starts listening is heard from at once, before any heartbeat has
+// shown it to the others. What a user would notice: a replica that misses another's events (its
+// long-polls answer only on the slow re-check), or a lone replica paying a statement per turn.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { NO_POSTGRES, POSTGRES_URL } from './support/test-store.js';
+import { PostgresStore } from '../src/store/postgres/postgres-store.js';
+import { PostgresEventBus } from '../src/cluster/postgres-event-bus.js';
+import type { ClusterEvent } from '../src/cluster/events.js';
+import { EVENT_CHANNEL } from '../src/store/postgres/notifications.js';
+import { silentLogger } from '../src/domain/logger.js';
+import { settles, sleep } from './support/live.js';
+
+if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (event bus)`);
+const skip = NO_POSTGRES ?? false;
+
+// Notifications reach every session of a database, whatever its schema: this file has a database
+// of its own, so replicas that other test files start meanwhile cannot say hello to these.
+const database = `gantry_bus_test_${randomBytes(4).toString('hex')}`;
+let url: string;
+let store: PostgresStore;
+let observer: pg.Client;
+/** Every payload on the channel, as any listener receives it. */
+const heard: string[] = [];
+const buses: PostgresEventBus[] = [];
+let replicaCount = 0;
+
+async function startBus(helloCountsForMs: number): Promise<{ bus: PostgresEventBus; id: string; events: ClusterEvent[] }> {
+  const id = `bus-test-${process.pid}-${++replicaCount}`;
+  const bus = new PostgresEventBus(store.pool, store.options, id, silentLogger, helloCountsForMs);
+  const events: ClusterEvent[] = [];
+  bus.subscribe((event) => events.push(event));
+  await bus.start();
+  buses.push(bus);
+  return { bus, id, events };
+}
+
+const sentBy = (id: string) => heard.filter((payload) => payload.startsWith(`${id}\n`));
+
+before(async () => {
+  if (skip) return;
+  await administer(`CREATE DATABASE ${database}`);
+  const address = new URL(POSTGRES_URL!);
+  address.pathname = `/${database}`;
+  url = address.toString();
+  store = await PostgresStore.open({ url, max: 4 });
+  observer = new pg.Client({ connectionString: url });
+  await observer.connect();
+  observer.on('notification', (message) => heard.push(message.payload ?? ''));
+  await observer.query(`LISTEN ${EVENT_CHANNEL}`);
+});
+
+after(async () => {
+  if (skip) return;
+  for (const bus of buses) await bus.close();
+  await observer.end();
+  await store.close();
+  await administer(`DROP DATABASE ${database} WITH (FORCE)`);
+});
+
+async function administer(sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+test('a replica whose heartbeat sees no other sends no notification', { skip }, async () => {
+  const alone = await startBus(0);
+  alone.bus.setOtherReplicas(0);
+  await settles(async () => assert.equal(sentBy(alone.id).length, 1), 2000); // its hello
+  for (let i = 0; i < 5; i++) alone.bus.publish({ kind: 'job', id: `job-${i}` });
+  await sleep(300);
+  assert.deepEqual(sentBy(alone.id), [`${alone.id}\nhello`]);
+});
+
+test('a replica that starts listening hears the next event of one that was alone', { skip }, async () => {
+  const first = await startBus(60_000);
+  first.bus.setOtherReplicas(0);
+  const second = await startBus(60_000);
+  // No heartbeat tells the first about the second: only its hello can.
+  await settles(async () => {
+    first.bus.publish({ kind: 'queued', id: 'endpoint-1', count: 2 });
+    await sleep(50);
+    assert.deepEqual(second.events[0], { kind: 'queued', id: 'endpoint-1', count: 2 });
+  }, 2000);
+});
+
+test('a replica the heartbeat shows is sent events; a hello counts only for its time', { skip }, async () => {
+  const sender = await startBus(200);
+  sender.bus.setOtherReplicas(0);
+  const receiver = await startBus(200);
+  await sleep(400); // the receiver's hello no longer counts and no heartbeat has shown it
+  sender.bus.publish({ kind: 'stop', id: 'worker-1' });
+  await sleep(300);
+  assert.deepEqual(receiver.events, []);
+  sender.bus.setOtherReplicas(1);
+  sender.bus.publish({ kind: 'stop', id: 'worker-2' });
+  await settles(async () => assert.deepEqual(receiver.events, [{ kind: 'stop', id: 'worker-2' }]), 2000);
+});
