@@ -97,3 +97,39 @@ test('a store closed after its thread has checkpointed leaves no log behind', as
   assert.equal((await reopened.jobs.counts(queue)).inQueue, 1500);
   await reopened.close();
 });
+
+test('a reader that holds the log back delays its restart; once it ends, the log starts over', async () => {
+  const file = databaseFile();
+  const reader = openWal(file);
+  const db = openWal(file);
+  const checkpointer = new WalCheckpointer(db, (error) => assert.fail(error), { checkpointPages: 20, restartFrames: 300 });
+  const group = new GroupCommit(db, () => checkpointer.committed());
+  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)');
+  const index = new WalIndex(file);
+  /** Whether the log started over (got shorter) while the batches were written. */
+  const writeBatches = async (batches: number) => {
+    let startedOver = false;
+    let previous = index.frames().inLog;
+    for (let b = 0; b < batches; b++) {
+      await group.run(async () => {
+        for (let i = 0; i < 4; i++) insert.run(ROW);
+      });
+      const now = index.frames().inLog;
+      if (now < previous) startedOver = true;
+      previous = now;
+      await pause(2);
+    }
+    return startedOver;
+  };
+  // A read transaction in another connection pins the log: no checkpoint may pass its snapshot.
+  reader.exec('BEGIN');
+  reader.prepare('SELECT count(*) FROM rows').get();
+  assert.equal(await writeBatches(150), false);
+  assert.ok(index.frames().inLog > 300, `the pinned log holds ${index.frames().inLog} frames`);
+  reader.exec('COMMIT');
+  await pause(1100); // past the pause after a restart that found the reader
+  assert.equal(await writeBatches(150), true, 'the log started over once the reader had ended');
+  await checkpointer.close();
+  db.close();
+  reader.close();
+});

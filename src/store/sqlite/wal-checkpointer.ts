@@ -18,6 +18,13 @@ const LOOK_EVERY_MS = 100;
 const CHECKPOINT_PAGES = 1000;
 /** The log's length (4 KiB pages) past which it is made to start over: 32 MiB. */
 const RESTART_FRAMES = 8192;
+/**
+ * How long a restart waits for readers, holding writers back meanwhile, before it gives up; and
+ * how long before the next one is tried, so a long reader (another process's) cannot keep this
+ * store's writers waiting again and again.
+ */
+const RESTART_WAIT_MS = 20;
+const RESTART_BACKOFF_MS = 1000;
 
 type Mode = 'PASSIVE' | 'RESTART';
 
@@ -37,7 +44,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('synchronous = NORMAL');
-db.pragma('busy_timeout = 1000');
+db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 const checkpoints = {
   PASSIVE: db.prepare('PRAGMA wal_checkpoint(PASSIVE)'),
   RESTART: db.prepare('PRAGMA wal_checkpoint(RESTART)'),
@@ -48,12 +55,15 @@ parentPort.on('message', (request) => {
     parentPort.close();
     return;
   }
+  let finished;
   try {
-    checkpoints[request].get();
+    // The row's first column is 1 when the checkpoint could not do all it was asked.
+    finished = checkpoints[request].get().busy === 0;
   } catch (error) {
-    if (error.code !== 'SQLITE_BUSY') throw error; // the next look tries again
+    if (error.code !== 'SQLITE_BUSY') throw error;
+    finished = false;
   }
-  parentPort.postMessage('done');
+  parentPort.postMessage(finished ? 'done' : 'busy');
 });
 `;
 
@@ -62,6 +72,7 @@ export class WalCheckpointer {
   private worker: Worker | undefined;
   private lookTimer: NodeJS.Timeout | undefined;
   private checkpointing = false;
+  private noRestartBefore = 0;
   private failed = false;
   private closed = false;
 
@@ -107,17 +118,20 @@ export class WalCheckpointer {
     if (this.checkpointing || this.failed || this.closed) return;
     const frames = this.index.frames();
     const { checkpointPages, restartFrames } = this.limits;
-    if (frames.waiting < checkpointPages && frames.inLog < restartFrames) return;
+    const restart = frames.inLog >= restartFrames && Date.now() >= this.noRestartBefore;
+    if (!restart && frames.waiting < checkpointPages) return;
     this.worker ??= this.startWorker();
     this.checkpointing = true;
-    this.worker.postMessage((frames.inLog >= restartFrames ? 'RESTART' : 'PASSIVE') satisfies Mode);
+    this.worker.postMessage((restart ? 'RESTART' : 'PASSIVE') satisfies Mode);
   }
 
   private startWorker(): Worker {
-    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { driver: this.limits.driver, file: this.db.name } });
+    const workerData = { driver: this.limits.driver, file: this.db.name, busyTimeoutMs: RESTART_WAIT_MS };
+    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData });
     worker.unref();
-    worker.on('message', () => {
+    worker.on('message', (outcome: 'done' | 'busy') => {
       this.checkpointing = false;
+      if (outcome === 'busy') this.noRestartBefore = Date.now() + RESTART_BACKOFF_MS;
     });
     worker.on('error', (error) => this.fail(error));
     return worker;
