@@ -4,7 +4,7 @@
 // left behind after a clean close, or a store that stops checkpointing when the thread fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -75,6 +75,21 @@ test('a thread that cannot checkpoint hands checkpoints back to the store’s co
   const { db, checkpointer, errors } = await writeSteadily(file, { checkpointPages: 20, driver: brokenDriver }, 60, 4);
   await pause(300);
   assert.match(errors[0]?.message ?? '', /no SQLite here/);
+  assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 20);
+  await checkpointer.close();
+  db.close();
+});
+
+test('a log whose index cannot be read is checkpointed by the store’s connection again', async () => {
+  const file = databaseFile();
+  const db = openWal(file);
+  const errors: Error[] = [];
+  const checkpointer = new WalCheckpointer(db, (error) => errors.push(error), { checkpointPages: 20 });
+  const group = new GroupCommit(db, () => checkpointer.committed());
+  rmSync(`${file}-shm`); // SQLite keeps its mapping; the path is gone
+  await group.run(async () => db.prepare('INSERT INTO rows (body) VALUES (?)').run(ROW));
+  await pause(300);
+  assert.equal((errors[0] as NodeJS.ErrnoException | undefined)?.code, 'ENOENT');
   assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 20);
   await checkpointer.close();
   db.close();

@@ -75,9 +75,7 @@ export class SqliteStore implements Store {
     this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
     this.checkpointer = this.db.memory
       ? undefined
-      : new WalCheckpointer(this.db, (error) =>
-          log.warn({ err: error }, 'the checkpoint thread failed; this connection checkpoints again itself'),
-        );
+      : new WalCheckpointer(this.db, (error) => log.warn({ err: error }, 'checkpoints are back on the store’s own connection'));
     this.group = new GroupCommit(this.db, () => this.checkpointer?.committed());
     this.readApiKeysMark = apiKeysMarkReader(this.db, () => this.group.failedGroups);
     // Every part that writes or reads the database joins the turn's transaction, so no answer precedes its commit.

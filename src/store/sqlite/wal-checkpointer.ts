@@ -116,7 +116,14 @@ export class WalCheckpointer {
   private look(): void {
     this.lookTimer = undefined;
     if (this.checkpointing || this.failed || this.closed) return;
-    const frames = this.index.frames();
+    let frames: ReturnType<WalIndex['frames']>;
+    try {
+      frames = this.index.frames();
+    } catch (error) {
+      // Without the index there is no telling when to checkpoint: SQLite's own trigger does it.
+      this.fail(error as Error);
+      return;
+    }
     const { checkpointPages, restartFrames } = this.limits;
     const restart = frames.inLog >= restartFrames && Date.now() >= this.noRestartBefore;
     if (!restart && frames.waiting < checkpointPages) return;
@@ -137,10 +144,11 @@ export class WalCheckpointer {
     return worker;
   }
 
-  /** A thread that cannot checkpoint hands the job back to SQLite's own trigger on this connection. */
+  /** A thread that cannot checkpoint (or a log that cannot be looked at) hands checkpoints back to SQLite's own trigger on this connection. */
   private fail(error: Error): void {
     if (this.failed || this.closed) return;
     this.failed = true;
+    this.worker?.postMessage('close'); // if it still runs
     this.worker = undefined;
     if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${this.limits.checkpointPages}`);
     this.onError(error);

@@ -7,7 +7,6 @@ import { endianness } from 'node:os';
 const MAX_FRAME_OFFSET = 16;
 const BACKFILLED_OFFSET = 96;
 const HEADER_BYTES = 100;
-const NO_LOG = { inLog: 0, waiting: 0 };
 
 export class WalIndex {
   private readonly header = Buffer.alloc(HEADER_BYTES);
@@ -15,16 +14,14 @@ export class WalIndex {
 
   constructor(private readonly databaseFile: string) {}
 
-  /** Frames in the log, and those not yet copied into the database file (none while there is no log). */
+  /** Frames in the log, and those not yet copied into the database file. Throws if the index cannot be read. */
   frames(): { inLog: number; waiting: number } {
-    let fd: number | undefined;
+    const fd = openSync(`${this.databaseFile}-shm`, 'r');
     try {
-      fd = openSync(`${this.databaseFile}-shm`, 'r');
-      if (readSync(fd, this.header, 0, HEADER_BYTES, 0) < HEADER_BYTES) return NO_LOG;
-    } catch {
-      return NO_LOG;
+      if (readSync(fd, this.header, 0, HEADER_BYTES, 0) < HEADER_BYTES)
+        throw new Error(`${this.databaseFile}-shm is shorter than its header`);
     } finally {
-      if (fd !== undefined) closeSync(fd);
+      closeSync(fd);
     }
     const inLog = this.read(MAX_FRAME_OFFSET);
     return { inLog, waiting: Math.max(0, inLog - this.read(BACKFILLED_OFFSET)) };
