@@ -5,8 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { randomBytes } from 'node:crypto';
-import { NO_POSTGRES, POSTGRES_URL } from './support/test-store.js';
+import { NO_POSTGRES } from './support/test-store.js';
+import { createThrowawayDatabase, type ThrowawayDatabase } from './support/throwaway-database.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { PostgresEventBus } from '../src/cluster/postgres-event-bus.js';
 import type { ClusterEvent } from '../src/cluster/events.js';
@@ -19,8 +19,7 @@ const skip = NO_POSTGRES ?? false;
 
 // Notifications reach every session of a database, whatever its schema: this file has a database
 // of its own, so replicas that other test files start meanwhile cannot say hello to these.
-const database = `gantry_bus_test_${randomBytes(4).toString('hex')}`;
-let url: string;
+let database: ThrowawayDatabase;
 let store: PostgresStore;
 let observer: pg.Client;
 /** Every payload on the channel, as any listener receives it. */
@@ -28,26 +27,31 @@ const heard: string[] = [];
 const buses: PostgresEventBus[] = [];
 let replicaCount = 0;
 
-async function startBus(helloCountsForMs: number): Promise<{ bus: PostgresEventBus; id: string; events: ClusterEvent[] }> {
+interface TestReplica {
+  bus: PostgresEventBus;
+  id: string;
+  events: ClusterEvent[];
+  /** What its heartbeat would have counted of the others (undefined: no heartbeat yet). */
+  othersCounted: number | undefined;
+}
+
+async function startBus(helloCountsForMs: number, othersCounted: number): Promise<TestReplica> {
   const id = `bus-test-${process.pid}-${++replicaCount}`;
-  const bus = new PostgresEventBus(store.pool, store.options, id, silentLogger, helloCountsForMs);
-  const events: ClusterEvent[] = [];
-  bus.subscribe((event) => events.push(event));
-  await bus.start();
-  buses.push(bus);
-  return { bus, id, events };
+  const replica = { id, events: [] as ClusterEvent[], othersCounted } as TestReplica;
+  replica.bus = new PostgresEventBus(store.pool, store.options, id, silentLogger, () => replica.othersCounted, helloCountsForMs);
+  replica.bus.subscribe((event) => replica.events.push(event));
+  await replica.bus.start();
+  buses.push(replica.bus);
+  return replica;
 }
 
 const sentBy = (id: string) => heard.filter((payload) => payload.startsWith(`${id}\n`));
 
 before(async () => {
   if (skip) return;
-  await administer(`CREATE DATABASE ${database}`);
-  const address = new URL(POSTGRES_URL!);
-  address.pathname = `/${database}`;
-  url = address.toString();
-  store = await PostgresStore.open({ url, max: 4 });
-  observer = new pg.Client({ connectionString: url });
+  database = await createThrowawayDatabase('gantry_bus_test');
+  store = await PostgresStore.open({ url: database.url, max: 4 });
+  observer = new pg.Client({ connectionString: database.url });
   await observer.connect();
   observer.on('notification', (message) => heard.push(message.payload ?? ''));
   await observer.query(`LISTEN ${EVENT_CHANNEL}`);
@@ -58,22 +62,11 @@ after(async () => {
   for (const bus of buses) await bus.close();
   await observer.end();
   await store.close();
-  await administer(`DROP DATABASE ${database} WITH (FORCE)`);
+  await database.drop();
 });
 
-async function administer(sql: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
-
 test('a replica whose heartbeat sees no other sends no notification', { skip }, async () => {
-  const alone = await startBus(0);
-  alone.bus.setOtherReplicas(0);
+  const alone = await startBus(0, 0);
   await settles(async () => assert.equal(sentBy(alone.id).length, 1), 2000); // its hello
   for (let i = 0; i < 5; i++) alone.bus.publish({ kind: 'job', id: `job-${i}` });
   await sleep(300);
@@ -81,9 +74,8 @@ test('a replica whose heartbeat sees no other sends no notification', { skip }, 
 });
 
 test('a replica that starts listening hears the next event of one that was alone', { skip }, async () => {
-  const first = await startBus(60_000);
-  first.bus.setOtherReplicas(0);
-  const second = await startBus(60_000);
+  const first = await startBus(60_000, 0);
+  const second = await startBus(60_000, 0);
   // No heartbeat tells the first about the second: only its hello can.
   await settles(async () => {
     first.bus.publish({ kind: 'queued', id: 'endpoint-1', count: 2 });
@@ -93,14 +85,13 @@ test('a replica that starts listening hears the next event of one that was alone
 });
 
 test('a replica the heartbeat shows is sent events; a hello counts only for its time', { skip }, async () => {
-  const sender = await startBus(200);
-  sender.bus.setOtherReplicas(0);
-  const receiver = await startBus(200);
+  const sender = await startBus(200, 0);
+  const receiver = await startBus(200, 0);
   await sleep(400); // the receiver's hello no longer counts and no heartbeat has shown it
   sender.bus.publish({ kind: 'stop', id: 'worker-1' });
   await sleep(300);
   assert.deepEqual(receiver.events, []);
-  sender.bus.setOtherReplicas(1);
+  sender.othersCounted = 1;
   sender.bus.publish({ kind: 'stop', id: 'worker-2' });
   await settles(async () => assert.deepEqual(receiver.events, [{ kind: 'stop', id: 'worker-2' }]), 2000);
 });

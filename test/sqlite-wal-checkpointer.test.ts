@@ -13,6 +13,7 @@ import { WalCheckpointer, type CheckpointLimits } from '../src/store/sqlite/wal-
 import { WalIndex } from '../src/store/sqlite/wal-index.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { aJob, aQueue } from './store-conformance/records.js';
+import { sleep } from './support/live.js';
 
 const PAGE_BYTES = 4096;
 const ROW = 'x'.repeat(3000);
@@ -29,8 +30,6 @@ function openWal(file: string): Database.Database {
   return db;
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Writes `batches` commits of `perBatch` rows through a group commit wired to a checkpointer. */
 async function writeSteadily(file: string, limits: Partial<CheckpointLimits>, batches: number, perBatch: number) {
   const db = openWal(file);
@@ -45,7 +44,7 @@ async function writeSteadily(file: string, limits: Partial<CheckpointLimits>, ba
       for (let i = 0; i < perBatch; i++) insert.run(ROW);
     });
     longestLog = Math.max(longestLog, index.frames().inLog);
-    await pause(2);
+    await sleep(2);
   }
   return { db, checkpointer, errors, longestLog };
 }
@@ -73,7 +72,7 @@ test('a thread that cannot checkpoint hands checkpoints back to the store’s co
   const brokenDriver = join(mkdtempSync(join(tmpdir(), 'gantry-driver-')), 'driver.cjs');
   writeFileSync(brokenDriver, "throw new Error('no SQLite here');\n");
   const { db, checkpointer, errors } = await writeSteadily(file, { checkpointPages: 20, driver: brokenDriver }, 60, 4);
-  await pause(300);
+  await sleep(300);
   assert.match(errors[0]?.message ?? '', /no SQLite here/);
   assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 20);
   await checkpointer.close();
@@ -88,7 +87,7 @@ test('a log whose index cannot be read is checkpointed by the store’s connecti
   const group = new GroupCommit(db, () => checkpointer.committed());
   rmSync(`${file}-shm`); // SQLite keeps its mapping; the path is gone
   await group.run(async () => db.prepare('INSERT INTO rows (body) VALUES (?)').run(ROW));
-  await pause(300);
+  await sleep(300);
   assert.equal((errors[0] as NodeJS.ErrnoException | undefined)?.code, 'ENOENT');
   assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 20);
   await checkpointer.close();
@@ -102,9 +101,9 @@ test('a store closed after its thread has checkpointed leaves no log behind', as
   // About 1,500 pages of jobs: past the first checkpoint, so the thread is running at close.
   for (let round = 0; round < 30; round++) {
     await Promise.all(Array.from({ length: 50 }, () => store.jobs.insert(aJob(queue, { input: JSON.stringify({ blob: ROW }) }))));
-    await pause(5);
+    await sleep(5);
   }
-  await pause(200);
+  await sleep(200);
   assert.ok(statSync(file).size > 500 * PAGE_BYTES, 'the thread copied the log into the database file');
   await store.close();
   assert.equal(existsSync(`${file}-wal`), false);
@@ -132,7 +131,7 @@ test('a reader that holds the log back delays its restart; once it ends, the log
       const now = index.frames().inLog;
       if (now < previous) startedOver = true;
       previous = now;
-      await pause(2);
+      await sleep(2);
     }
     return startedOver;
   };
@@ -142,7 +141,7 @@ test('a reader that holds the log back delays its restart; once it ends, the log
   assert.equal(await writeBatches(150), false);
   assert.ok(index.frames().inLog > 300, `the pinned log holds ${index.frames().inLog} frames`);
   reader.exec('COMMIT');
-  await pause(1100); // past the pause after a restart that found the reader
+  await sleep(1100); // past the pause after a restart that found the reader
   assert.equal(await writeBatches(150), true, 'the log started over once the reader had ended');
   await checkpointer.close();
   db.close();

@@ -27,14 +27,14 @@ export class PostgresCluster implements Cluster {
     config: GantryConfig,
     private readonly log: Logger,
   ) {
-    // A hello counts until the heartbeats of both replicas have run since (rows are fresh for 3 beats).
-    this.bus = new PostgresEventBus(store.pool, store.options, replicaId, log, 5 * HEARTBEAT_MS);
+    this.peers = new ReplicaWorkers(store.pool, replicaId, () => config.replicaUrl, 3 * HEARTBEAT_MS);
+    // A newcomer's hello counts until its first heartbeat row has been read here (one beat each, with room).
+    this.bus = new PostgresEventBus(store.pool, store.options, replicaId, log, () => this.peers.otherReplicas, 5 * HEARTBEAT_MS);
     this.bus.subscribe((event) => {
       if (event.kind === 'key') store.forgetApiKey(event.id);
     });
     this.leadership = new LeaderLease(store.pool, replicaId, config.leaderLeaseMs, log);
     this.rateLimiter = new PostgresRateLimiter(store.pool, config.rateLimits);
-    this.peers = new ReplicaWorkers(store.pool, replicaId, () => config.replicaUrl, 3 * HEARTBEAT_MS);
   }
 
   leaderAddress(): HttpAddress | undefined {
@@ -48,10 +48,7 @@ export class PostgresCluster implements Cluster {
     await this.bus.start();
     await this.leadership.start();
     this.heartbeat = new PeriodicTask({
-      run: async () => {
-        await this.peers.beat(localWorkers());
-        if (this.peers.otherReplicas !== undefined) this.bus.setOtherReplicas(this.peers.otherReplicas);
-      },
+      run: () => this.peers.beat(localWorkers()),
       everyMs: HEARTBEAT_MS,
       onError: (err) => this.log.warn(storeErrorFields(err), 'could not share this replica’s workers'),
     });

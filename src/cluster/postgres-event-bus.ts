@@ -29,8 +29,6 @@ export class PostgresEventBus implements EventBus {
   private listener: pg.Client | undefined;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  /** Other replicas alive at the last heartbeat; until the first, they are assumed to be there. */
-  private otherReplicas: number | undefined;
   private lastHelloHeard = -Infinity;
 
   constructor(
@@ -38,14 +36,11 @@ export class PostgresEventBus implements EventBus {
     private readonly options: PoolOptions,
     private readonly replicaId: string,
     private readonly log: Logger,
+    /** Other replicas as the last heartbeat counted them (undefined before the first: assumed there). */
+    private readonly otherReplicas: () => number | undefined,
     /** How long a replica heard saying hello counts as listening before a heartbeat shows it. */
     private readonly helloCountsForMs: number,
   ) {}
-
-  /** What the last heartbeat saw. */
-  setOtherReplicas(count: number): void {
-    this.otherReplicas = count;
-  }
 
   async start(): Promise<void> {
     await this.listen();
@@ -116,7 +111,7 @@ export class PostgresEventBus implements EventBus {
   }
 
   private anyoneElseListening(): boolean {
-    return this.otherReplicas !== 0 || Date.now() - this.lastHelloHeard < this.helloCountsForMs;
+    return this.otherReplicas() !== 0 || Date.now() - this.lastHelloHeard < this.helloCountsForMs;
   }
 
   private notify(payload: string): Promise<unknown> {

@@ -1,6 +1,6 @@
 // A PostgreSQL database of its own for a test that disturbs connections (terminates backends,
-// refuses connections): other tests on the shared server are never touched, and it is dropped
-// at the end. The admin connection lives in the server's own test database, outside the storm.
+// refuses connections) or must not hear other tests' notifications (they reach every session of
+// a database): other tests on the shared server are never touched, and it is dropped at the end. The admin connection lives in the server's own test database, outside the storm.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { NO_POSTGRES, POSTGRES_URL } from './test-store.js';
