@@ -108,12 +108,7 @@ export class WorkerProtocolService {
     this.workers.seen(workerId, endpointId, this.now());
     if (report.kind === 'progress') return this.progress(endpointId, workerId, jobId, report.output);
     // The result is written first, without reading the job: the row it answers says which worker held it.
-    const finished = await this.store.jobs.complete(
-      jobId,
-      ['IN_QUEUE', 'IN_PROGRESS'],
-      { status: report.status, output: report.output, error: report.error, completedAt: this.now() },
-      endpointId,
-    );
+    const finished = await this.complete(endpointId, jobId, report);
     if (!finished) {
       // A finished, expired or unknown job: the post is a repeat or came too late; accept it quietly.
       const job = await this.store.jobs.get(jobId);
@@ -121,6 +116,23 @@ export class WorkerProtocolService {
       this.workers.jobReleased(workerId, jobId);
       return;
     }
+    await this.recorded(endpointId, workerId, jobId, report, finished);
+  }
+
+  /** Writes a result; with `heldBy`, only while that worker holds the job. */
+  private complete(endpointId: string, jobId: string, report: DoneReport & { kind: 'result' }, heldBy?: string) {
+    const completion = { status: report.status, output: report.output, error: report.error, completedAt: this.now() };
+    return this.store.jobs.complete(jobId, ['IN_QUEUE', 'IN_PROGRESS'], completion, endpointId, heldBy);
+  }
+
+  /** What follows a recorded result: the worker's books, a recycle it asked for, the job's waiters. */
+  private async recorded(
+    endpointId: string,
+    workerId: string,
+    jobId: string,
+    report: DoneReport & { kind: 'result' },
+    finished: JobRecord,
+  ) {
     if (finished.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
     this.workers.jobReleased(workerId, jobId);
     if (report.stopPod) this.workers.requestRecycle(workerId);
@@ -161,6 +173,16 @@ export class WorkerProtocolService {
   }
 
   private async doneItem(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<ResultOutcome> {
+    if (report.kind === 'result') {
+      // Written only if this worker holds the job, so the usual case costs one statement; the
+      // job is read only to say why a result was not recorded.
+      this.workers.seen(workerId, endpointId, this.now());
+      const finished = await this.complete(endpointId, jobId, report, workerId);
+      if (finished) {
+        await this.recorded(endpointId, workerId, jobId, report, finished);
+        return { id: jobId, outcome: 'accepted' };
+      }
+    }
     const owned = await ownership(this.store, endpointId, workerId, jobId);
     if (typeof owned === 'object') return { id: jobId, outcome: 'rejected', detail: owned.rejected };
     if (owned === 'finished') return { id: jobId, outcome: 'duplicate' };

@@ -89,10 +89,16 @@ export interface JobStore {
   recordProgress(id: string, output: string, leaseUntil: number): Promise<boolean>;
   /**
    * Moves a job to a terminal status if it is in one of `from` (and, with `endpointId`, of that
-   * endpoint); returns the updated job, whose `workerId` is the worker that held it. A job a purge
-   * has hidden is not found.
+   * endpoint; with `workerId`, held by that worker); returns the updated job, whose `workerId` is
+   * the worker that held it. A job a purge has hidden is not found.
    */
-  complete(id: string, from: readonly JobStatus[], completion: Completion, endpointId?: string): Promise<JobRecord | undefined>;
+  complete(
+    id: string,
+    from: readonly JobStatus[],
+    completion: Completion,
+    endpointId?: string,
+    workerId?: string,
+  ): Promise<JobRecord | undefined>;
   /** Puts a failed or timed-out job back in the queue with its original input. */
   requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined>;
   setExpiry(id: string, expiresAt: number): Promise<void>;

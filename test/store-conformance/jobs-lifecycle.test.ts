@@ -74,6 +74,24 @@ test(`[${TEST_STORE}] a completion naming an endpoint moves only that endpoint's
   assert.equal(await jobs.complete(purged.id, ['IN_QUEUE'], done(NOW + 10, 'CANCELLED')), undefined, 'a purged job is not found');
 });
 
+test(`[${TEST_STORE}] a completion naming a worker moves the job only while that worker holds it`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const [held, queued] = [aJob(queue), aJob(queue)];
+  await jobs.insert(held);
+  await jobs.take(queue, 'w1', 1, NOW, NOW + 1000);
+  await jobs.insert(queued);
+  assert.equal(await jobs.complete(held.id, ['IN_PROGRESS'], done(NOW + 10), queue, 'w2'), undefined, "another worker's job");
+  assert.equal(await jobs.complete(queued.id, ['IN_QUEUE'], done(NOW + 10), queue, 'w1'), undefined, 'a job nobody holds');
+  assert.deepEqual(
+    [(await jobs.get(held.id))?.status, (await jobs.get(queued.id))?.status],
+    ['IN_PROGRESS', 'IN_QUEUE'],
+    'neither job moved',
+  );
+  const completed = await jobs.complete(held.id, ['IN_PROGRESS'], done(NOW + 10), queue, 'w1');
+  assert.deepEqual([completed?.status, completed?.workerId], ['COMPLETED', 'w1']);
+});
+
 test(`[${TEST_STORE}] completion never extends a job's life past its expiry`, async () => {
   const job = aJob(aQueue(), { expiresAt: NOW + 100, retentionMs: 60_000 });
   await suite.store.jobs.insert(job);

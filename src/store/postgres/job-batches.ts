@@ -23,15 +23,19 @@ const INSERT = {
 
 const GET = { name: 'gantry_jobs_get', text: `SELECT ${jobRecordColumns()} FROM jobs WHERE id = ANY($1::text[]) AND NOT ${purgedRow()}` };
 
-/** Each job moves only from one of the statuses its caller allows (listed with commas), of its endpoint when one is named. */
+/**
+ * Each job moves only from one of the statuses its caller allows (listed with commas), of its
+ * endpoint and held by its worker when those are named.
+ */
 const COMPLETE = {
   name: 'gantry_jobs_complete',
   text: `UPDATE jobs SET status = c.status, output = c.output, error = c.error, completed_at = c.at, lease_expires_at = NULL,
            expires_at = least(jobs.expires_at, c.at + jobs.retention_ms)
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[])
-           AS c(id, status, output, error, at, from_list, endpoint_id)
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[])
+           AS c(id, status, output, error, at, from_list, endpoint_id, worker_id)
          WHERE jobs.id = c.id AND jobs.status = ANY(string_to_array(c.from_list, ','))
-           AND (c.endpoint_id IS NULL OR jobs.endpoint_id = c.endpoint_id) AND NOT ${purgedRow()}
+           AND (c.endpoint_id IS NULL OR jobs.endpoint_id = c.endpoint_id)
+           AND (c.worker_id IS NULL OR jobs.worker_id = c.worker_id) AND NOT ${purgedRow()}
          RETURNING ${jobRecordColumns('jobs')}`,
 };
 
@@ -40,6 +44,7 @@ interface CompleteCall {
   from: readonly JobStatus[];
   completion: Completion;
   endpointId: string | null;
+  workerId: string | null;
 }
 
 export class JobBatches {
@@ -65,8 +70,14 @@ export class JobBatches {
     return this.gets.add(id);
   }
 
-  complete(id: string, from: readonly JobStatus[], completion: Completion, endpointId?: string): Promise<JobRecord | undefined> {
-    return this.completes.add({ id, from, completion, endpointId: endpointId ?? null });
+  complete(
+    id: string,
+    from: readonly JobStatus[],
+    completion: Completion,
+    endpointId?: string,
+    workerId?: string,
+  ): Promise<JobRecord | undefined> {
+    return this.completes.add({ id, from, completion, endpointId: endpointId ?? null, workerId: workerId ?? null });
   }
 
   /** Answers, per job, undefined when it was stored or the error that kept it out. */
@@ -108,6 +119,7 @@ export class JobBatches {
         calls.map((c) => c.completion.completedAt),
         calls.map((c) => c.from.join(',')),
         calls.map((c) => c.endpointId),
+        calls.map((c) => c.workerId),
       ],
     });
     const byId = new Map(rows.map((row) => [row.id, row]));

@@ -93,8 +93,8 @@ export class PostgresJobStore implements JobStore {
     return result.rowCount === 1;
   }
 
-  complete(id: string, from: readonly JobStatus[], c: Completion, endpointId?: string): Promise<JobRecord | undefined> {
-    return this.batches.complete(id, from, c, endpointId);
+  complete(id: string, from: readonly JobStatus[], c: Completion, endpointId?: string, workerId?: string): Promise<JobRecord | undefined> {
+    return this.batches.complete(id, from, c, endpointId, workerId);
   }
 
   async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined> {

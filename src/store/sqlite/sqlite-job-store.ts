@@ -107,7 +107,13 @@ export class SqliteJobStore implements JobStore {
     return this.s.progress.run(output, leaseUntil, id).changes === 1;
   }
 
-  async complete(id: string, from: readonly JobStatus[], c: Completion, endpointId?: string): Promise<JobRecord | undefined> {
+  async complete(
+    id: string,
+    from: readonly JobStatus[],
+    c: Completion,
+    endpointId?: string,
+    workerId?: string,
+  ): Promise<JobRecord | undefined> {
     const key = statusList(from);
     let statement = this.completeBy.get(key);
     if (!statement) {
@@ -116,13 +122,14 @@ export class SqliteJobStore implements JobStore {
           `UPDATE jobs SET status = ?, output = ?, error = ?, completed_at = ?,
         lease_expires_at = NULL,
         expires_at = min(expires_at, ? + retention_ms)
-        WHERE id = ? AND status IN (${key}) AND (@endpointId IS NULL OR endpoint_id = @endpointId) AND NOT ${purgedRow()}
+        WHERE id = ? AND status IN (${key}) AND (@endpointId IS NULL OR endpoint_id = @endpointId)
+          AND (@workerId IS NULL OR worker_id = @workerId) AND NOT ${purgedRow()}
         RETURNING ${JOB_COLUMNS}`,
         )
         .raw(true);
       this.completeBy.set(key, statement);
     }
-    const scope = { endpointId: endpointId ?? null };
+    const scope = { endpointId: endpointId ?? null, workerId: workerId ?? null };
     const values = statement.get(c.status, c.output, c.error, c.completedAt, c.completedAt, id, scope) as unknown[] | undefined;
     return values && jobFromValues(values);
   }
