@@ -1,7 +1,8 @@
 // Results finished close together go to a Gantry server in one request (job-done-batch) instead
-// of one each: a result waits at most one turn of the event loop plus `windowMs` for others. A
-// server without the route (a RunPod one answers 404) gets every result on job-done from then on,
-// as does a batch the server refuses whole. Each result still settles on its own outcome.
+// of one each: while other handlers still run, a result waits at most `windowMs` for theirs; once
+// none runs, nothing else can join, so the batch leaves at the end of this turn. A server without
+// the route (a RunPod one answers 404) gets every result on job-done from then on, as does a batch
+// the server refuses whole. Each result still settles on its own outcome.
 import type { Transport } from './transport.js';
 
 export interface PendingResult {
@@ -18,7 +19,8 @@ const MAX_PER_BATCH = 64;
 
 export class ResultBatcher {
   private waiting: Waiting[] = [];
-  private scheduled = false;
+  /** The pending flush: a timer while handlers run, an immediate once none does. */
+  private scheduled: { kind: 'window'; timer: NodeJS.Timeout } | { kind: 'turn' } | undefined;
   /** Cleared for good once the server shows it has no batch route. */
   private batchUrl: string;
 
@@ -27,6 +29,8 @@ export class ResultBatcher {
     batchUrl: string,
     /** The single route of one job's result. */
     private readonly doneUrl: (jobId: string, isStream: boolean) => string,
+    /** Whether handlers whose results could join this batch are still running. */
+    private readonly handlersRunning: () => boolean = () => false,
     private readonly windowMs = 2,
   ) {
     this.batchUrl = batchUrl;
@@ -39,19 +43,26 @@ export class ResultBatcher {
     return new Promise((settle) => {
       this.waiting.push({ ...result, settle });
       if (this.waiting.length >= MAX_PER_BATCH) return void this.flush();
-      if (this.scheduled) return;
-      this.scheduled = true;
-      setTimeout(() => void this.flush(), this.windowMs);
+      this.schedule();
     });
   }
 
-  private async flush(): Promise<void> {
-    this.scheduled = false;
-    const batch = this.waiting.splice(0, MAX_PER_BATCH);
-    if (this.waiting.length > 0 && !this.scheduled) {
-      this.scheduled = true;
-      setTimeout(() => void this.flush(), this.windowMs);
+  private schedule(): void {
+    if (this.scheduled?.kind === 'turn') return;
+    if (this.handlersRunning()) {
+      if (!this.scheduled) this.scheduled = { kind: 'window', timer: setTimeout(() => void this.flush(), this.windowMs) };
+      return;
     }
+    if (this.scheduled) clearTimeout(this.scheduled.timer);
+    this.scheduled = { kind: 'turn' };
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    if (this.scheduled?.kind === 'window') clearTimeout(this.scheduled.timer);
+    this.scheduled = undefined;
+    const batch = this.waiting.splice(0, MAX_PER_BATCH);
+    if (this.waiting.length > 0) this.schedule();
     if (batch.length === 0) return;
     if (batch.length === 1 || !this.batchUrl) return void Promise.all(batch.map(async (r) => r.settle(await this.single(r))));
     let answer;

@@ -46,7 +46,12 @@ export class WorkerLoop {
     private readonly settings: LoopSettings,
   ) {
     this.transport = new Transport(env.credential);
-    this.results = new ResultBatcher(this.transport, env.doneBatchUrl(), (id, isStream) => env.doneUrl(id, isStream));
+    this.results = new ResultBatcher(
+      this.transport,
+      env.doneBatchUrl(),
+      (id, isStream) => env.doneUrl(id, isStream),
+      () => this.handling > 0,
+    );
     this.stopChannel = new StopChannel(this.transport, env.stopUrl(), this.running, this.changed, settings.log);
   }
 

@@ -1,0 +1,77 @@
+// The worker SDK's result batcher against a real HTTP server that records each request: results
+// wait for handlers still running (up to the window), and leave at once when none is.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ResultBatcher } from '../src/worker/result-batcher.js';
+import { Transport } from '../src/worker/transport.js';
+import { sleep } from './support/live.js';
+
+/** A window no test waits out: a result that waited for it would time the test out. */
+const LONG_WINDOW_MS = 600_000;
+
+async function batchServer() {
+  const batches: string[][] = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      const ids = (JSON.parse(text) as { results: { id: string }[] }).results.map((r) => r.id);
+      batches.push(ids);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ results: ids.map((id) => ({ id, outcome: 'accepted' })) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { batches, url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+const result = (jobId: string) => ({ jobId, isStream: false, body: { output: jobId } });
+
+test(
+  'while handlers run a result waits for theirs; once none runs the batch leaves without waiting out the window',
+  { timeout: 10_000 },
+  async (t) => {
+    const server = await batchServer();
+    t.after(() => server.close());
+    let running = true;
+    const batcher = new ResultBatcher(
+      new Transport('wk'),
+      `${server.url}/v2/ep/job-done-batch/w1?x=1`,
+      () => `${server.url}/unused`,
+      () => running,
+      LONG_WINDOW_MS,
+    );
+    const first = batcher.post(result('a'));
+    await sleep(100);
+    assert.deepEqual(server.batches, [], 'held while another handler may still finish');
+    running = false;
+    const outcomes = await Promise.all([first, batcher.post(result('b')), batcher.post(result('c'))]);
+    assert.deepEqual(outcomes, [undefined, undefined, undefined], 'each result accepted');
+    assert.deepEqual(server.batches, [['a', 'b', 'c']], 'one request for the three, sent when the last handler ended');
+  },
+);
+
+test(
+  'with no handler running, results posted in one turn share a request and the next turn starts another',
+  { timeout: 10_000 },
+  async (t) => {
+    const server = await batchServer();
+    t.after(() => server.close());
+    const batcher = new ResultBatcher(
+      new Transport('wk'),
+      `${server.url}/v2/ep/job-done-batch/w1?x=1`,
+      () => `${server.url}/unused`,
+      () => false,
+      LONG_WINDOW_MS,
+    );
+    await Promise.all([batcher.post(result('a')), batcher.post(result('b'))]);
+    await Promise.all([batcher.post(result('c')), batcher.post(result('d'))]);
+    assert.deepEqual(server.batches, [
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+  },
+);
