@@ -3,6 +3,7 @@
 // and a worker process on Gantry's own SDK), Gantry on PostgreSQL,
 // BullMQ on Redis, and a bare HTTP echo server answering the same request shapes, in one run.
 // Run: npm run bench:peers -- [--jobs 20000] [--producers 16] [--workers 8] [--batch 1] [--repeat 3]
+//   [--only sqlite,sdk,postgres,bullmq,echo] (rows to run; all by default)
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (its row is skipped when unset); Redis from
 // GANTRY_BENCH_REDIS (host:port, default 127.0.0.1:6379).
 import { cpus } from 'node:os';
@@ -21,12 +22,14 @@ const { values: opts } = parseArgs({
     workers: { type: 'string', default: '8' },
     batch: { type: 'string', default: '1' },
     repeat: { type: 'string', default: '3' },
+    only: { type: 'string', default: 'sqlite,sdk,postgres,bullmq,echo' },
   },
 });
 const settings: FlowSettings = { jobs: Number(opts.jobs), producers: Number(opts.producers), workers: Number(opts.workers) };
 const BATCH = Number(opts.batch);
 const REPEAT = Number(opts.repeat);
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL;
+const ROWS = new Set(opts.only.split(','));
 const [redisHost, redisPort] = (process.env.GANTRY_BENCH_REDIS ?? '127.0.0.1:6379').split(':');
 
 /** A warm-up, then REPEAT runs; the run of median throughput is reported whole. */
@@ -64,20 +67,24 @@ console.log(
   `jobs ${settings.jobs}, producers ${settings.producers}, workers ${settings.workers} (take batch ${BATCH}), repeats ${REPEAT} (the median run)\n`,
 );
 const results: [string, FlowFigures][] = [];
-results.push(['gantry, SQLite', await gantry({})]);
-results.push(['gantry SDK, SQLite', await gantrySdk()]);
-if (POSTGRES) {
+if (ROWS.has('sqlite')) results.push(['gantry, SQLite', await gantry({})]);
+if (ROWS.has('sdk')) results.push(['gantry SDK, SQLite', await gantrySdk()]);
+if (ROWS.has('postgres') && POSTGRES) {
   const figures = await withSchema(POSTGRES, (url) => gantry({ BENCH_DATABASE: url }, postgresPids));
   results.push(['gantry, PostgreSQL', figures]);
-} else {
+} else if (ROWS.has('postgres')) {
   console.log('gantry on PostgreSQL: skipped (set GANTRY_BENCH_POSTGRES_URL to measure it)');
 }
-const bull = bullmqFlowSystem({ host: redisHost!, port: Number(redisPort) });
-results.push(['BullMQ, Redis', await measure(bull)]);
-await bull.close();
-const echoTarget = await startTarget('echo', 'bench/lib/echo-server.ts', false);
-results.push(['bare HTTP echo', await measure(httpFlowSystem(echoTarget, 1))]);
-await stopTarget(echoTarget);
+if (ROWS.has('bullmq')) {
+  const bull = bullmqFlowSystem({ host: redisHost!, port: Number(redisPort) });
+  results.push(['BullMQ, Redis', await measure(bull)]);
+  await bull.close();
+}
+if (ROWS.has('echo')) {
+  const echoTarget = await startTarget('echo', 'bench/lib/echo-server.ts', false);
+  results.push(['bare HTTP echo', await measure(httpFlowSystem(echoTarget, 1))]);
+  await stopTarget(echoTarget);
+}
 
 const f = (n: number, digits = 2) => (Number.isNaN(n) ? '-' : n.toFixed(digits));
 const rate = (name: string) => results.find(([label]) => label === name)?.[1].jobsPerSecond ?? Number.NaN;
