@@ -1,6 +1,7 @@
 // API keys: `gantry_<keyId>_<secret>`. The id finds the record; only sha256(secret) is stored,
 // and it is compared in constant time. The secret carries 256 random bits, so a fast hash suffices.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashSecret, secretMatches } from './secret-hash.js';
 import type { ApiKeyRecord, KeyPermission, Store } from '../store/store.js';
 import { newAccountId, randomId } from '../domain/ids.js';
 import { MarkedCache } from './marked-cache.js';
@@ -26,10 +27,6 @@ export interface CreatedKey {
 }
 
 export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
-
-function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
 
 export class ApiKeyService {
   /** Every authenticated request looks its key up: while no key has changed, the record read last time is current. */
@@ -97,9 +94,7 @@ export class ApiKeyService {
     const [, id, secret] = match as unknown as [string, string, string];
     const key = await this.records.get(id, () => this.store.getApiKey(id));
     if (!key) return { ok: false, reason: 'unknown' };
-    const expected = Buffer.from(key.secretHash, 'hex');
-    const actual = Buffer.from(hashSecret(secret), 'hex');
-    if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return { ok: false, reason: 'unknown' };
+    if (!secretMatches(secret, key.secretHash)) return { ok: false, reason: 'unknown' };
     if (key.revokedAt) return { ok: false, reason: 'revoked' };
     if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) return { ok: false, reason: 'expired' };
     return { ok: true, key };

@@ -1,14 +1,11 @@
 // Worker credentials: `gantry_wk_<id>_<secret>`, each granting the worker protocol of one endpoint.
 // Workers send them as the raw Authorization value, as RunPod SDK workers do.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashSecret, secretMatches } from './secret-hash.js';
 import type { Store } from '../store/store.js';
 import { randomId } from '../domain/ids.js';
 
 const TOKEN_PATTERN = /^gantry_wk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
-
-function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
 
 /** Verified credentials are remembered briefly: workers call on every job, and a deleted endpoint's
  * credentials stop working within this time. */
@@ -43,9 +40,7 @@ export class WorkerCredentialService {
     const credential = await this.store.jobs.getWorkerCredential(id);
     if (!credential || credential.revokedAt) return undefined;
     if (!(await this.store.findEndpoint(credential.endpointId))) return undefined;
-    const expected = Buffer.from(credential.secretHash, 'hex');
-    const actual = Buffer.from(hashSecret(secret), 'hex');
-    if (!timingSafeEqual(expected, actual)) return undefined;
+    if (!secretMatches(secret, credential.secretHash)) return undefined;
     if (this.verified.size >= CACHE_MAX) this.verified.clear();
     this.verified.set(token, { endpointId: credential.endpointId, until: now + CACHE_MS });
     return credential.endpointId;
