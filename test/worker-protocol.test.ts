@@ -241,6 +241,28 @@ describe('stream', () => {
 });
 
 describe('leases', () => {
+  test("stream chunks renew the holder's lease; another worker's chunks do not", async () => {
+    const l = await startLive({ jobLeaseMs: '400' });
+    try {
+      const id = (await l.queue('POST', '/run', { input: {} })).json.id;
+      await l.worker('GET', '/job-take/streamer?gpu=none');
+      for (let i = 0; i < 6; i++) {
+        await sleep(150);
+        await l.worker('POST', `/job-stream/streamer/${id}`, JSON.stringify({ output: i }));
+      }
+      assert.equal((await l.queue('GET', `/status/${id}`)).json.status, 'IN_PROGRESS', 'its chunks kept it leased');
+      // Another worker keeps posting chunks to it: they are no reason to keep the holder's lease.
+      const requeued = await eventually(async () => {
+        await l.worker('POST', `/job-stream/someone-else/${id}`, JSON.stringify({ output: 'x' }));
+        const s = (await l.queue('GET', `/status/${id}`)).json;
+        return s.status === 'IN_QUEUE' && s;
+      });
+      assert.equal(requeued.retries, 1, "the lease lapsed although another worker's chunks kept coming");
+    } finally {
+      await l.close();
+    }
+  });
+
   test('pings renew a lease; a lapsed lease returns the job and counts a retry; too many fail it', async () => {
     const l = await startLive({ jobLeaseMs: '400', maxLeaseLosses: '2' });
     try {

@@ -191,13 +191,20 @@ export class WorkerProtocolService {
   }
 
   async streamChunk(endpointId: string, workerId: string, jobId: string, output: unknown): Promise<void> {
-    this.workers.seen(workerId, endpointId, this.now());
+    const now = this.now();
+    this.workers.seen(workerId, endpointId, now);
+    // One write appends the chunks and renews the worker's lease, only on a job of this endpoint
+    // that is not finished; the job is read only when nothing was appended.
+    const chunks = splitStreamChunk(output, JOB_LIMITS.streamChunkBytes);
+    const appended = await this.store.jobs.appendStream(jobId, chunks, { endpointId, workerId, leaseUntil: now + this.timings.jobLeaseMs });
+    if (appended) {
+      if (appended.workerId === workerId) this.workers.reported(workerId, endpointId, now);
+      this.events.jobChanged(jobId);
+      return;
+    }
+    // A late chunk of a finished job that was this worker's still tells that the worker reports.
     const job = await this.store.jobs.get(jobId);
-    if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
-    if (!job || job.endpointId !== endpointId || isTerminal(job.status)) return;
-    await this.store.jobs.appendStream(jobId, splitStreamChunk(output, JOB_LIMITS.streamChunkBytes));
-    if (job.workerId === workerId) await this.store.jobs.renewLeases(endpointId, workerId, [jobId], this.now() + this.timings.jobLeaseMs);
-    this.events.jobChanged(jobId);
+    if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, now);
   }
 
   /** Jobs the worker must abort: answered at once when there are some, else after a long-poll. */

@@ -55,6 +55,13 @@ export interface QueueStats {
 
 export const QUEUE_STATS_CAP = 100_000;
 
+/** A worker posting stream chunks: where it may write, and the lease a chunk of its own job extends to. */
+export interface StreamWriter {
+  endpointId: string;
+  workerId: string;
+  leaseUntil: number;
+}
+
 export interface Completion {
   status: 'COMPLETED' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED';
   output: string | null;
@@ -114,7 +121,12 @@ export interface JobStore {
   queueStats(endpointId: string): Promise<QueueStats>;
   /** Oldest normal-priority queued job's submit time, or null. */
   oldestQueuedAt(endpointId: string): Promise<number | null>;
-  appendStream(id: string, outputs: string[]): Promise<void>;
+  /**
+   * Appends chunks to a job's stream, in order. With `writer`, only to a job of its endpoint that
+   * is not finished, renewing the lease if the writer's worker holds it, in the same write. Answers
+   * the worker that holds the job, or undefined when nothing was appended.
+   */
+  appendStream(id: string, outputs: string[], writer?: StreamWriter): Promise<{ workerId: string | null } | undefined>;
   /** Chunks written since the previous read, in order; advances the read position. */
   readStream(id: string): Promise<string[]>;
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TEST_STORE } from '../support/test-store.js';
 import { useTestStore } from './suite-store.js';
-import { aJob, aQueue } from './records.js';
+import { aJob, aQueue, NOW } from './records.js';
 
 const suite = useTestStore();
 
@@ -44,4 +44,25 @@ test(`[${TEST_STORE}] readers on two connections share one read position: no chu
   }
   read.push(...(await suite.store.jobs.readStream(job.id)));
   assert.deepEqual([...read].sort(), [...written].sort(), 'every chunk read exactly once');
+});
+
+test(`[${TEST_STORE}] a worker's chunks reach only a job of its endpoint that is not finished, and renew only its own lease`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const [running, finished] = [aJob(queue), aJob(queue)];
+  await jobs.insert(running);
+  await jobs.insert(finished);
+  await jobs.take(queue, 'w1', 2, NOW, NOW + 1000);
+  await jobs.complete(finished.id, ['IN_PROGRESS'], { status: 'COMPLETED', output: '"done"', error: null, completedAt: NOW + 1 });
+  const as = (workerId: string, endpointId = queue) => ({ endpointId, workerId, leaseUntil: NOW + 5000 });
+
+  assert.deepEqual(await jobs.appendStream(running.id, ['1'], as('w2')), { workerId: 'w1' }, "another worker's chunk is kept");
+  assert.equal((await jobs.get(running.id))?.leaseExpiresAt, NOW + 1000, "but does not renew w1's lease");
+  assert.equal(await jobs.appendStream(running.id, ['x'], as('w1', aQueue())), undefined, "another endpoint's job");
+  assert.equal(await jobs.appendStream(finished.id, ['late'], as('w1')), undefined, 'a finished job');
+  assert.equal(await jobs.appendStream('job-missing', ['lost'], as('w1')), undefined, 'no job');
+  assert.deepEqual(await jobs.appendStream(running.id, ['2', '3'], as('w1')), { workerId: 'w1' });
+  assert.equal((await jobs.get(running.id))?.leaseExpiresAt, NOW + 5000, "the holder's chunk renews its lease");
+  assert.deepEqual(await jobs.readStream(running.id), ['1', '2', '3']);
+  assert.deepEqual(await jobs.readStream(finished.id), []);
 });

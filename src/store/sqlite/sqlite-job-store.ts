@@ -10,6 +10,7 @@ import type {
   JobStore,
   NewJob,
   QueueStats,
+  StreamWriter,
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
@@ -189,12 +190,15 @@ export class SqliteJobStore implements JobStore {
     return row?.submitted_at ?? null;
   }
 
-  async appendStream(id: string, outputs: string[]): Promise<void> {
-    this.db.transaction(() => {
-      const row = this.s.bumpWritten.get(outputs.length, id) as { stream_written: number } | undefined;
-      if (!row) return;
+  async appendStream(id: string, outputs: string[], writer?: StreamWriter): Promise<{ workerId: string | null } | undefined> {
+    return this.db.transaction(() => {
+      const row = (
+        writer ? this.s.bumpWrittenBy.get({ n: outputs.length, id, ...writer }) : this.s.bumpWritten.get({ n: outputs.length, id })
+      ) as { stream_written: number; worker_id: string | null } | undefined;
+      if (!row) return undefined;
       let seq = row.stream_written - outputs.length;
       for (const output of outputs) this.s.insertChunk.run(id, ++seq, output);
+      return { workerId: row.worker_id };
     })();
   }
 
@@ -308,7 +312,11 @@ function prepare(db: Database.Database) {
     oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION}
       AND status = 'IN_QUEUE' AND low_priority = 0
       ORDER BY low_priority, seq LIMIT 1`),
-    bumpWritten: db.prepare('UPDATE jobs SET stream_written = stream_written + ? WHERE id = ? RETURNING stream_written'),
+    bumpWritten: db.prepare('UPDATE jobs SET stream_written = stream_written + @n WHERE id = @id RETURNING stream_written, worker_id'),
+    bumpWrittenBy: db.prepare(`UPDATE jobs SET stream_written = stream_written + @n,
+        lease_expires_at = CASE WHEN worker_id = @workerId AND status = 'IN_PROGRESS' THEN @leaseUntil ELSE lease_expires_at END
+      WHERE id = @id AND endpoint_id = @endpointId AND status NOT IN (${TERMINAL_STATUS_LIST}) AND NOT ${purgedRow()}
+      RETURNING stream_written, worker_id`),
     insertChunk: db.prepare('INSERT INTO job_stream (job_id, seq, output) VALUES (?, ?, ?)'),
     streamPositions: db.prepare('SELECT stream_read, stream_written FROM jobs WHERE id = ?'),
     chunksAfter: db.prepare('SELECT output FROM job_stream WHERE job_id = ? AND seq > ? ORDER BY seq'),
