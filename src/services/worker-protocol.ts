@@ -142,13 +142,17 @@ export class WorkerProtocolService {
   }
 
   private async progress(endpointId: string, workerId: string, jobId: string, output: string): Promise<void> {
+    const now = this.now();
+    // One write records the progress of the worker's own running job; the job is read only when it did not.
+    if (await this.store.jobs.recordProgress(jobId, output, { endpointId, workerId, leaseUntil: now + this.timings.jobLeaseMs })) {
+      this.workers.reported(workerId, endpointId, now);
+      this.events.jobChanged(jobId);
+      return;
+    }
     const job = await this.store.jobs.get(jobId);
     if (job?.endpointId !== endpointId) return this.workers.jobReleased(workerId, jobId);
-    if (job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
-    if (isTerminal(job.status)) return this.workers.jobReleased(workerId, jobId);
-    if (job.workerId === workerId && (await this.store.jobs.recordProgress(jobId, output, this.now() + this.timings.jobLeaseMs))) {
-      this.events.jobChanged(jobId);
-    }
+    if (job.workerId === workerId) this.workers.reported(workerId, endpointId, now);
+    if (isTerminal(job.status)) this.workers.jobReleased(workerId, jobId);
   }
 
   /** Several results of this worker's jobs, each with its own outcome (see worker-result-batch.ts). */

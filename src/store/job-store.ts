@@ -55,8 +55,8 @@ export interface QueueStats {
 
 export const QUEUE_STATS_CAP = 100_000;
 
-/** A worker posting stream chunks: where it may write, and the lease a chunk of its own job extends to. */
-export interface StreamWriter {
+/** A worker writing to a job (progress, stream chunks): where it may write, and the lease its own job's write extends to. */
+export interface JobWriter {
   endpointId: string;
   workerId: string;
   leaseUntil: number;
@@ -92,8 +92,8 @@ export interface JobStore {
   take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]>;
   /** Extends the leases the worker holds on these jobs of the endpoint; returns how many it still holds. */
   renewLeases(endpointId: string, workerId: string, jobIds: string[], leaseUntil: number): Promise<number>;
-  /** Records a progress output of a running job. */
-  recordProgress(id: string, output: string, leaseUntil: number): Promise<boolean>;
+  /** Records a progress output of a running job of the writer's endpoint that its worker holds, and renews the lease. */
+  recordProgress(id: string, output: string, writer: JobWriter): Promise<boolean>;
   /**
    * Moves a job to a terminal status if it is in one of `from` (and, with `endpointId`, of that
    * endpoint; with `workerId`, held by that worker); returns the updated job, whose `workerId` is
@@ -126,7 +126,7 @@ export interface JobStore {
    * is not finished, renewing the lease if the writer's worker holds it, in the same write. Answers
    * the worker that holds the job, or undefined when nothing was appended.
    */
-  appendStream(id: string, outputs: string[], writer?: StreamWriter): Promise<{ workerId: string | null } | undefined>;
+  appendStream(id: string, outputs: string[], writer?: JobWriter): Promise<{ workerId: string | null } | undefined>;
   /** Chunks written since the previous read, in order; advances the read position. */
   readStream(id: string): Promise<string[]>;
 

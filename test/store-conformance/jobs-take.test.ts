@@ -98,7 +98,7 @@ test(`[${TEST_STORE}] a worker renews only the leases it still holds`, async () 
   assert.equal((await jobs.get(mine.id))?.leaseExpiresAt, NOW + 6000);
 });
 
-test(`[${TEST_STORE}] progress is recorded on running jobs only, and extends the lease`, async () => {
+test(`[${TEST_STORE}] progress is recorded only on a running job by the worker that holds it, and extends the lease`, async () => {
   const jobs = suite.store.jobs;
   const queue = aQueue();
   const running = aJob(queue);
@@ -106,10 +106,14 @@ test(`[${TEST_STORE}] progress is recorded on running jobs only, and extends the
   await jobs.insert(running);
   await jobs.take(queue, 'w1', 1, NOW, NOW + 1000);
   await jobs.insert(queued);
-  assert.equal(await jobs.recordProgress(running.id, '"50%"', NOW + 9000), true);
+  const as = (workerId: string, endpointId = queue) => ({ endpointId, workerId, leaseUntil: NOW + 9000 });
+  assert.equal(await jobs.recordProgress(running.id, '"50%"', as('w1')), true);
   const record = await jobs.get(running.id);
   assert.deepEqual([record?.output, record?.leaseExpiresAt], ['"50%"', NOW + 9000]);
-  assert.equal(await jobs.recordProgress(queued.id, '"50%"', NOW + 9000), false);
+  assert.equal(await jobs.recordProgress(running.id, '"60%"', as('w2')), false, 'a worker that does not hold it');
+  assert.equal(await jobs.recordProgress(running.id, '"60%"', as('w1', aQueue())), false, 'another endpoint');
+  assert.equal((await jobs.get(running.id))?.output, '"50%"');
+  assert.equal(await jobs.recordProgress(queued.id, '"50%"', as('w1')), false);
   assert.equal((await jobs.get(queued.id))?.output, null);
-  assert.equal(await jobs.recordProgress('job-missing', '"50%"', NOW + 9000), false);
+  assert.equal(await jobs.recordProgress('job-missing', '"50%"', as('w1')), false);
 });

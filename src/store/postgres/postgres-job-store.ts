@@ -11,7 +11,7 @@ import type {
   JobStore,
   NewJob,
   QueueStats,
-  StreamWriter,
+  JobWriter,
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
@@ -104,12 +104,12 @@ export class PostgresJobStore implements JobStore {
     return result.rowCount ?? 0;
   }
 
-  async recordProgress(id: string, output: string, leaseUntil: number): Promise<boolean> {
-    const result = await this.pool.query(`UPDATE jobs SET output = $1, lease_expires_at = $2 WHERE id = $3 AND status = 'IN_PROGRESS'`, [
-      output,
-      leaseUntil,
-      id,
-    ]);
+  async recordProgress(id: string, output: string, writer: JobWriter): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE jobs SET output = $1, lease_expires_at = $2
+       WHERE id = $3 AND endpoint_id = $4 AND worker_id = $5 AND status = 'IN_PROGRESS'`,
+      [output, writer.leaseUntil, id, writer.endpointId, writer.workerId],
+    );
     return result.rowCount === 1;
   }
 
@@ -187,7 +187,7 @@ export class PostgresJobStore implements JobStore {
     return row?.submitted_at ?? null;
   }
 
-  async appendStream(id: string, outputs: string[], writer?: StreamWriter): Promise<{ workerId: string | null } | undefined> {
+  async appendStream(id: string, outputs: string[], writer?: JobWriter): Promise<{ workerId: string | null } | undefined> {
     // One statement: the chunks and the written position commit together, as readStream needs.
     const [row] = await this.rows<{ worker_id: string | null }>(writer ? APPEND_STREAM_BY : APPEND_STREAM, [
       id,

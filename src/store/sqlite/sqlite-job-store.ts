@@ -10,7 +10,7 @@ import type {
   JobStore,
   NewJob,
   QueueStats,
-  StreamWriter,
+  JobWriter,
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
@@ -104,8 +104,8 @@ export class SqliteJobStore implements JobStore {
     return held;
   }
 
-  async recordProgress(id: string, output: string, leaseUntil: number): Promise<boolean> {
-    return this.s.progress.run(output, leaseUntil, id).changes === 1;
+  async recordProgress(id: string, output: string, writer: JobWriter): Promise<boolean> {
+    return this.s.progress.run({ output, id, ...writer }).changes === 1;
   }
 
   async complete(
@@ -190,7 +190,7 @@ export class SqliteJobStore implements JobStore {
     return row?.submitted_at ?? null;
   }
 
-  async appendStream(id: string, outputs: string[], writer?: StreamWriter): Promise<{ workerId: string | null } | undefined> {
+  async appendStream(id: string, outputs: string[], writer?: JobWriter): Promise<{ workerId: string | null } | undefined> {
     return this.db.transaction(() => {
       const row = (
         writer ? this.s.bumpWrittenBy.get({ n: outputs.length, id, ...writer }) : this.s.bumpWritten.get({ n: outputs.length, id })
@@ -297,7 +297,8 @@ function prepare(db: Database.Database) {
       )
       .raw(true),
     renew: db.prepare(`UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND worker_id = ? AND endpoint_id = ? AND status = 'IN_PROGRESS'`),
-    progress: db.prepare(`UPDATE jobs SET output = ?, lease_expires_at = ? WHERE id = ? AND status = 'IN_PROGRESS'`),
+    progress: db.prepare(`UPDATE jobs SET output = @output, lease_expires_at = @leaseUntil
+      WHERE id = @id AND endpoint_id = @endpointId AND worker_id = @workerId AND status = 'IN_PROGRESS'`),
     setExpiry: db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?'),
     counts: db.prepare(`SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = ? AND status <> 'IN_QUEUE' GROUP BY status`),
     countQueued: db.prepare(`SELECT count(*) FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE'`),
