@@ -30,6 +30,11 @@ async function batchServer() {
 
 const result = (jobId: string) => ({ jobId, isStream: false, body: { output: jobId } });
 
+/** A batcher posting to the server, with handlers running while `running()` says so. */
+function batcherOn(url: string, running: () => boolean): ResultBatcher {
+  return new ResultBatcher(new Transport('wk'), `${url}/v2/ep/job-done-batch/w1?x=1`, () => `${url}/unused`, running, LONG_WINDOW_MS);
+}
+
 test(
   'while handlers run a result waits for theirs; once none runs the batch leaves without waiting out the window',
   { timeout: 10_000 },
@@ -37,13 +42,7 @@ test(
     const server = await batchServer();
     t.after(() => server.close());
     let running = true;
-    const batcher = new ResultBatcher(
-      new Transport('wk'),
-      `${server.url}/v2/ep/job-done-batch/w1?x=1`,
-      () => `${server.url}/unused`,
-      () => running,
-      LONG_WINDOW_MS,
-    );
+    const batcher = batcherOn(server.url, () => running);
     const first = batcher.post(result('a'));
     await sleep(100);
     assert.deepEqual(server.batches, [], 'held while another handler may still finish');
@@ -60,13 +59,7 @@ test(
   async (t) => {
     const server = await batchServer();
     t.after(() => server.close());
-    const batcher = new ResultBatcher(
-      new Transport('wk'),
-      `${server.url}/v2/ep/job-done-batch/w1?x=1`,
-      () => `${server.url}/unused`,
-      () => false,
-      LONG_WINDOW_MS,
-    );
+    const batcher = batcherOn(server.url, () => false);
     await Promise.all([batcher.post(result('a')), batcher.post(result('b'))]);
     await Promise.all([batcher.post(result('c')), batcher.post(result('d'))]);
     assert.deepEqual(server.batches, [
