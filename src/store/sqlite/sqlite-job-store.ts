@@ -8,9 +8,9 @@ import type {
   JobCounts,
   JobRecord,
   JobStore,
+  JobWriter,
   NewJob,
   QueueStats,
-  JobWriter,
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
