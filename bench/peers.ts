@@ -22,7 +22,7 @@ const { values: opts } = parseArgs({
     workers: { type: 'string', default: '8' },
     batch: { type: 'string', default: '1' },
     repeat: { type: 'string', default: '3' },
-    only: { type: 'string', default: 'sqlite,sdk,postgres,bullmq,echo' },
+    only: { type: 'string', default: 'sqlite,sdk,postgres,bullmq,echo' }, // the names KNOWN_ROWS lists
   },
 });
 const settings: FlowSettings = { jobs: Number(opts.jobs), producers: Number(opts.producers), workers: Number(opts.workers) };
@@ -30,6 +30,9 @@ const BATCH = Number(opts.batch);
 const REPEAT = Number(opts.repeat);
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL;
 const ROWS = new Set(opts.only.split(','));
+const KNOWN_ROWS = ['sqlite', 'sdk', 'postgres', 'bullmq', 'echo'];
+const unknownRows = [...ROWS].filter((row) => !KNOWN_ROWS.includes(row));
+if (unknownRows.length > 0) throw new Error(`--only names rows ${KNOWN_ROWS.join(', ')}; not ${unknownRows.join(', ')}`);
 const [redisHost, redisPort] = (process.env.GANTRY_BENCH_REDIS ?? '127.0.0.1:6379').split(':');
 
 /** A warm-up, then REPEAT runs; the run of median throughput is reported whole. */
