@@ -39,6 +39,7 @@ const COMPLETE = {
          RETURNING ${jobRecordColumns('jobs')}`,
 };
 
+/** One completion as JobStore.complete names it; null where it names no endpoint or worker. */
 interface CompleteCall {
   id: string;
   from: readonly JobStatus[];
@@ -70,14 +71,8 @@ export class JobBatches {
     return this.gets.add(id);
   }
 
-  complete(
-    id: string,
-    from: readonly JobStatus[],
-    completion: Completion,
-    endpointId?: string,
-    workerId?: string,
-  ): Promise<JobRecord | undefined> {
-    return this.completes.add({ id, from, completion, endpointId: endpointId ?? null, workerId: workerId ?? null });
+  complete(call: CompleteCall): Promise<JobRecord | undefined> {
+    return this.completes.add(call);
   }
 
   /** Answers, per job, undefined when it was stored or the error that kept it out. */

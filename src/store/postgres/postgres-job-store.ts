@@ -114,7 +114,7 @@ export class PostgresJobStore implements JobStore {
   }
 
   complete(id: string, from: readonly JobStatus[], c: Completion, endpointId?: string, workerId?: string): Promise<JobRecord | undefined> {
-    return this.batches.complete(id, from, c, endpointId, workerId);
+    return this.batches.complete({ id, from, completion: c, endpointId: endpointId ?? null, workerId: workerId ?? null });
   }
 
   async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined> {
