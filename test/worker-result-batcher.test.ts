@@ -1,6 +1,6 @@
 // The worker SDK's result batcher against a real HTTP server that records each request: results
 // wait for handlers still running (up to the window), and leave at once when none is.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,8 @@ import { sleep } from './support/live.js';
 /** A window no test waits out: a result that waited for it would time the test out. */
 const LONG_WINDOW_MS = 600_000;
 
-async function batchServer() {
+/** Records each batch request's job ids; closed when the test `t` ends. */
+async function batchServer(t: TestContext) {
   const batches: string[][] = [];
   const server = createServer((req, res) => {
     let text = '';
@@ -25,7 +26,8 @@ async function batchServer() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { batches, url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { batches, url };
 }
 
 const result = (jobId: string) => ({ jobId, isStream: false, body: { output: jobId } });
@@ -39,8 +41,7 @@ test(
   'while handlers run a result waits for theirs; once none runs the batch leaves without waiting out the window',
   { timeout: 10_000 },
   async (t) => {
-    const server = await batchServer();
-    t.after(() => server.close());
+    const server = await batchServer(t);
     let running = true;
     const batcher = batcherOn(server.url, () => running);
     const first = batcher.post(result('a'));
@@ -57,8 +58,7 @@ test(
   'with no handler running, results posted in one turn share a request and the next turn starts another',
   { timeout: 10_000 },
   async (t) => {
-    const server = await batchServer();
-    t.after(() => server.close());
+    const server = await batchServer(t);
     const batcher = batcherOn(server.url, () => false);
     await Promise.all([batcher.post(result('a')), batcher.post(result('b'))]);
     await Promise.all([batcher.post(result('c')), batcher.post(result('d'))]);
