@@ -91,13 +91,16 @@ export class GroupCommit {
     try {
       if (!this.db.inTransaction) throw new Error('the database rolled the transaction back; nothing of it was stored');
       this.commit.run();
-      this.afterCommit();
       group.settle();
     } catch (error) {
       this.failed++;
       if (this.db.open && this.db.inTransaction) this.rollback.run();
       group.settle(error);
+      this.wakeWaiting();
+      return;
     }
+    // Outside the try: whatever it does, the group is committed and was answered so.
+    this.afterCommit();
     this.wakeWaiting();
   }
 
