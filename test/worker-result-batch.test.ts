@@ -1,6 +1,7 @@
 // Gantry's batched result route (job-done-batch) over a real socket, and the worker SDK using it
 // from a real worker process: every result gets its own outcome, a repeat is harmless, a result
-// for a job this worker does not hold is refused without touching the job or the other items.
+// for a job this worker does not hold is refused without touching the job or the other items;
+// with `take`, the same answer hands out the next jobs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -110,6 +111,72 @@ test('a body that is not a batch is refused whole with a problem', async () => {
     const answer = await batch('wb5', body);
     assert.equal(answer.status, 400, body.slice(0, 40));
     assert.equal(typeof answer.json.detail, 'string');
+  }
+});
+
+const takeWith = (worker: string, take: number | string, body: unknown) =>
+  g.worker('POST', `/job-done-batch/${worker}?gpu=none&take=${take}`, JSON.stringify(body));
+
+test('a batch with take records its results, then hands this worker queued jobs in the same answer', async () => {
+  const [a, b] = [await run({ n: 1 }), await run({ n: 2 })];
+  await takeAll('wt1', 2);
+  const queued = [await run({ n: 3 }), await run({ n: 4 }), await run({ n: 5 })];
+  const answer = await takeWith('wt1', 2, {
+    results: [
+      { id: a, output: 'a' },
+      { id: b, error: 'b failed' },
+    ],
+  });
+  assert.equal(answer.status, 200);
+  assert.deepEqual(
+    answer.json.results.map((r: { outcome: string }) => r.outcome),
+    ['accepted', 'accepted'],
+  );
+  assert.deepEqual([(await status(a)).status, (await status(b)).status], ['COMPLETED', 'FAILED']);
+  const handed = answer.json.jobs as { id: string; input: { n: number } }[];
+  assert.deepEqual(
+    handed.map((j) => j.input.n),
+    [3, 4],
+    'the oldest queued jobs, no more than asked for',
+  );
+  for (const job of handed) assert.equal((await status(job.id)).status, 'IN_PROGRESS');
+  assert.equal((await status(queued[2]!)).status, 'IN_QUEUE');
+  const theirs = await batch('wt1', { results: handed.map((j) => ({ id: j.id, output: j.input.n })) });
+  assert.deepEqual(
+    theirs.json.results.map((r: { outcome: string }) => r.outcome),
+    ['accepted', 'accepted'],
+    'the jobs handed out are held by this worker',
+  );
+  await takeAll('wt1-cleanup', 1);
+});
+
+test('a batch with a bad take, or a body refused whole, records nothing and takes nothing', async () => {
+  const id = await run();
+  await takeAll('wt2', 1);
+  const waiting = await run();
+  for (const take of [0, 65, 'two']) {
+    const answer = await takeWith('wt2', take, { results: [{ id, output: 'x' }] });
+    assert.equal(answer.status, 400, String(take));
+    assert.match(JSON.stringify(answer.json), /take/, 'the problem names the parameter');
+  }
+  const refused = await takeWith('wt2', 1, { results: 'no' });
+  assert.equal(refused.status, 400);
+  assert.deepEqual([(await status(id)).status, (await status(waiting)).status], ['IN_PROGRESS', 'IN_QUEUE']);
+  await batch('wt2', { results: [{ id, output: 'x' }] });
+  await takeAll('wt2', 1);
+});
+
+test('a batch with take answers at once on an empty queue: the worker is not held by a long-poll', { timeout: 20_000 }, async () => {
+  // A take here would wait 80 s for a job; the test would time out if the batch did.
+  const patient = await startLive({ takeWaitMs: '80000' });
+  try {
+    await patient.queue('POST', '/run', { input: {} });
+    const [job] = (await patient.worker('GET', '/job-take-batch/wt3?batch_size=1')).json as { id: string }[];
+    const answer = await patient.worker('POST', '/job-done-batch/wt3?take=4', JSON.stringify({ results: [{ id: job!.id, output: 1 }] }));
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.json, { results: [{ id: job!.id, outcome: 'accepted' }], jobs: [] });
+  } finally {
+    await patient.close();
   }
 });
 

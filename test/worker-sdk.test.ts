@@ -1,6 +1,6 @@
 // The worker SDK against a fake queue server on a real socket that records what the SDK sends:
 // URL shapes and parameters, the raw credential, every body form, the stop channel, retries,
-// batch takes, graceful stop, local mode and environment checks.
+// batch takes, takes that carry results, graceful stop, local mode and environment checks.
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -39,6 +39,13 @@ class FakeQueue {
   resultDelayMs = 0;
   /** Whether it answers Gantry's job-done-batch; otherwise 404, as a RunPod server does. */
   batchResults = false;
+  /** Whether job-done-batch hands out jobs when asked (`take`), as Gantry does; older servers ignore it. */
+  takesWithResults = false;
+  /** Answers for the next job-done-batch requests that ask to take jobs, and the requests that got them. */
+  readonly carryAnswers: Answer[] = [];
+  readonly failedCarries: Seen[] = [];
+  /** The request kind that handed out each job. */
+  readonly handedBy = new Map<string, string>();
   url = '';
   private server!: Server;
 
@@ -73,6 +80,12 @@ class FakeQueue {
     await new Promise((resolve) => this.server.close(resolve));
   }
 
+  private handOut(kind: string, count: number): FakeQueue['jobs'] {
+    const jobs = this.jobs.splice(0, count);
+    for (const job of jobs) this.handedBy.set(job.id, kind);
+    return jobs;
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let text = '';
     for await (const chunk of req) text += String(chunk);
@@ -99,8 +112,8 @@ class FakeQueue {
       const until = Date.now() + this.holdMs;
       while (this.jobs.length === 0 && Date.now() < until && !gone) await sleep(10);
       if (gone || this.jobs.length === 0) return answer(204);
-      if (kind === 'job-take') return answer(200, this.jobs.shift());
-      return answer(200, this.jobs.splice(0, Number(url.searchParams.get('batch_size'))));
+      if (kind === 'job-take') return answer(200, this.handOut(kind, 1)[0]);
+      return answer(200, this.handOut(kind, Number(url.searchParams.get('batch_size'))));
     }
     if (kind === 'job-stop') {
       const until = Date.now() + this.holdMs;
@@ -109,7 +122,12 @@ class FakeQueue {
     }
     if (kind === 'job-done-batch') {
       if (!this.batchResults) return answer(404, {});
-      return answer(200, { results: (seen.body.results as { id: string }[]).map(({ id }) => ({ id, outcome: 'accepted' })) });
+      const take = url.searchParams.get('take');
+      const forced = take ? this.carryAnswers.shift() : undefined;
+      if (forced !== undefined) return (this.failedCarries.push(seen), answer(forced));
+      const results = (seen.body.results as { id: string }[]).map(({ id }) => ({ id, outcome: 'accepted' }));
+      if (!take || !this.takesWithResults) return answer(200, { results });
+      return answer(200, { results, jobs: this.handOut(kind, Number(take)) });
     }
     // The answer is chosen as the post arrives: a test that sees the post may queue the next one's.
     const forced = kind === 'job-done' ? this.doneAnswers.shift() : undefined;
@@ -234,6 +252,65 @@ test('results finished together go in one job-done-batch where the server has it
   fake.jobs.push(...together.map((job) => ({ ...job, id: `r${job.id}` })));
   await until(() => together.every((job) => doneBodies(`r${job.id}`).length === 1), 'each result on job-done after a 404');
   assert.deepEqual(logs, [], 'nothing lost');
+});
+
+test('on a server that takes with results, the next jobs come back with the last results: one exchange per cycle', async () => {
+  const backlog = Array.from({ length: 12 }, (_, i) => ({ id: `b${i}`, input: { result: i } }));
+  await startWorker({ concurrency: 4 });
+  fake.batchResults = true;
+  fake.takesWithResults = true;
+  fake.jobs.push(...backlog);
+  await until(() => fake.requests('job-done-batch').flatMap((s) => s.body.results).length === 12, 'all twelve results');
+  assert.deepEqual(
+    backlog.map(({ id }) => fake.handedBy.get(id)),
+    [...Array(4).fill('job-take-batch'), ...Array(8).fill('job-done-batch')],
+    'after the first take, each batch of jobs came back with the results of the one before',
+  );
+  const carrying = fake.requests('job-done-batch').filter((s) => s.query.get('take'));
+  assert.deepEqual(
+    carrying.slice(0, 2).map((s) => [s.query.get('take'), s.body.results.length]),
+    [
+      ['4', 4],
+      ['4', 4],
+    ],
+  );
+  assert.equal(fake.requests('job-done').length, 0);
+  assert.deepEqual(logs, [], 'every result accepted once');
+});
+
+test('a take with results that fails sends those results again without taking, and jobs are taken the usual way', async () => {
+  await startWorker({ concurrency: 2 });
+  fake.batchResults = true;
+  fake.takesWithResults = true;
+  fake.carryAnswers.push(500, 'drop');
+  fake.jobs.push(...['f1', 'f2', 'f3', 'f4', 'f5', 'f6'].map((id) => ({ id, input: { result: id } })));
+  const ids = (posts: Seen[]) => posts.flatMap((s) => s.body.results.map((r: { id: string }) => r.id as string));
+  const answered = () => ids(fake.requests('job-done-batch').filter((s) => !fake.failedCarries.includes(s)));
+  await until(() => answered().length === 6, 'every result answered');
+  const failed = ids(fake.failedCarries);
+  const resent = ids(fake.requests('job-done-batch').filter((s) => !s.query.get('take')));
+  assert.equal(fake.failedCarries.length, 2);
+  assert.deepEqual(
+    failed.filter((id) => !resent.includes(id)),
+    [],
+    'the results of the failed exchanges went again on their own, none lost',
+  );
+  assert.ok(
+    [...fake.handedBy.values()].some((kind) => kind.startsWith('job-take')),
+    'jobs were taken the usual way meanwhile',
+  );
+  await until(() => logs.length === 0 && fake.requests('ping').some((p) => !p.query.has('job_id')), 'the worker idle');
+  assert.deepEqual(logs, []);
+});
+
+test('a server that ignores take gets the results once and is asked with job-take from then on', async () => {
+  await startWorker({ concurrency: 2 });
+  fake.batchResults = true;
+  fake.jobs.push(...['o1', 'o2', 'o3', 'o4', 'o5', 'o6'].map((id) => ({ id, input: { result: id } })));
+  await until(() => fake.jobs.length === 0 && fake.requests('job-done-batch').flatMap((s) => s.body.results).length === 6, 'every result');
+  assert.equal(fake.requests('job-done-batch').filter((s) => s.query.get('take')).length, 1, 'asked once');
+  assert.ok([...fake.handedBy.values()].every((kind) => kind === 'job-take-batch' || kind === 'job-take'));
+  assert.deepEqual(logs, []);
 });
 
 test('pings every interval: job_id lists the jobs in progress and is absent when idle', async () => {

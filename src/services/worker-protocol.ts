@@ -64,10 +64,19 @@ export class WorkerProtocolService {
     private readonly now: Clock = Date.now,
   ) {}
 
-  /** Answers the moment a job is available, or with nothing after the long-poll wait. */
-  async take(endpointId: string, workerId: string, batchSize: number, signal: Cancellation): Promise<JobRecord[]> {
+  /**
+   * Answers the moment a job is available, or with nothing after the long-poll wait (`waitMs`,
+   * the deployment's take wait unless given; 0 looks once and does not wait).
+   */
+  async take(
+    endpointId: string,
+    workerId: string,
+    batchSize: number,
+    signal: Cancellation,
+    waitMs = this.timings.takeWaitMs,
+  ): Promise<JobRecord[]> {
     const limit = Math.max(1, Math.min(MAX_BATCH, batchSize));
-    const deadline = this.now() + this.timings.takeWaitMs;
+    const deadline = this.now() + waitMs;
     // The client leaving and the worker being stopped both end the long-poll with no job.
     const open = this.workers.openTake(workerId, endpointId, this.now(), signal);
     const ended = open.ended;

@@ -23,6 +23,8 @@ export class ResultBatcher {
   private scheduled: { kind: 'window'; timer: NodeJS.Timeout } | { kind: 'turn' } | undefined;
   /** Cleared for good once the server shows it has no batch route. */
   private batchUrl: string;
+  /** Cleared for good once the server answers a batch with a take without jobs (it predates `take`). */
+  private takesWithResults = true;
 
   constructor(
     private readonly transport: Transport,
@@ -58,6 +60,38 @@ export class ResultBatcher {
     setImmediate(() => void this.flush());
   }
 
+  /**
+   * Sends the waiting results and takes up to `size` jobs in one exchange (job-done-batch with
+   * `take`). Answers the jobs taken, or undefined when no such exchange happened: no result waits,
+   * the server does not take that way, or the exchange failed; the results then go their usual way.
+   */
+  async sendWithTake(size: number): Promise<unknown[] | undefined> {
+    if (!this.batchUrl || !this.takesWithResults || this.waiting.length === 0) return undefined;
+    const batch = this.waiting.splice(0, MAX_PER_BATCH);
+    if (this.waiting.length === 0 && this.scheduled?.kind === 'window') {
+      clearTimeout(this.scheduled.timer);
+      this.scheduled = undefined;
+    }
+    const url = `${this.batchUrl}${this.batchUrl.includes('?') ? '&' : '?'}take=${size}`;
+    let answer;
+    try {
+      // Never retried: a lost answer may have handed out jobs, and asking again would take more.
+      answer = await this.transport.postOnce(url, JSON.stringify(this.batchBody(batch)));
+    } catch {
+      answer = undefined;
+    }
+    if (!answer || answer.status !== 200 || !this.settle(batch, answer.body)) {
+      if (answer?.status === 404 || answer?.status === 405) this.batchUrl = '';
+      this.waiting.unshift(...batch);
+      this.schedule();
+      return undefined;
+    }
+    const jobs = (answer.body as { jobs?: unknown }).jobs;
+    if (Array.isArray(jobs)) return jobs;
+    this.takesWithResults = false;
+    return undefined;
+  }
+
   private async flush(): Promise<void> {
     if (this.scheduled?.kind === 'window') clearTimeout(this.scheduled.timer);
     this.scheduled = undefined;
@@ -67,21 +101,30 @@ export class ResultBatcher {
     if (batch.length === 1 || !this.batchUrl) return void Promise.all(batch.map(async (r) => r.settle(await this.single(r))));
     let answer;
     try {
-      answer = await this.transport.postForAnswer(this.batchUrl, { results: batch.map((r) => ({ id: r.jobId, ...r.body })) });
+      answer = await this.transport.postForAnswer(this.batchUrl, this.batchBody(batch));
     } catch (error) {
       const reason = `job-done-batch failed after retries: ${error instanceof Error ? error.message : String(error)}`;
       return batch.forEach((r) => r.settle(reason));
     }
-    const outcomes = answer.status === 200 ? (answer.body as { results?: { outcome?: string; detail?: string }[] }).results : undefined;
-    if (!Array.isArray(outcomes) || outcomes.length !== batch.length) {
-      // No batch route here (404, 405) or the batch refused whole (400, 413): one by one, as RunPod takes them.
-      if (answer.status === 404 || answer.status === 405) this.batchUrl = '';
-      return void Promise.all(batch.map(async (r) => r.settle(await this.single(r))));
-    }
+    if (answer.status === 200 && this.settle(batch, answer.body)) return;
+    // No batch route here (404, 405) or the batch refused whole (400, 413): one by one, as RunPod takes them.
+    if (answer.status === 404 || answer.status === 405) this.batchUrl = '';
+    return void Promise.all(batch.map(async (r) => r.settle(await this.single(r))));
+  }
+
+  private batchBody(batch: Waiting[]): object {
+    return { results: batch.map((r) => ({ id: r.jobId, ...r.body })) };
+  }
+
+  /** Settles each result on its outcome in the answer; false (nothing settled) when it has none per result. */
+  private settle(batch: Waiting[], body: unknown): boolean {
+    const outcomes = (body as { results?: { outcome?: string; detail?: string }[] } | undefined)?.results;
+    if (!Array.isArray(outcomes) || outcomes.length !== batch.length) return false;
     batch.forEach((r, i) => {
       const { outcome, detail } = outcomes[i]!;
       r.settle(outcome === 'accepted' || outcome === 'duplicate' ? undefined : `job-done-batch rejected it: ${detail ?? outcome}`);
     });
+    return true;
   }
 
   private async single(result: PendingResult): Promise<string | undefined> {

@@ -50,23 +50,31 @@ export class Transport {
   /** As `post`, answering the final status and its body (JSON when it parses, else undefined). */
   async postForAnswer(url: string, body: unknown): Promise<Answer> {
     const payload = JSON.stringify(body);
-    const { retries, retryDelayMs, postTimeoutMs } = this.timings;
+    const { retries, retryDelayMs } = this.timings;
     for (let attempt = 0; ; attempt++) {
-      const limit = deadline(postTimeoutMs);
       try {
-        const { status, text } = await exchange(url, {
-          method: 'POST',
-          headers: { authorization: this.credential, 'content-type': 'application/json' },
-          body: payload,
-          signal: limit.signal,
-        });
-        if (status < 500 || attempt >= retries) return { status, body: parseOrUndefined(text) };
+        const answer = await this.postOnce(url, payload);
+        if (answer.status < 500 || attempt >= retries) return answer;
       } catch (error) {
         if (attempt >= retries) throw error;
-      } finally {
-        limit.release();
       }
       await pause(retryDelayMs * 2 ** attempt);
+    }
+  }
+
+  /** One POST of a JSON payload, never retried: for an exchange that must not happen twice. */
+  async postOnce(url: string, payload: string): Promise<Answer> {
+    const limit = deadline(this.timings.postTimeoutMs);
+    try {
+      const { status, text } = await exchange(url, {
+        method: 'POST',
+        headers: { authorization: this.credential, 'content-type': 'application/json' },
+        body: payload,
+        signal: limit.signal,
+      });
+      return { status, body: parseOrUndefined(text) };
+    } finally {
+      limit.release();
     }
   }
 }

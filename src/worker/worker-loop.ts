@@ -1,5 +1,6 @@
 // The worker loop: take jobs while there is a free slot (long-polled, several at once when more
-// than one slot is free), run them, ping with the jobs in progress, and listen on the stop channel.
+// than one slot is free; on a Gantry server the results waiting to be sent ride along), run them,
+// ping with the jobs in progress, and listen on the stop channel.
 import type { WorkerEnvironment } from './environment.js';
 import { Transport } from './transport.js';
 import { ResultBatcher } from './result-batcher.js';
@@ -87,6 +88,14 @@ export class WorkerLoop {
       const free = Math.min(concurrency - this.handling, HELD_PER_SLOT * concurrency - this.running.size);
       if (free <= 0) {
         await this.changed.wait(stopping);
+        // The handlers that end in this turn post their results first, so one take carries them all.
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      const carried = await this.results.sendWithTake(free);
+      if (carried) {
+        backoff = FIRST_BACKOFF_MS;
+        for (const job of carried) this.start(job);
         continue;
       }
       let answer;

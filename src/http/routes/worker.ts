@@ -7,7 +7,7 @@ import { readDoneBody } from '../../services/worker-protocol.js';
 import { readResultBatch } from '../result-batch-body.js';
 import { takenJobJson } from '../../services/job-view.js';
 import { badRequest, ApiError } from '../../domain/errors.js';
-import { DoneQuery, PingQuery, TakeQuery, WorkerJobParams, WorkerParams } from '../schemas/queue.js';
+import { DoneBatchQuery, DoneQuery, PingQuery, TakeQuery, WorkerJobParams, WorkerParams } from '../schemas/queue.js';
 import { acceptRawBodies, type RawBody } from '../raw-body.js';
 import { clientGone } from '../client-gone.js';
 import { nestingProblemDetail, nestsDeeperThan } from '../json-depth.js';
@@ -79,8 +79,12 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
 
     app.post(
       '/v2/:endpointId/job-done-batch/:workerId',
-      { config, bodyLimit: TRANSPORT_LIMIT, schema: { ...schema, operationId: 'jobDoneBatch', params: WorkerParams } },
-      async (request) => {
+      {
+        config,
+        bodyLimit: TRANSPORT_LIMIT,
+        schema: { ...schema, operationId: 'jobDoneBatch', params: WorkerParams, querystring: DoneBatchQuery },
+      },
+      async (request, reply) => {
         const { endpointId, workerId } = request.params;
         const raw = request.body as RawBody | undefined;
         if (!raw || raw.text.trim() === '') throw badRequest('a result batch needs a body {"results": [...]}');
@@ -96,7 +100,13 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
         } catch (error) {
           throw badRequest(error instanceof SyntaxError ? 'the result batch is not valid JSON' : (error as Error).message);
         }
-        return { results: await workerProtocol.doneBatch(endpointId, workerId, items) };
+        const results = await workerProtocol.doneBatch(endpointId, workerId, items);
+        const { take } = request.query;
+        if (take === undefined) return { results };
+        // The next jobs ride on the same exchange, taken only once the results are recorded: a
+        // failure before then takes nothing, so the worker can post the same results again.
+        const taken = await workerProtocol.take(endpointId, workerId, take, clientGone(reply), 0);
+        return reply.type(JSON_TYPE).send(`{"results":${JSON.stringify(results)},"jobs":[${taken.map(takenJobJson).join(',')}]}`);
       },
     );
 

@@ -73,6 +73,14 @@ export const TakeQuery = Type.Object(
   { additionalProperties: true },
 );
 export const DoneQuery = Type.Object({ isStream: Type.Optional(Type.String()) }, { additionalProperties: true });
+export const DoneBatchQuery = Type.Object(
+  {
+    take: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 64, description: 'after recording the results, take up to this many queued jobs (no waiting)' }),
+    ),
+  },
+  { additionalProperties: true },
+);
 export const PingQuery = Type.Object(
   {
     job_id: Type.Optional(Type.String()),
