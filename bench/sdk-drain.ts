@@ -5,7 +5,7 @@
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { cpuSeconds, median } from './lib/measure.js';
-import { call, startTarget, stopTarget, type Target } from './lib/queue-load.js';
+import { call, requestCount, startTarget, stopTarget, type Target } from './lib/queue-load.js';
 import { sdkFlowSystem } from './lib/sdk-flow.js';
 
 const { values: opts } = parseArgs({
@@ -33,6 +33,8 @@ interface Drain {
   jobsPerSecond: number;
   serverCpuMsPerJob: number;
   workerCpuMsPerJob: number;
+  /** HTTP requests the worker made per job (takes, results, pings). */
+  requestsPerJob: number;
 }
 
 /** One run on a fresh server: queue the backlog, then time the worker emptying it. */
@@ -43,6 +45,7 @@ async function drainOnce(): Promise<Drain> {
     await queueBacklog(target, JOBS);
     // Timed from the first job's start: the worker process's own start (node, its modules) is not the drain's.
     let first: { at: number; serverCpu: number; workerCpu: number } | undefined;
+    const requestsBefore = await requestCount(target.nodes[0]!);
     let completed = 0;
     await system.runWorkers(CONCURRENCY, {
       jobs: JOBS,
@@ -55,10 +58,13 @@ async function drainOnce(): Promise<Drain> {
     });
     const [server, worker] = system.cpuPids() as [number, number];
     const seconds = (performance.now() - first!.at) / 1000;
+    // Besides the worker's, this counts the benchmark's few health polls (one per 10 ms).
+    const requests = (await requestCount(target.nodes[0]!)) - requestsBefore;
     return {
       jobsPerSecond: JOBS / seconds,
       serverCpuMsPerJob: ((cpuSeconds(server) - first!.serverCpu) * 1000) / JOBS,
       workerCpuMsPerJob: ((cpuSeconds(worker) - first!.workerCpu) * 1000) / JOBS,
+      requestsPerJob: requests / JOBS,
     };
   } finally {
     system.close();
@@ -73,12 +79,12 @@ for (let r = 0; r < Number(opts.repeat); r++) {
   const run = await drainOnce();
   runs.push(run);
   console.log(
-    `run ${r + 1}: ${run.jobsPerSecond.toFixed(0)} jobs/s, server CPU ${run.serverCpuMsPerJob.toFixed(3)} ms/job, worker CPU ${run.workerCpuMsPerJob.toFixed(3)} ms/job`,
+    `run ${r + 1}: ${run.jobsPerSecond.toFixed(0)} jobs/s, server CPU ${run.serverCpuMsPerJob.toFixed(3)} ms/job, worker CPU ${run.workerCpuMsPerJob.toFixed(3)} ms/job, ${run.requestsPerJob.toFixed(3)} requests/job`,
   );
 }
 const middle = median(runs.map((r) => r.jobsPerSecond));
 const m = runs.find((r) => r.jobsPerSecond === middle)!;
 console.log(
-  `\nmedian run: ${m.jobsPerSecond.toFixed(0)} jobs/s, server CPU ${m.serverCpuMsPerJob.toFixed(3)} ms/job, worker CPU ${m.workerCpuMsPerJob.toFixed(3)} ms/job`,
+  `\nmedian run: ${m.jobsPerSecond.toFixed(0)} jobs/s, server CPU ${m.serverCpuMsPerJob.toFixed(3)} ms/job, worker CPU ${m.workerCpuMsPerJob.toFixed(3)} ms/job, ${m.requestsPerJob.toFixed(3)} requests/job`,
 );
 process.exit(0);

@@ -9,8 +9,10 @@ import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { stopOnSigterm } from './server-exit.js';
 import { countQueries } from './query-counter.js';
+import { countRequests } from './request-counter.js';
 
 countQueries();
+countRequests();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
 const database = process.env.BENCH_DATABASE;

@@ -128,9 +128,24 @@ function cpuOf(t: Target): { servers: number; database: number; bench: number } 
 
 /** Statements the node has sent to PostgreSQL so far, and the most frequent ones (with BENCH_QUERY_LOG). */
 export function queryCount(node: Node): Promise<{ queries: number; top: unknown[] }> {
+  return ask(node, 'queries');
+}
+
+/** HTTP requests the node has received so far. */
+export async function requestCount(node: Node): Promise<number> {
+  return (await ask<{ requests: number }>(node, 'requests')).requests;
+}
+
+/** Sends `question` over the node's IPC channel and answers the reply that carries a field of that name. */
+function ask<T>(node: Node, question: string): Promise<T> {
   return new Promise((resolve) => {
-    node.child.once('message', (m) => resolve(m as { queries: number; top: unknown[] }));
-    node.child.send('queries');
+    const answer = (m: unknown) => {
+      if (typeof m !== 'object' || m === null || !(question in m)) return;
+      node.child.off('message', answer);
+      resolve(m as T);
+    };
+    node.child.on('message', answer);
+    node.child.send(question);
   });
 }
 
