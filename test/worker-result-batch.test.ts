@@ -180,22 +180,40 @@ test('a batch with take answers at once on an empty queue: the worker is not hel
   }
 });
 
-test('the worker SDK in a real worker process completes jobs that finish together, their results batched', async () => {
-  const credential = await g.services.workerCredentials.create(g.endpointId);
+/** Queues `count` echo jobs on `live`, starts the example worker with `concurrency`, and checks every result. */
+async function echoWorkerCompletes(live: Live, workerId: string, concurrency: number, count: number): Promise<string> {
+  const credential = await live.services.workerCredentials.create(live.endpointId);
   const env = {
-    ...workerEnvironment(g.services.config, g.endpointId, credential, 'sdk-batch'),
+    ...workerEnvironment(live.services.config, live.endpointId, credential, workerId),
     RUNPOD_PING_INTERVAL: '200',
-    WORKER_CONCURRENCY: '8',
+    WORKER_CONCURRENCY: String(concurrency),
     PATH: process.env.PATH ?? '',
   };
-  const ids = await Promise.all(Array.from({ length: 24 }, (_, i) => run({ echo: { i } })));
+  const ids = await Promise.all(
+    Array.from({ length: count }, async (_, i) => (await live.queue('POST', '/run', { input: { echo: { i } } })).json.id),
+  );
   const child = spawn(process.execPath, ['--import', 'tsx', 'examples/echo-worker.ts'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   for (const [i, id] of ids.entries()) {
-    const final = (await g.queue('GET', `/status-sync/${id}?wait=20000`)).json;
+    const final = (await live.queue('GET', `/status-sync/${id}?wait=20000`)).json;
     assert.deepEqual([final.status, final.output], ['COMPLETED', { i }], stderr);
   }
-  assert.doesNotMatch(stderr, /report is lost/);
+  return stderr;
+}
+
+test('the worker SDK in a real worker process completes jobs that finish together, their results batched', async () => {
+  assert.doesNotMatch(await echoWorkerCompletes(g, 'sdk-batch', 8, 24), /report is lost/);
+});
+
+test('a worker with more slots than one take may hand out still gets jobs: its takes ask for 64 at most', async () => {
+  // A server of its own, so no other test's worker takes these jobs.
+  const own = await startLive();
+  try {
+    assert.doesNotMatch(await echoWorkerCompletes(own, 'sdk-wide', 100, 150), /answered 400|report is lost/);
+  } finally {
+    children.pop()?.kill('SIGKILL');
+    await own.close();
+  }
 });

@@ -17,6 +17,8 @@ const MAX_BACKOFF_MS = 2_000;
 const PING_TIMEOUT_MS = 10_000;
 /** Jobs held at once (running, or with their result on its way) as a multiple of the concurrency. */
 const HELD_PER_SLOT = 2;
+/** The most jobs one take may ask for (the server refuses a larger batch_size or take). */
+const MAX_TAKE = 64;
 
 export interface LoopSettings {
   concurrency: number;
@@ -85,7 +87,7 @@ export class WorkerLoop {
       // A slot frees when its handler is done, not when the server has its result, so taking the
       // next jobs overlaps posting the last results; results on their way are bounded too.
       const { concurrency } = this.settings;
-      const free = Math.min(concurrency - this.handling, HELD_PER_SLOT * concurrency - this.running.size);
+      const free = Math.min(concurrency - this.handling, HELD_PER_SLOT * concurrency - this.running.size, MAX_TAKE);
       if (free <= 0) {
         await this.changed.wait(stopping);
         // The handlers that end in this turn post their results first, so one take carries them all.
