@@ -1,10 +1,10 @@
 // Peers benchmark: one job workload (producers submitting small jobs without waiting, workers of
-// one concurrency taking and completing them) through Gantry on SQLite (RunPod-protocol workers,
-// and a worker process on Gantry's own SDK), Gantry on PostgreSQL,
+// one concurrency taking and completing them) through Gantry on SQLite and on PostgreSQL (each with
+// RunPod-protocol workers, and with a worker process on Gantry's own SDK),
 // BullMQ on Redis, and a bare HTTP echo server answering the same request shapes, in one run.
 // Run: npm run bench:peers -- [--jobs 20000] [--producers 16] [--workers 8] [--batch 1] [--repeat 3]
-//   [--only sqlite,sdk,postgres,bullmq,echo] (rows to run; all by default)
-// PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (its row is skipped when unset); Redis from
+//   [--only sqlite,sdk,postgres,sdk-postgres,bullmq,echo] (rows to run; all by default)
+// PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (its rows are skipped when unset); Redis from
 // GANTRY_BENCH_REDIS (host:port, default 127.0.0.1:6379).
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -22,7 +22,7 @@ const { values: opts } = parseArgs({
     workers: { type: 'string', default: '8' },
     batch: { type: 'string', default: '1' },
     repeat: { type: 'string', default: '3' },
-    only: { type: 'string', default: 'sqlite,sdk,postgres,bullmq,echo' }, // the names KNOWN_ROWS lists
+    only: { type: 'string', default: 'sqlite,sdk,postgres,sdk-postgres,bullmq,echo' }, // the names KNOWN_ROWS lists
   },
 });
 const settings: FlowSettings = { jobs: Number(opts.jobs), producers: Number(opts.producers), workers: Number(opts.workers) };
@@ -30,7 +30,7 @@ const BATCH = Number(opts.batch);
 const REPEAT = Number(opts.repeat);
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL;
 const ROWS = new Set(opts.only.split(','));
-const KNOWN_ROWS = ['sqlite', 'sdk', 'postgres', 'bullmq', 'echo'];
+const KNOWN_ROWS = ['sqlite', 'sdk', 'postgres', 'sdk-postgres', 'bullmq', 'echo'];
 const unknownRows = [...ROWS].filter((row) => !KNOWN_ROWS.includes(row));
 if (unknownRows.length > 0) throw new Error(`--only names rows ${KNOWN_ROWS.join(', ')}; not ${unknownRows.join(', ')}`);
 const [redisHost, redisPort] = (process.env.GANTRY_BENCH_REDIS ?? '127.0.0.1:6379').split(':');
@@ -53,9 +53,9 @@ async function gantry(env: Record<string, string>, cpuPids?: () => number[]): Pr
   }
 }
 
-/** Gantry on SQLite with a worker process on Gantry's own SDK (batched takes and results). */
-async function gantrySdk(): Promise<FlowFigures> {
-  const target = await startTarget('gantry', 'bench/lib/gantry-server.ts', true);
+/** Gantry with a worker process on Gantry's own SDK (batched takes that carry the last results). */
+async function gantrySdk(env: Record<string, string>, cpuPids?: () => number[]): Promise<FlowFigures> {
+  const target = await startTarget('gantry', 'bench/lib/gantry-server.ts', true, env, cpuPids);
   const system = sdkFlowSystem(target, settings.workers);
   try {
     return await measure(system);
@@ -71,12 +71,17 @@ console.log(
 );
 const results: [string, FlowFigures][] = [];
 if (ROWS.has('sqlite')) results.push(['gantry, SQLite', await gantry({})]);
-if (ROWS.has('sdk')) results.push(['gantry SDK, SQLite', await gantrySdk()]);
-if (ROWS.has('postgres') && POSTGRES) {
-  const figures = await withSchema(POSTGRES, (url) => gantry({ BENCH_DATABASE: url }, postgresPids));
-  results.push(['gantry, PostgreSQL', figures]);
-} else if (ROWS.has('postgres')) {
-  console.log('gantry on PostgreSQL: skipped (set GANTRY_BENCH_POSTGRES_URL to measure it)');
+if (ROWS.has('sdk')) results.push(['gantry SDK, SQLite', await gantrySdk({})]);
+for (const [row, label, run] of [
+  ['postgres', 'gantry, PostgreSQL', gantry],
+  ['sdk-postgres', 'gantry SDK, PostgreSQL', gantrySdk],
+] as const) {
+  if (!ROWS.has(row)) continue;
+  if (!POSTGRES) {
+    console.log(`${label}: skipped (set GANTRY_BENCH_POSTGRES_URL to measure it)`);
+    continue;
+  }
+  results.push([label, await withSchema(POSTGRES, (url) => run({ BENCH_DATABASE: url }, postgresPids))]);
 }
 if (ROWS.has('bullmq')) {
   const bull = bullmqFlowSystem({ host: redisHost!, port: Number(redisPort) });
@@ -91,7 +96,7 @@ if (ROWS.has('echo')) {
 
 const f = (n: number, digits = 2) => (Number.isNaN(n) ? '-' : n.toFixed(digits));
 const rate = (name: string) => results.find(([label]) => label === name)?.[1].jobsPerSecond ?? Number.NaN;
-const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(20) : c.padStart(i === 5 ? 21 : 12))).join(''));
+const line = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(24) : c.padStart(i === 5 ? 21 : 12))).join(''));
 line(['', 'jobs/s', 'server CPU', 'client CPU', 'total CPU', 'start p50 / p99', 'vs BullMQ', 'vs echo']);
 line(['', '', 'ms/job', 'ms/job', 'ms/job', 'ms', '', '']);
 for (const [name, r] of results) {
@@ -110,8 +115,8 @@ console.log(`
 Gantry's workers speak the RunPod worker protocol: every job is an HTTP request to submit it, one
 to take it and one to report its result, each parsed, authenticated and answered on both sides.
 BullMQ's producers and workers talk to Redis over its own protocol, with no HTTP on either side.
-The SDK row runs Gantry's own worker SDK in a worker process of its own: it takes jobs in batches
-and posts results finished together in one job-done-batch request.
+The SDK rows run Gantry's own worker SDK in a worker process of its own: it takes jobs in batches,
+and its next take carries the results finished since (job-done-batch with take).
 Server CPU: Gantry's process (and the PostgreSQL server's processes; the SDK worker process),
 redis-server, or the echo server. Client CPU: this process, the load generator, which for BullMQ
 also runs the workers.
