@@ -122,11 +122,11 @@ export interface JobStore {
   /** Oldest normal-priority queued job's submit time, or null. */
   oldestQueuedAt(endpointId: string): Promise<number | null>;
   /**
-   * Appends chunks to a job's stream, in order. With `writer`, only to a job of its endpoint that
-   * is not finished, renewing the lease if the writer's worker holds it, in the same write. Answers
-   * the worker that holds the job, or undefined when nothing was appended.
+   * Appends chunks to a job's stream, in order, only to a job of the writer's endpoint that is not
+   * finished, renewing the lease if the writer's worker holds it, in the same write. Answers the
+   * worker that holds the job, or undefined when nothing was appended.
    */
-  appendStream(id: string, outputs: string[], writer?: JobWriter): Promise<{ workerId: string | null } | undefined>;
+  appendStream(id: string, outputs: string[], writer: JobWriter): Promise<{ workerId: string | null } | undefined>;
   /** Chunks written since the previous read, in order; advances the read position. */
   readStream(id: string): Promise<string[]>;
 

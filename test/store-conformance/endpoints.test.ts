@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TEST_STORE } from '../support/test-store.js';
 import { useTestStore } from './suite-store.js';
-import { aJob, aRelease, anAccount, anEndpoint, NOW } from './records.js';
+import { aJob, anAccount, anEndpoint, aRelease, aStreamWriter, NOW } from './records.js';
 
 const owner = anAccount();
 const stranger = anAccount();
@@ -105,8 +105,8 @@ test(`[${TEST_STORE}] deleting an endpoint removes it with its jobs, streams and
   const neighbour = aJob(kept.id);
   for (const job of [running, queued, neighbour]) await jobs.insert(job);
   await jobs.take(doomed.id, 'w1', 1, NOW, NOW + 1000);
-  await jobs.appendStream(running.id, ['chunk']);
-  await jobs.appendStream(neighbour.id, ['kept chunk']);
+  await jobs.appendStream(running.id, ['chunk'], aStreamWriter(running.endpointId));
+  await jobs.appendStream(neighbour.id, ['kept chunk'], aStreamWriter(neighbour.endpointId));
 
   assert.equal(await suite.store.deleteEndpoint(stranger.id, doomed.id), false, 'another account cannot delete it');
   assert.ok(await suite.store.findEndpoint(doomed.id));

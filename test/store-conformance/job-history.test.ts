@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TEST_STORE } from '../support/test-store.js';
 import { useTestStore } from './suite-store.js';
-import { NOW, aJob, aQueue } from './records.js';
+import { aJob, aQueue, aStreamWriter, NOW } from './records.js';
 
 const suite = useTestStore();
 
@@ -48,9 +48,9 @@ test(`[${TEST_STORE}] every stream chunk is read back in order, and clients stil
   const { jobs, jobHistory } = suite.store;
   const job = aJob(aQueue());
   await jobs.insert(job);
-  await jobs.appendStream(job.id, ['{"i":0}', '{"i":1}']);
+  await jobs.appendStream(job.id, ['{"i":0}', '{"i":1}'], aStreamWriter(job.endpointId));
   assert.deepEqual(await jobs.readStream(job.id), ['{"i":0}', '{"i":1}']);
-  await jobs.appendStream(job.id, ['{"i":2}']);
+  await jobs.appendStream(job.id, ['{"i":2}'], aStreamWriter(job.endpointId));
   assert.deepEqual(await jobHistory.chunks(job.id, 10), ['{"i":0}', '{"i":1}', '{"i":2}']);
   assert.deepEqual(await jobHistory.chunks(job.id, 2), ['{"i":0}', '{"i":1}']);
   assert.deepEqual(await jobs.readStream(job.id), ['{"i":2}'], "reading the history does not move the client's position");

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TEST_STORE } from '../support/test-store.js';
 import { useTestStore } from './suite-store.js';
-import { aJob, aQueue, NOW } from './records.js';
+import { aJob, aQueue, aStreamWriter, NOW } from './records.js';
 
 const suite = useTestStore();
 
@@ -12,17 +12,17 @@ test(`[${TEST_STORE}] stream chunks are read in order, each once`, async () => {
   const job = aJob(aQueue());
   await jobs.insert(job);
   assert.deepEqual(await jobs.readStream(job.id), []);
-  await jobs.appendStream(job.id, ['1', '2']);
-  await jobs.appendStream(job.id, []);
-  await jobs.appendStream(job.id, ['3']);
+  await jobs.appendStream(job.id, ['1', '2'], aStreamWriter(job.endpointId));
+  await jobs.appendStream(job.id, [], aStreamWriter(job.endpointId));
+  await jobs.appendStream(job.id, ['3'], aStreamWriter(job.endpointId));
   assert.deepEqual(await jobs.readStream(job.id), ['1', '2', '3']);
   assert.deepEqual(await jobs.readStream(job.id), []);
-  await jobs.appendStream(job.id, ['4']);
+  await jobs.appendStream(job.id, ['4'], aStreamWriter(job.endpointId));
   assert.deepEqual(await jobs.readStream(job.id), ['4']);
 });
 
 test(`[${TEST_STORE}] writing to the stream of a job that does not exist keeps nothing`, async () => {
-  await suite.store.jobs.appendStream('job-missing', ['lost']);
+  await suite.store.jobs.appendStream('job-missing', ['lost'], aStreamWriter(aQueue()));
   assert.deepEqual(await suite.store.jobs.readStream('job-missing'), []);
 });
 
@@ -36,7 +36,7 @@ test(`[${TEST_STORE}] readers on two connections share one read position: no chu
     const chunks = [`${round}a`, `${round}b`];
     written.push(...chunks);
     const [, mine, theirs] = await Promise.all([
-      other.jobs.appendStream(job.id, chunks),
+      other.jobs.appendStream(job.id, chunks, aStreamWriter(job.endpointId)),
       suite.store.jobs.readStream(job.id),
       other.jobs.readStream(job.id),
     ]);

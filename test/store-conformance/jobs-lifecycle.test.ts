@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TEST_STORE } from '../support/test-store.js';
 import { useTestStore } from './suite-store.js';
-import { aJob, aQueue, NOW } from './records.js';
+import { aJob, aQueue, aStreamWriter, NOW } from './records.js';
 import type { Completion } from '../../src/store/job-store.js';
 
 const suite = useTestStore();
@@ -105,7 +105,7 @@ test(`[${TEST_STORE}] a retried job goes back to the queue as new, with its inpu
   const job = aJob(queue);
   await jobs.insert(job);
   await jobs.take(queue, 'w1', 1, NOW, NOW + 1000);
-  await jobs.appendStream(job.id, ['old chunk']);
+  await jobs.appendStream(job.id, ['old chunk'], aStreamWriter(job.endpointId));
   await jobs.complete(job.id, ['IN_PROGRESS'], done(NOW + 10, 'FAILED'));
   assert.equal(await jobs.requeue(job.id, ['COMPLETED'], NOW + 99_000), undefined, 'only from the statuses given');
   const requeued = await jobs.requeue(job.id, ['FAILED', 'TIMED_OUT'], NOW + 99_000);
@@ -123,7 +123,7 @@ test(`[${TEST_STORE}] a retried job goes back to the queue as new, with its inpu
     expiresAt: NOW + 99_000,
   });
   assert.deepEqual(await jobs.readStream(job.id), [], 'the old stream is gone');
-  await jobs.appendStream(job.id, ['new chunk']);
+  await jobs.appendStream(job.id, ['new chunk'], aStreamWriter(job.endpointId));
   assert.deepEqual(await jobs.readStream(job.id), ['new chunk']);
   assert.deepEqual(
     (await jobs.take(queue, 'w2', 1, NOW + 20, NOW + 1000)).map((j) => j.id),

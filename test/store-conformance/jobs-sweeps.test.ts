@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TEST_STORE } from '../support/test-store.js';
 import { useTestStore } from './suite-store.js';
-import { aJob, aQueue, NOW } from './records.js';
+import { aJob, aQueue, aStreamWriter, NOW } from './records.js';
 import type { DisplacedJob } from '../../src/store/job-store.js';
 
 const suite = useTestStore();
@@ -22,7 +22,7 @@ test(`[${TEST_STORE}] expired jobs are deleted with their streams, whatever thei
   await jobs.insert(running);
   await jobs.take(queue, 'w1', 1, NOW, NOW + 1000);
   for (const job of [queued, alive]) await jobs.insert(job);
-  await jobs.appendStream(running.id, ['chunk']);
+  await jobs.appendStream(running.id, ['chunk'], aStreamWriter(running.endpointId));
 
   const first = await jobs.deleteExpired(NOW + 10, 1);
   const second = await jobs.deleteExpired(NOW + 10, 100);

@@ -9,7 +9,7 @@ import type {
   ReleaseRecord,
   TemplateRecord,
 } from '../../src/store/store.js';
-import type { NewJob } from '../../src/store/job-store.js';
+import type { JobWriter, NewJob } from '../../src/store/job-store.js';
 import type { RegistryAuthRecord } from '../../src/store/registry-auth-store.js';
 import type { SecretRecord } from '../../src/store/secret-store.js';
 
@@ -142,6 +142,11 @@ export function aJob(endpointId: string, extra: Partial<NewJob> = {}): NewJob {
     expiresAt: NOW + 3_600_000,
     ...extra,
   };
+}
+
+/** Writes stream chunks to a job of `endpointId` as a worker that holds none of its jobs (no lease changes). */
+export function aStreamWriter(endpointId: string): JobWriter {
+  return { endpointId, workerId: 'stream-writer', leaseUntil: NOW + 1_000_000 };
 }
 
 /** A fresh endpoint id, for job tests that need a queue of their own. */

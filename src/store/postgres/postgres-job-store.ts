@@ -36,24 +36,22 @@ import { deletePurged, purgeQueue } from './postgres-queue-purge.js';
 const DISPLACED = 'id, endpoint_id AS "endpointId", worker_id AS "workerId", status';
 const REQUEUED = `id, endpoint_id AS "endpointId", NULL AS "workerId", status`;
 
-/** Bumps the written position and inserts the chunks after it, in one statement; $1 job, $2 chunks. */
-function appendStreamSql(condition: string, leaseSet: string): string {
-  return `WITH bumped AS (
-      UPDATE jobs SET stream_written = stream_written + cardinality($2::text[])${leaseSet}
-      WHERE id = $1${condition} RETURNING stream_written, worker_id
-    ), chunks AS (
-      INSERT INTO job_stream (job_id, seq, output)
-      SELECT $1, bumped.stream_written - cardinality($2::text[]) + t.n, t.o
-      FROM bumped, unnest($2::text[]) WITH ORDINALITY AS t(o, n)
-    )
-    SELECT worker_id FROM bumped`;
-}
-const APPEND_STREAM = appendStreamSql('', '');
-/** As a worker: $3 endpoint, $4 worker, $5 the lease its own running job is renewed to. */
-const APPEND_STREAM_BY = appendStreamSql(
-  ` AND endpoint_id = $3 AND status NOT IN (${TERMINAL_STATUS_LIST}) AND NOT ${purgedRow()}`,
-  `, lease_expires_at = CASE WHEN worker_id = $4 AND status = 'IN_PROGRESS' THEN $5::bigint ELSE lease_expires_at END`,
-);
+/**
+ * Bumps the written position and inserts the chunks after it, in one statement, on a job of the
+ * writer's endpoint that is not finished; the lease is renewed only for the worker that holds it.
+ * $1 job, $2 chunks, $3 endpoint, $4 worker, $5 lease.
+ */
+const APPEND_STREAM = `WITH bumped AS (
+    UPDATE jobs SET stream_written = stream_written + cardinality($2::text[]),
+      lease_expires_at = CASE WHEN worker_id = $4 AND status = 'IN_PROGRESS' THEN $5::bigint ELSE lease_expires_at END
+    WHERE id = $1 AND endpoint_id = $3 AND status NOT IN (${TERMINAL_STATUS_LIST}) AND NOT ${purgedRow()}
+    RETURNING stream_written, worker_id
+  ), chunks AS (
+    INSERT INTO job_stream (job_id, seq, output)
+    SELECT $1, bumped.stream_written - cardinality($2::text[]) + t.n, t.o
+    FROM bumped, unnest($2::text[]) WITH ORDINALITY AS t(o, n)
+  )
+  SELECT worker_id FROM bumped`;
 
 /** Drops an endpoint's jobs and their streams; the caller's transaction makes it one change. */
 export async function deleteJobsOfEndpoint(client: Queryable, endpointId: string): Promise<number> {
@@ -187,12 +185,14 @@ export class PostgresJobStore implements JobStore {
     return row?.submitted_at ?? null;
   }
 
-  async appendStream(id: string, outputs: string[], writer?: JobWriter): Promise<{ workerId: string | null } | undefined> {
+  async appendStream(id: string, outputs: string[], writer: JobWriter): Promise<{ workerId: string | null } | undefined> {
     // One statement: the chunks and the written position commit together, as readStream needs.
-    const [row] = await this.rows<{ worker_id: string | null }>(writer ? APPEND_STREAM_BY : APPEND_STREAM, [
+    const [row] = await this.rows<{ worker_id: string | null }>(APPEND_STREAM, [
       id,
       outputs,
-      ...(writer ? [writer.endpointId, writer.workerId, writer.leaseUntil] : []),
+      writer.endpointId,
+      writer.workerId,
+      writer.leaseUntil,
     ]);
     return row && { workerId: row.worker_id };
   }

@@ -190,11 +190,10 @@ export class SqliteJobStore implements JobStore {
     return row?.submitted_at ?? null;
   }
 
-  async appendStream(id: string, outputs: string[], writer?: JobWriter): Promise<{ workerId: string | null } | undefined> {
+  async appendStream(id: string, outputs: string[], writer: JobWriter): Promise<{ workerId: string | null } | undefined> {
     return this.db.transaction(() => {
-      const row = (
-        writer ? this.s.bumpWrittenBy.get({ n: outputs.length, id, ...writer }) : this.s.bumpWritten.get({ n: outputs.length, id })
-      ) as { stream_written: number; worker_id: string | null } | undefined;
+      const row = this.s.bumpWritten.get({ n: outputs.length, id, ...writer }) as
+        { stream_written: number; worker_id: string | null } | undefined;
       if (!row) return undefined;
       let seq = row.stream_written - outputs.length;
       for (const output of outputs) this.s.insertChunk.run(id, ++seq, output);
@@ -313,8 +312,7 @@ function prepare(db: Database.Database) {
     oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION}
       AND status = 'IN_QUEUE' AND low_priority = 0
       ORDER BY low_priority, seq LIMIT 1`),
-    bumpWritten: db.prepare('UPDATE jobs SET stream_written = stream_written + @n WHERE id = @id RETURNING stream_written, worker_id'),
-    bumpWrittenBy: db.prepare(`UPDATE jobs SET stream_written = stream_written + @n,
+    bumpWritten: db.prepare(`UPDATE jobs SET stream_written = stream_written + @n,
         lease_expires_at = CASE WHEN worker_id = @workerId AND status = 'IN_PROGRESS' THEN @leaseUntil ELSE lease_expires_at END
       WHERE id = @id AND endpoint_id = @endpointId AND status NOT IN (${TERMINAL_STATUS_LIST}) AND NOT ${purgedRow()}
       RETURNING stream_written, worker_id`),
