@@ -81,7 +81,7 @@ export class ResultBatcher {
       answer = undefined;
     }
     if (!answer || answer.status !== 200 || !this.settle(batch, answer.body)) {
-      if (answer?.status === 404 || answer?.status === 405) this.batchUrl = '';
+      // The usual flush sends them again, and learns from a 404 that the server has no batch route.
       this.waiting.unshift(...batch);
       this.schedule();
       return undefined;
