@@ -32,3 +32,8 @@ export function takenJobJson(job: JobRecord): string {
   const s3 = job.s3Config === null ? '' : `,"s3Config":${job.s3Config}`;
   return `{"id":${JSON.stringify(job.id)},"input":${job.input}${s3}}`;
 }
+
+/** Several taken jobs, as job-take-batch answers them: a JSON array of `takenJobJson`. */
+export function takenJobsJson(jobs: JobRecord[]): string {
+  return `[${jobs.map(takenJobJson).join(',')}]`;
+}

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/services.js';
 import { readDoneBody } from '../../services/worker-protocol.js';
 import { readResultBatch } from '../result-batch-body.js';
-import { takenJobJson } from '../../services/job-view.js';
+import { takenJobJson, takenJobsJson } from '../../services/job-view.js';
 import { badRequest, ApiError } from '../../domain/errors.js';
 import { DoneBatchQuery, DoneQuery, PingQuery, TakeQuery, WorkerJobParams, WorkerParams } from '../schemas/queue.js';
 import { acceptRawBodies, type RawBody } from '../raw-body.js';
@@ -47,7 +47,7 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
           const size = batch ? (request.query.batch_size ?? 1) : 1;
           const taken = await workerProtocol.take(endpointId, workerId, size, clientGone(reply));
           if (taken.length === 0) return reply.code(204).send();
-          const body = batch ? `[${taken.map(takenJobJson).join(',')}]` : takenJobJson(taken[0]!);
+          const body = batch ? takenJobsJson(taken) : takenJobJson(taken[0]!);
           return reply.type(JSON_TYPE).send(body);
         },
       );
@@ -106,7 +106,7 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
         // The next jobs ride on the same exchange, taken only once the results are recorded: a
         // failure before then takes nothing, so the worker can post the same results again.
         const taken = await workerProtocol.take(endpointId, workerId, take, clientGone(reply), 0);
-        return reply.type(JSON_TYPE).send(`{"results":${JSON.stringify(results)},"jobs":[${taken.map(takenJobJson).join(',')}]}`);
+        return reply.type(JSON_TYPE).send(`{"results":${JSON.stringify(results)},"jobs":${takenJobsJson(taken)}}`);
       },
     );
 
