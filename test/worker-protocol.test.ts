@@ -2,6 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, sleep, startLive, type Live } from './support/live.js';
+import { Cancellation } from '../src/domain/cancellation.js';
 
 let g: Live;
 before(async () => {
@@ -94,6 +95,21 @@ describe('take', () => {
       }),
     );
     assert.deepEqual([...seen].sort(), [...ids].sort());
+  });
+
+  test('a job taken as its long-poll ends goes straight back to the queue, without a retry counted', async () => {
+    const id = await run({ orphaned: true });
+    // The client leaves while the take commits: the take has the job, but no answer can carry it.
+    const clientLeft = new Cancellation();
+    const taking = g.services.workerProtocol.take(g.endpointId, 'w-left', 1, clientLeft);
+    clientLeft.abort();
+    assert.deepEqual(await taking, []);
+    const next = await g.worker('GET', '/job-take/w2?batch_size=1');
+    assert.equal(next.status, 200, 'the next worker gets it now, not after the lease lapses');
+    assert.equal(next.json.id, id);
+    const row = await g.services.store.jobs.get(id);
+    assert.deepEqual([row?.workerId, row?.retries], ['w2', 0]);
+    await done(id, '{"output":1}', 'w2');
   });
 });
 

@@ -97,6 +97,9 @@ export class WorkerProtocolService {
         // Marked before the take: a job queued while the take waited for its commit is not slept through.
         const since = this.events.queues.mark();
         const taken = await this.store.jobs.take(endpointId, workerId, limit, now, now + this.timings.jobLeaseMs);
+        // The client left (or the worker was stopped) while the take committed: no one will get
+        // these jobs, so they go back now rather than wait out a lease nobody can renew.
+        if (taken.length > 0 && ended.aborted) return await this.handBack(endpointId, workerId, taken);
         if (taken.length > 0) {
           this.workers.jobsTaken(
             workerId,
@@ -111,6 +114,15 @@ export class WorkerProtocolService {
     } finally {
       open.close(this.now());
     }
+  }
+
+  private async handBack(endpointId: string, workerId: string, taken: JobRecord[]): Promise<[]> {
+    const back = await this.store.jobs.handBack(
+      workerId,
+      taken.map((job) => job.id),
+    );
+    if (back.length > 0) this.events.jobsQueued(endpointId, back.length);
+    return [];
   }
 
   async done(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<void> {

@@ -137,6 +137,11 @@ export interface JobStore {
   releaseLapsedLeases(now: number, maxLosses: number, limit: number): Promise<{ requeued: DisplacedJob[]; failed: DisplacedJob[] }>;
   /** Every job a worker holds goes back to the queue at once (the worker is known to be gone). */
   releaseWorker(workerId: string): Promise<DisplacedJob[]>;
+  /**
+   * Jobs a worker took but never received (its long-poll ended before the answer went out) go
+   * back to the queue as they were, with no retry counted; jobs it no longer holds are left alone.
+   */
+  handBack(workerId: string, ids: readonly string[]): Promise<DisplacedJob[]>;
   deleteEndpointJobs(endpointId: string): Promise<number>;
 
   /** Records that a worker must abort a job; its stop channel hands the request out once. */

@@ -109,3 +109,30 @@ test(`[${TEST_STORE}] deleting an endpoint's jobs counts them and leaves other e
   assert.deepEqual(await jobs.counts(queue), { inQueue: 0, inProgress: 0, completed: 0, failed: 0, cancelled: 0, timedOut: 0, retried: 0 });
   assert.ok(await jobs.get(neighbour.id));
 });
+
+test(`[${TEST_STORE}] jobs handed back go to the queue as they were, only while the same worker holds them`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const [first, second] = [aJob(queue), aJob(queue)];
+  for (const job of [first, second]) await jobs.insert(job);
+  const taken = await jobs.take(queue, 'w-left', 2, NOW, NOW + 1000);
+  await jobs.complete(second.id, ['IN_PROGRESS'], { status: 'COMPLETED', output: '1', error: null, completedAt: NOW + 1 });
+  const back = await jobs.handBack(
+    'w-other',
+    taken.map((job) => job.id),
+  );
+  assert.deepEqual(back, [], "another worker's hand-back changes nothing");
+  const handed = await jobs.handBack(
+    'w-left',
+    taken.map((job) => job.id),
+  );
+  assert.deepEqual(handed, [{ id: first.id, endpointId: queue, workerId: null, status: 'IN_QUEUE' }], 'a finished job stays finished');
+  const again = await jobs.get(first.id);
+  assert.deepEqual([again?.status, again?.retries, again?.workerId, again?.startedAt], ['IN_QUEUE', 0, null, null]);
+  const retaken = await jobs.take(queue, 'w2', 2, NOW + 2, NOW + 1000);
+  assert.deepEqual(
+    retaken.map((job) => job.id),
+    [first.id],
+    'it is taken again like any queued job',
+  );
+});

@@ -272,6 +272,15 @@ export class PostgresJobStore implements JobStore {
     );
   }
 
+  handBack(workerId: string, ids: readonly string[]): Promise<DisplacedJob[]> {
+    return this.rows<DisplacedJob>(
+      `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL,
+         queue_generation = ${ROW_GENERATION}
+       WHERE id = ANY($1) AND worker_id = $2 AND status = 'IN_PROGRESS' RETURNING ${REQUEUED}`,
+      [ids, workerId],
+    );
+  }
+
   deleteEndpointJobs(endpointId: string): Promise<number> {
     return transaction(this.pool, (client) => deleteJobsOfEndpoint(client, endpointId));
   }

@@ -235,6 +235,10 @@ export class SqliteJobStore implements JobStore {
     return this.s.releaseWorker.all(workerId) as DisplacedJob[];
   }
 
+  async handBack(workerId: string, ids: readonly string[]): Promise<DisplacedJob[]> {
+    return this.db.transaction(() => ids.flatMap((id) => this.s.handBack.all(id, workerId) as DisplacedJob[]))();
+  }
+
   async deleteEndpointJobs(endpointId: string): Promise<number> {
     return this.deleteJobsOfEndpoint(endpointId);
   }
@@ -340,6 +344,10 @@ function prepare(db: Database.Database) {
     releaseWorker: db.prepare(`UPDATE jobs INDEXED BY jobs_running SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
       worker_id = NULL, retries = retries + 1, queue_generation = ${ROW_GENERATION}
       WHERE worker_id = ? AND status = 'IN_PROGRESS'
+      RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
+    handBack: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL,
+      queue_generation = ${ROW_GENERATION}
+      WHERE id = ? AND worker_id = ? AND status = 'IN_PROGRESS'
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
     deleteEndpointStreams: db.prepare('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = ?)'),
     deleteEndpointJobs: db.prepare('DELETE FROM jobs WHERE endpoint_id = ?'),
