@@ -2,6 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startLive, type Live } from './support/live.js';
+import { Cancellation } from '../src/domain/cancellation.js';
 
 let g: Live;
 before(async () => {
@@ -120,6 +121,18 @@ describe('cancel, retry, purge, health', () => {
     assert.deepEqual(stop.json, { jobsToStop: [id] });
     await done(id, { output: 'too late' });
     assert.equal((await g.queue('GET', `/status/${id}`)).json.status, 'CANCELLED', 'a late result does not undo the cancel');
+  });
+
+  test('a stop drained just as its long-poll ends is kept for the next one', async () => {
+    const id = await runAndTake();
+    await g.queue('POST', `/cancel/${id}`, {});
+    // The client leaves while the stop is being read: the next long-poll must still get it.
+    const clientLeft = new Cancellation();
+    const reading = g.services.workerProtocol.stops(g.endpointId, 'w1', clientLeft);
+    clientLeft.abort();
+    assert.deepEqual(await reading, []);
+    const stop = await g.worker('GET', '/job-stop/w1?gpu=none');
+    assert.deepEqual(stop.json, { jobsToStop: [id] });
   });
 
   test('cancelling a finished job is a 409 naming its status', async () => {

@@ -202,6 +202,18 @@ describe('stream', () => {
     assert.deepEqual((await g.queue('GET', `/stream/${id}`)).json, { status: 'COMPLETED', stream: [] });
   });
 
+  test('a reader that leaves does not use up the chunks: the next read gets them', async () => {
+    const id = await run();
+    await take();
+    await g.worker('POST', `/job-stream/w1/${id}`, JSON.stringify({ output: 'kept' }));
+    const clientLeft = new Cancellation();
+    const reading = g.services.jobs.stream(g.endpointId, id, clientLeft);
+    clientLeft.abort();
+    assert.deepEqual((await reading).stream, []);
+    assert.deepEqual((await g.queue('GET', `/stream/${id}`)).json.stream, [{ output: 'kept' }]);
+    await done(id, '{}', 'w1', true);
+  });
+
   test('many chunks arrive in order', async () => {
     const id = await run();
     await take();

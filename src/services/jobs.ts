@@ -149,6 +149,8 @@ export class JobService {
     for (;;) {
       const since = this.events.jobs.mark();
       const job = await this.live(endpointId, jobId);
+      // A reader that has left must not move the read position: the next read would miss its chunks.
+      if (signal?.aborted) return { status: job.status, stream: [] };
       const chunks = await this.store.jobs.readStream(jobId);
       const left = deadline - this.now();
       if (chunks.length > 0 || isTerminal(job.status) || left <= 0 || signal?.aborted) {

@@ -237,12 +237,21 @@ export class WorkerProtocolService {
     this.workers.seen(workerId, endpointId, this.now());
     const deadline = this.now() + this.timings.takeWaitMs;
     for (;;) {
+      if (signal.aborted) return [];
       const since = this.events.stops.mark();
       const stops = await this.store.jobs.drainStops(endpointId, workerId);
+      // Drained for a client that has left: kept for its next long-poll, or the job would run on.
+      if (stops.length > 0 && signal.aborted) return await this.keepStops(endpointId, workerId, stops);
       const left = deadline - this.now();
       if (stops.length > 0 || left <= 0 || signal.aborted) return stops;
       await this.events.stops.wait(workerId, left, signal, since);
     }
+  }
+
+  private async keepStops(endpointId: string, workerId: string, jobIds: string[]): Promise<[]> {
+    const now = this.now();
+    for (const jobId of jobIds) await this.store.jobs.requestStop(endpointId, workerId, jobId, now);
+    return [];
   }
 
   async ping(endpointId: string, workerId: string, jobIds: string[], unhealthy: string | undefined): Promise<void> {
