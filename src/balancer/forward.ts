@@ -2,7 +2,10 @@
 // piped, never buffered, so uploads, chunked answers and server-sent events flow as they come.
 // A worker that fails before answering gives 502, one too slow gives 504; once the answer has
 // started, the only honest signal left is to cut the client's connection.
-import { request, type Agent, type ClientRequest, type IncomingMessage, type ServerResponse, type OutgoingHttpHeaders } from 'node:http';
+// The worker side speaks through undici's dispatcher rather than node's HTTP client: it does the
+// same work with a third less CPU per request (decision 7).
+import type { IncomingMessage, ServerResponse, OutgoingHttpHeaders } from 'node:http';
+import { Agent, type Dispatcher } from 'undici';
 import { ApiError } from '../domain/errors.js';
 import { sendRawProblem } from '../http/raw-problem.js';
 import type { HttpAddress } from '../domain/workers.js';
@@ -12,14 +15,28 @@ export interface ForwardRequest {
   address: HttpAddress;
   path: string;
   timeoutMs: number;
-  agent: Agent;
+  dispatcher: Dispatcher;
   /** Added to the response (rate-limit headers). */
   responseHeaders: Record<string, string>;
-  /** The worker broke the connection: it should get no more requests until its health check says otherwise. */
+  /** The worker could not be reached or broke the connection: it should get no more requests until its health check says otherwise. */
   onWorkerFailure: (reason: string) => void;
   /** Relaying to the replica that runs the workers: it authenticates the caller itself. */
   keepAuthorization?: boolean;
 }
+
+/**
+ * Connections to workers, kept alive and reused; a worker's connection count is bounded by its
+ * requests in flight. Idle ones are dropped before node's default server keep-alive (5 s) would
+ * close them under us. The endpoint's timeout bounds each exchange, so undici's own are off.
+ */
+export function workerConnections(): Dispatcher {
+  return new Agent({ keepAliveTimeout: 4000, headersTimeout: 0, bodyTimeout: 0 });
+}
+
+/** Errors of reaching the worker at all: it is down or not listening. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+/** The connection closed under the request: on a reused one, the worker may have dropped it just as it was picked. */
+const CONNECTION_LOST = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
 /** The headers a worker receives: the client's, minus hop-by-hop ones and the API key, plus X-Forwarded-*. */
 export function upstreamHeaders(req: IncomingMessage, keepUpgrade = false, keepAuthorization = false): OutgoingHttpHeaders {
@@ -51,56 +68,84 @@ function bodiless(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] ?? '0') === '0';
 }
 
+/** What goes to the worker: hop-by-hop headers stay behind, and so does Expect (this server already answered it). */
+function workerRequest(req: IncomingMessage, target: ForwardRequest, hasBody: boolean): Dispatcher.DispatchOptions {
+  const headers = upstreamHeaders(req, false, target.keepAuthorization);
+  delete headers.expect;
+  return {
+    origin: `http://${target.address.host}:${target.address.port}`,
+    method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+    path: target.path,
+    headers: headers as Record<string, string | string[]>,
+    body: hasBody ? req : null,
+  };
+}
+
+function flatHeaders(raw: Buffer[] | string[] | unknown): string[] {
+  return Array.isArray(raw) ? raw.map((item: Buffer | string) => (typeof item === 'string' ? item : item.toString('latin1'))) : [];
+}
+
 /** Resolves once the client's response is over, however it ended. */
 export function forward(req: IncomingMessage, res: ServerResponse, target: ForwardRequest): Promise<void> {
   return new Promise((resolve) => {
-    const { address, path, timeoutMs, agent } = target;
-    let upstream: ClientRequest;
+    let controller: Dispatcher.DispatchController | undefined;
+    /** Set when this side ends the exchange (client gone, timeout): the abort it causes is not the worker's failure. */
+    let stopped: Error | undefined;
+    const stop = (reason: Error) => {
+      stopped ??= reason;
+      controller?.abort(reason);
+    };
     res.once('close', () => {
       clearTimeout(timer);
       // The client left (or the answer ended): nothing more to fetch.
-      if (!upstream.destroyed && !res.writableFinished) upstream.destroy();
+      if (!res.writableFinished) stop(new Error('the client left'));
       resolve();
     });
+    res.on('drain', () => controller?.resume());
     const fail = (problem: ApiError) => {
       if (res.headersSent) res.destroy();
       else sendRawProblem(res, problem, target.responseHeaders);
     };
     const timer = setTimeout(() => {
-      fail(new ApiError(504, `the worker did not finish within the endpoint's timeout of ${timeoutMs} ms`));
-      upstream.destroy();
-    }, timeoutMs);
+      fail(new ApiError(504, `the worker did not finish within the endpoint's timeout of ${target.timeoutMs} ms`));
+      stop(new Error('the endpoint timeout passed'));
+    }, target.timeoutMs);
 
+    const hasBody = !bodiless(req);
     const send = (retried: boolean) => {
-      upstream = request({
-        host: address.host,
-        port: address.port,
-        method: req.method,
-        path,
-        headers: upstreamHeaders(req, false, target.keepAuthorization),
-        agent,
+      target.dispatcher.dispatch(workerRequest(req, target, hasBody), {
+        onRequestStart(started) {
+          controller = started;
+          if (stopped) started.abort(stopped);
+        },
+        onResponseStart(started, statusCode, _headers, statusMessage) {
+          // Informational answers (103 Early Hints) are not passed on; the final one follows.
+          if (statusCode < 200) return;
+          res.writeHead(statusCode, statusMessage, downstreamHeaders(flatHeaders(started.rawHeaders), target.responseHeaders));
+        },
+        onResponseData(started, chunk) {
+          if (!res.write(chunk)) started.pause();
+        },
+        onResponseEnd() {
+          res.end();
+        },
+        onResponseError(_started, err: NodeJS.ErrnoException) {
+          if (stopped || res.writableEnded || res.destroyed) return;
+          // A worker that dies mid-answer leaves the answer incomplete: cut the client off rather than end it cleanly.
+          if (res.headersSent) {
+            target.onWorkerFailure('it broke off an answer');
+            res.destroy();
+            return;
+          }
+          const code = err.code ?? '';
+          // A kept-alive connection the worker closed just as it was reused: a request without a
+          // body is simply sent again, on a fresh connection if need be.
+          if (CONNECTION_LOST.has(code) && !retried && !hasBody) return send(true);
+          const reason = code.startsWith('UND_ERR') || code === '' ? err.message : code;
+          if (UNREACHABLE.has(code) || retried) target.onWorkerFailure(`a request failed: ${reason}`);
+          fail(new ApiError(502, `the worker failed before answering: ${reason}`));
+        },
       });
-      upstream.on('socket', (socket) => socket.setNoDelay(true));
-      upstream.on('error', (err: NodeJS.ErrnoException) => {
-        if (res.writableEnded || res.destroyed) return;
-        // A kept-alive connection the worker closed just as it was reused: the request never
-        // reached the worker, so one without a body is simply sent again on a fresh connection.
-        if (upstream.reusedSocket && err.code === 'ECONNRESET' && !retried && bodiless(req)) return send(true);
-        if (!upstream.reusedSocket) target.onWorkerFailure(`a request failed: ${err.code ?? err.message}`);
-        fail(new ApiError(502, `the worker failed before answering: ${err.code ?? err.message}`));
-      });
-      upstream.on('response', (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, downstreamHeaders(answer.rawHeaders, target.responseHeaders));
-        answer.pipe(res);
-        // A worker that dies mid-answer leaves the answer incomplete: cut the client off rather than end it cleanly.
-        answer.on('close', () => {
-          if (answer.complete || res.destroyed) return;
-          target.onWorkerFailure('it broke off an answer');
-          res.destroy();
-        });
-      });
-      if (retried) upstream.end();
-      else req.pipe(upstream);
     };
     send(false);
   });

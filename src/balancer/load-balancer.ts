@@ -2,7 +2,7 @@
 // finds the endpoint, answers its health path with the balancer's own view, and passes every
 // other request to the ready worker with the fewest outstanding requests — holding it a while
 // when none has room.
-import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { GantryConfig } from '../config.js';
 import type { EndpointRecord } from '../store/store.js';
@@ -18,7 +18,7 @@ import type { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
 import { unexpectedProblem } from '../http/problem.js';
 import type { Backends, Backend } from '../runtime/http-backends.js';
 import { LbRouter, type LbTarget } from './routing.js';
-import { forward } from './forward.js';
+import { forward, workerConnections } from './forward.js';
 import { forwardUpgrade } from './upgrade.js';
 import { sendRawProblem, writeSocketProblem } from '../http/raw-problem.js';
 import type { HttpAddress } from '../domain/workers.js';
@@ -61,9 +61,7 @@ interface Admitted {
 
 export class LoadBalancer {
   private readonly router: LbRouter;
-  // Connections to workers are reused; a worker's socket count is bounded by its requests in flight.
-  // Idle ones are dropped before node's default server keep-alive (5 s) would close them under us.
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256, timeout: 4000 });
+  private readonly connections = workerConnections();
   /** Upgrade connections from the moment they arrive: the HTTP server stops tracking them once upgraded. */
   private readonly upgraded = new Set<Duplex>();
   private closed = false;
@@ -85,7 +83,7 @@ export class LoadBalancer {
         address: leader,
         path: req.url ?? '/',
         timeoutMs: RELAY_TIMEOUT_MS,
-        agent: this.agent,
+        dispatcher: this.connections,
         responseHeaders: {},
         keepAuthorization: true,
       };
@@ -106,7 +104,7 @@ export class LoadBalancer {
           address: backend.address,
           path: target.path,
           timeoutMs: endpoint.spec.timeout,
-          agent: this.agent,
+          dispatcher: this.connections,
           responseHeaders: headers,
           onWorkerFailure: (reason) => this.deps.backends.setHealth(backend, 'UNHEALTHY', reason),
         });
@@ -167,7 +165,7 @@ export class LoadBalancer {
   close(): void {
     this.closed = true;
     for (const socket of this.upgraded) socket.destroy();
-    this.agent.destroy();
+    void this.connections.destroy().catch(() => undefined);
   }
 
   /** The caller's key may use this endpoint, and the endpoint is a load balancer. */

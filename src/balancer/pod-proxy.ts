@@ -2,7 +2,7 @@
 // port of the pod's container, <path> being what the pod sees. The caller authenticates with an
 // API key of the pod's account (Bearer), as for the management API; a read key may only read.
 // Requests and upgrades (WebSockets, as Jupyter uses) stream both ways, unparsed.
-import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { RateLimiter } from '../cluster/rate-limiter.js';
@@ -14,7 +14,7 @@ import { authenticateKey, authorise } from '../http/auth.js';
 import type { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
 import { sendRawProblem, writeSocketProblem } from '../http/raw-problem.js';
 import { unexpectedProblem } from '../http/problem.js';
-import { forward } from './forward.js';
+import { forward, workerConnections } from './forward.js';
 import { forwardUpgrade } from './upgrade.js';
 
 export const POD_PROXY_PATTERN = /^\/v2\/pods\/([a-z0-9]+)\/ports\/(\d{1,5})([/?][^]*)?$/;
@@ -45,7 +45,7 @@ export interface PodProxyDeps {
 const POD_TIMEOUT_MS = 86_400_000;
 
 export class PodProxy {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 64, timeout: 4000 });
+  private readonly connections = workerConnections();
 
   constructor(private readonly deps: PodProxyDeps) {}
 
@@ -64,7 +64,7 @@ export class PodProxy {
       address: leader,
       path,
       timeoutMs: POD_TIMEOUT_MS,
-      agent: this.agent,
+      dispatcher: this.connections,
       responseHeaders: {},
       keepAuthorization: true,
       onWorkerFailure: () => undefined,
@@ -99,7 +99,7 @@ export class PodProxy {
         address: admitted.address,
         path: target.path,
         timeoutMs: POD_TIMEOUT_MS,
-        agent: this.agent,
+        dispatcher: this.connections,
         responseHeaders: headers,
         onWorkerFailure: () => undefined,
       });
@@ -130,7 +130,7 @@ export class PodProxy {
   }
 
   close(): void {
-    this.agent.destroy();
+    void this.connections.destroy().catch(() => undefined);
   }
 
   private async admit(req: IncomingMessage, target: PodTarget): Promise<{ address: HttpAddress; headers: Record<string, string> }> {
