@@ -14,7 +14,7 @@ interface Answer {
   text: string;
 }
 
-/** Requests seen per worker connection; the second request on a connection is dropped without an answer. */
+/** When set, the second request on each worker connection is dropped without an answer. */
 let dropSecondOnEachConnection = false;
 const workerFailures: string[] = [];
 const seenBodies: string[] = [];
@@ -101,10 +101,12 @@ test('a request with a body is not sent twice: a dropped connection answers 502'
   try {
     await call('/warm');
     seenBodies.length = 0;
+    workerFailures.length = 0;
     const answer = await call('/post', { method: 'POST', body: 'only once' });
     assert.equal(answer.status, 502, answer.text);
     assert.match(JSON.parse(answer.text).detail, /the worker failed before answering/);
     assert.deepEqual(seenBodies, [], 'the body reached no worker');
+    assert.equal(workerFailures.length, 1, 'a worker that breaks a connection is taken out of rotation at once');
   } finally {
     dropSecondOnEachConnection = false;
   }

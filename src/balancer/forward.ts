@@ -142,7 +142,7 @@ export function forward(req: IncomingMessage, res: ServerResponse, target: Forwa
           // body is simply sent again, on a fresh connection if need be.
           if (CONNECTION_LOST.has(code) && !retried && !hasBody) return send(true);
           const reason = code.startsWith('UND_ERR') || code === '' ? err.message : code;
-          if (UNREACHABLE.has(code) || retried) target.onWorkerFailure(`a request failed: ${reason}`);
+          if (UNREACHABLE.has(code) || CONNECTION_LOST.has(code)) target.onWorkerFailure(`a request failed: ${reason}`);
           fail(new ApiError(502, `the worker failed before answering: ${reason}`));
         },
       });
