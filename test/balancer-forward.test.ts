@@ -32,6 +32,7 @@ function workerAnswer(req: IncomingMessage, res: ServerResponse): void {
   socket.served = (socket.served ?? 0) + 1;
   if (dropSecondOnEachConnection && socket.served === 2) return void socket.destroy();
   if (req.url?.startsWith('/hang')) return;
+  if (req.url?.startsWith('/reject')) return void res.writeHead(413, { 'content-type': 'text/plain' }).end('too big for me');
   let body = '';
   req.setEncoding('utf8');
   req.on('data', (chunk: string) => (body += chunk));
@@ -137,4 +138,12 @@ test('Expect: 100-continue is answered by the balancer, and the body still reach
   assert.equal(answer.status, 200, answer.text);
   assert.equal(JSON.parse(answer.text).expect, null, 'the worker is not asked to continue again');
   assert.deepEqual(seenBodies, ['after continue']);
+});
+
+test("a worker's early answer to an upload it does not read reaches the client", async () => {
+  const upload = 'x'.repeat(8 * 1024 * 1024);
+  const answer = await call('/reject', { method: 'POST', body: upload });
+  assert.deepEqual([answer.status, answer.text], [413, 'too big for me']);
+  const after = await call('/after-reject');
+  assert.equal(after.status, 200, 'the balancer goes on serving');
 });
