@@ -214,6 +214,28 @@ describe('stream', () => {
     await done(id, '{}', 'w1', true);
   });
 
+  test('a reader that leaves while its read is at the database gets nothing, and the next read gets the chunks', async () => {
+    const id = await run();
+    await take();
+    await g.worker('POST', `/job-stream/w1/${id}`, JSON.stringify({ output: 'in flight' }));
+    const jobs = g.services.store.jobs;
+    const original = jobs.readStream;
+    const clientLeft = new Cancellation();
+    // The client goes away the moment its read reaches the store.
+    jobs.readStream = (jobId) => {
+      const reading = original.call(jobs, jobId);
+      clientLeft.abort();
+      return reading;
+    };
+    try {
+      assert.deepEqual((await g.services.jobs.stream(g.endpointId, id, clientLeft)).stream, []);
+    } finally {
+      jobs.readStream = original;
+    }
+    assert.deepEqual((await g.queue('GET', `/stream/${id}`)).json.stream, [{ output: 'in flight' }]);
+    await done(id, '{}', 'w1', true);
+  });
+
   test('many chunks arrive in order', async () => {
     const id = await run();
     await take();

@@ -151,7 +151,13 @@ export class JobService {
       const job = await this.live(endpointId, jobId);
       // A reader that has left must not move the read position: the next read would miss its chunks.
       if (signal?.aborted) return { status: job.status, stream: [] };
-      const chunks = await this.store.jobs.readStream(jobId);
+      const read = await this.store.jobs.readStream(jobId);
+      const chunks = read.chunks;
+      // The reader left while the chunks were read: they go back for the next read.
+      if (signal?.aborted && chunks.length > 0) {
+        await this.store.jobs.unreadStream(jobId, read);
+        return { status: job.status, stream: [] };
+      }
       const left = deadline - this.now();
       if (chunks.length > 0 || isTerminal(job.status) || left <= 0 || signal?.aborted) {
         return { status: job.status, stream: chunks };

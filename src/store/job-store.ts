@@ -56,6 +56,13 @@ export interface QueueStats {
 export const QUEUE_STATS_CAP = 100_000;
 
 /** A worker writing to a job (progress, stream chunks): where it may write, and the lease its own job's write extends to. */
+/** Chunks read from a job's stream, and the read positions before and after the read. */
+export interface StreamRead {
+  chunks: string[];
+  from: number;
+  through: number;
+}
+
 export interface JobWriter {
   endpointId: string;
   workerId: string;
@@ -128,7 +135,12 @@ export interface JobStore {
    */
   appendStream(id: string, outputs: string[], writer: JobWriter): Promise<{ workerId: string | null } | undefined>;
   /** Chunks written since the previous read, in order; advances the read position. */
-  readStream(id: string): Promise<string[]>;
+  readStream(id: string): Promise<StreamRead>;
+  /**
+   * Puts the chunks of a read back for the next one (its reader left before it got them), unless
+   * the stream has been read again since. Answers whether they were put back.
+   */
+  unreadStream(id: string, read: StreamRead): Promise<boolean>;
 
   /** Sweeps: each returns what it changed, so workers can be told to stop. */
   deleteExpired(now: number, limit: number): Promise<DisplacedJob[]>;

@@ -122,9 +122,9 @@ test(`[${TEST_STORE}] a retried job goes back to the queue as new, with its inpu
     leaseLosses: 0,
     expiresAt: NOW + 99_000,
   });
-  assert.deepEqual(await jobs.readStream(job.id), [], 'the old stream is gone');
+  assert.deepEqual((await jobs.readStream(job.id)).chunks, [], 'the old stream is gone');
   await jobs.appendStream(job.id, ['new chunk'], aStreamWriter(job.endpointId));
-  assert.deepEqual(await jobs.readStream(job.id), ['new chunk']);
+  assert.deepEqual((await jobs.readStream(job.id)).chunks, ['new chunk']);
   assert.deepEqual(
     (await jobs.take(queue, 'w2', 1, NOW + 20, NOW + 1000)).map((j) => j.id),
     [job.id],

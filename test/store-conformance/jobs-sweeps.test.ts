@@ -35,7 +35,7 @@ test(`[${TEST_STORE}] expired jobs are deleted with their streams, whatever thei
   );
   assert.equal(first.length, 1, 'the limit bounds one sweep');
   assert.equal(await jobs.get(running.id), undefined);
-  assert.deepEqual(await jobs.readStream(running.id), []);
+  assert.deepEqual((await jobs.readStream(running.id)).chunks, []);
   assert.ok(await jobs.get(alive.id));
   assert.deepEqual(await jobs.deleteExpired(NOW + 10, 100), []);
 });

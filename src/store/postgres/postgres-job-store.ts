@@ -12,6 +12,7 @@ import type {
   JobWriter,
   NewJob,
   QueueStats,
+  StreamRead,
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
@@ -197,7 +198,7 @@ export class PostgresJobStore implements JobStore {
     return row && { workerId: row.worker_id };
   }
 
-  async readStream(id: string): Promise<string[]> {
+  async readStream(id: string): Promise<StreamRead> {
     // Chunks and the written position commit together, so everything up to `written` is visible here.
     const [position] = await this.rows<{ read: number; written: number }>(
       `WITH old AS (SELECT stream_read, stream_written FROM jobs WHERE id = $1 FOR UPDATE)
@@ -205,12 +206,23 @@ export class PostgresJobStore implements JobStore {
        RETURNING old.stream_read AS read, old.stream_written AS written`,
       [id],
     );
-    if (!position || position.read >= position.written) return [];
+    const at = position?.read ?? 0;
+    if (!position || position.read >= position.written) return { chunks: [], from: at, through: at };
     const chunks = await this.rows<{ output: string }>(
       'SELECT output FROM job_stream WHERE job_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq',
       [id, position.read, position.written],
     );
-    return chunks.map((c) => c.output);
+    return { chunks: chunks.map((c) => c.output), from: position.read, through: position.written };
+  }
+
+  async unreadStream(id: string, read: StreamRead): Promise<boolean> {
+    if (read.chunks.length === 0) return false;
+    const [row] = await this.rows<{ id: string }>('UPDATE jobs SET stream_read = $2 WHERE id = $1 AND stream_read = $3 RETURNING id', [
+      id,
+      read.from,
+      read.through,
+    ]);
+    return row !== undefined;
   }
 
   deleteExpired(now: number, limit: number): Promise<DisplacedJob[]> {

@@ -11,6 +11,7 @@ import type {
   JobWriter,
   NewJob,
   QueueStats,
+  StreamRead,
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
@@ -201,14 +202,20 @@ export class SqliteJobStore implements JobStore {
     })();
   }
 
-  async readStream(id: string): Promise<string[]> {
+  async readStream(id: string): Promise<StreamRead> {
     return this.db.transaction(() => {
       const row = this.s.streamPositions.get(id) as { stream_read: number; stream_written: number } | undefined;
-      if (!row || row.stream_read >= row.stream_written) return [];
+      const at = row?.stream_read ?? 0;
+      if (!row || row.stream_read >= row.stream_written) return { chunks: [], from: at, through: at };
       const chunks = (this.s.chunksAfter.all(id, row.stream_read) as { output: string }[]).map((c) => c.output);
       this.s.markRead.run(row.stream_written, id);
-      return chunks;
+      return { chunks, from: row.stream_read, through: row.stream_written };
     })();
+  }
+
+  async unreadStream(id: string, read: StreamRead): Promise<boolean> {
+    if (read.chunks.length === 0) return false;
+    return this.s.unread.run(read.from, id, read.through).changes > 0;
   }
 
   async deleteExpired(now: number, limit: number): Promise<DisplacedJob[]> {
@@ -324,6 +331,7 @@ function prepare(db: Database.Database) {
     streamPositions: db.prepare('SELECT stream_read, stream_written FROM jobs WHERE id = ?'),
     chunksAfter: db.prepare('SELECT output FROM job_stream WHERE job_id = ? AND seq > ? ORDER BY seq'),
     markRead: db.prepare('UPDATE jobs SET stream_read = ? WHERE id = ?'),
+    unread: db.prepare('UPDATE jobs SET stream_read = ? WHERE id = ? AND stream_read = ?'),
     deleteStream: db.prepare('DELETE FROM job_stream WHERE job_id = ?'),
     deleteExpired: db.prepare(`DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= ? LIMIT ?)
       RETURNING ${DISPLACED}`),
