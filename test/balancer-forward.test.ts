@@ -4,13 +4,14 @@
 // the worker out of rotation.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { forward, workerConnections } from '../src/balancer/forward.js';
 import { reservePort } from '../src/reserve-port.js';
 
 interface Answer {
   status: number;
+  headers: IncomingHttpHeaders;
   text: string;
 }
 
@@ -75,7 +76,7 @@ function call(path: string, options: { method?: string; body?: string; headers?:
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
     });
     req.on('error', reject);
     if (options.headers?.expect === '100-continue') req.on('continue', () => req.end(options.body));
@@ -91,6 +92,7 @@ test('a request without a body is sent again when the worker drops the kept-aliv
     const second = await call('/two');
     assert.deepEqual([first.status, second.status], [200, 200], second.text);
     assert.equal(JSON.parse(second.text).served, 1, 'answered on a fresh connection');
+    assert.equal(second.headers['x-added'], 'yes', "the balancer's own headers are added to the worker's answer");
     assert.deepEqual(workerFailures, [], 'a dropped idle connection is not the worker failing');
   } finally {
     dropSecondOnEachConnection = false;
@@ -125,6 +127,7 @@ test('a worker that cannot be reached answers 502 and is reported, once', async 
 test('a worker that does not answer within the timeout gives 504', async () => {
   const answer = await call('/hang');
   assert.equal(answer.status, 504);
+  assert.equal(answer.headers['x-added'], 'yes', 'and to its own problems');
   assert.match(JSON.parse(answer.text).detail, /timeout of 500 ms/);
 });
 
