@@ -81,7 +81,8 @@ function workerRequest(req: IncomingMessage, target: ForwardRequest, hasBody: bo
   };
 }
 
-function flatHeaders(raw: Buffer[] | string[] | unknown): string[] {
+/** undici's raw header list (name, value, ...) as strings. */
+function flatHeaders(raw: unknown): string[] {
   return Array.isArray(raw) ? raw.map((item: Buffer | string) => (typeof item === 'string' ? item : item.toString('latin1'))) : [];
 }
 

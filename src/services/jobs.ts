@@ -149,11 +149,9 @@ export class JobService {
     for (;;) {
       const since = this.events.jobs.mark();
       const job = await this.live(endpointId, jobId);
-      // A reader that has left must not move the read position: the next read would miss its chunks.
-      if (signal?.aborted) return { status: job.status, stream: [] };
       const read = await this.store.jobs.readStream(jobId);
       const chunks = read.chunks;
-      // The reader left while the chunks were read: they go back for the next read.
+      // The reader has left (before or while the chunks were read): they go back for the next read.
       if (signal?.aborted && chunks.length > 0) {
         await this.store.jobs.unreadStream(jobId, read);
         return { status: job.status, stream: [] };

@@ -237,10 +237,9 @@ export class WorkerProtocolService {
     this.workers.seen(workerId, endpointId, this.now());
     const deadline = this.now() + this.timings.takeWaitMs;
     for (;;) {
-      if (signal.aborted) return [];
       const since = this.events.stops.mark();
       const stops = await this.store.jobs.drainStops(endpointId, workerId);
-      // Drained for a client that has left: kept for its next long-poll, or the job would run on.
+      // Drained for a client that has left (before or during the drain): kept for its next long-poll, or the job would run on.
       if (stops.length > 0 && signal.aborted) return await this.keepStops(endpointId, workerId, stops);
       const left = deadline - this.now();
       if (stops.length > 0 || left <= 0 || signal.aborted) return stops;

@@ -55,7 +55,6 @@ export interface QueueStats {
 
 export const QUEUE_STATS_CAP = 100_000;
 
-/** A worker writing to a job (progress, stream chunks): where it may write, and the lease its own job's write extends to. */
 /** Chunks read from a job's stream, and the read positions before and after the read. */
 export interface StreamRead {
   chunks: string[];
@@ -63,6 +62,7 @@ export interface StreamRead {
   through: number;
 }
 
+/** A worker writing to a job (progress, stream chunks): where it may write, and the lease its own job's write extends to. */
 export interface JobWriter {
   endpointId: string;
   workerId: string;
