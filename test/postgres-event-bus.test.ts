@@ -2,6 +2,8 @@
 // alone sends nothing; one that starts listening is heard from at once, before any heartbeat has
 // shown it to the others. What a user would notice: a replica that misses another's events (its
 // long-polls answer only on the slow re-check), or a lone replica paying a statement per turn.
+// A busy replica's events ride on its job statements (store/postgres/notifications.ts) instead of
+// costing a NOTIFY of their own; a statement that fails gives them back to be sent alone.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -13,6 +15,7 @@ import type { ClusterEvent } from '../src/cluster/events.js';
 import { EVENT_CHANNEL } from '../src/store/postgres/notifications.js';
 import { silentLogger } from '../src/domain/logger.js';
 import { settles, sleep } from './support/live.js';
+import { aJob, aQueue } from './store-conformance/records.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (event bus)`);
 const skip = NO_POSTGRES ?? false;
@@ -94,4 +97,46 @@ test('a replica the heartbeat shows is sent events; a hello counts only for its 
   sender.othersCounted = 1;
   sender.bus.publish({ kind: 'stop', id: 'worker-2' });
   await settles(async () => assert.deepEqual(receiver.events, [{ kind: 'stop', id: 'worker-2' }]), 2000);
+});
+
+/** The names of the prepared statements the store's pool sends from now on. */
+function statementNames(pool: pg.Pool): string[] {
+  const names: string[] = [];
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+    const config = args[0] as { name?: string };
+    if (config.name) names.push(config.name);
+    return query(...args);
+  };
+  return names;
+}
+
+test('events waiting when a job statement goes out ride on it, with no NOTIFY of their own', { skip }, async () => {
+  const sender = await startBus(60_000, 1);
+  const receiver = await startBus(60_000, 1);
+  store.notifications.carryFrom(sender.bus);
+  const names = statementNames(store.pool);
+  sender.bus.publish({ kind: 'job', id: 'carried-1' });
+  sender.bus.publish({ kind: 'queued', id: 'endpoint-c', count: 3 });
+  await store.jobs.insert(aJob(aQueue()));
+  await settles(async () =>
+    assert.deepEqual(receiver.events, [
+      { kind: 'job', id: 'carried-1' },
+      { kind: 'queued', id: 'endpoint-c', count: 3 },
+    ]),
+  );
+  await sleep(100); // time for a NOTIFY of their own, had one been sent
+  assert.deepEqual(names, ['gantry_jobs_insert']);
+  assert.equal(sentBy(sender.id).filter((payload) => payload.includes('carried-1')).length, 1);
+});
+
+test('events that rode on a statement that failed still reach the other replicas', { skip }, async () => {
+  const sender = await startBus(60_000, 1);
+  const receiver = await startBus(60_000, 1);
+  store.notifications.carryFrom(sender.bus);
+  const job = aJob(aQueue());
+  await store.jobs.insert(job);
+  sender.bus.publish({ kind: 'stop', id: 'worker-after-clash' });
+  await assert.rejects(store.jobs.insert(job)); // the same id again: the statement rolls back
+  await settles(async () => assert.deepEqual(receiver.events, [{ kind: 'stop', id: 'worker-after-clash' }]), 2000);
 });

@@ -30,6 +30,7 @@ export class PostgresCluster implements Cluster {
     this.peers = new ReplicaWorkers(store.pool, replicaId, () => config.replicaUrl, 3 * HEARTBEAT_MS);
     // A newcomer's hello counts until its first heartbeat row has been read here (one beat each, with room).
     this.bus = new PostgresEventBus(store.pool, store.options, replicaId, log, () => this.peers.otherReplicas, 5 * HEARTBEAT_MS);
+    store.notifications.carryFrom(this.bus);
     this.bus.subscribe((event) => {
       if (event.kind === 'key') store.forgetApiKey(event.id);
     });

@@ -1,7 +1,8 @@
 // Cross-replica notifications over PostgreSQL LISTEN/NOTIFY. One dedicated connection per
 // replica listens; events published in the same event-loop turn, or while the previous NOTIFY is
 // still at the database, go out as one NOTIFY (so a busy replica sends a few per round trip
-// instead of one per job, and an idle one sends at once). A lost
+// instead of one per job, and an idle one sends at once). Better still, the store's hot statements
+// going out meanwhile carry them (take()), so a busy replica's events cost no round trip. A lost
 // connection is re-established; waiters also re-check the store on a slow timer, so a
 // notification missed meanwhile only delays a wake-up.
 // A replica alone sends nothing (a NOTIFY per turn was a quarter of a lone replica's statements).
@@ -12,7 +13,7 @@ import { connectionOptions, type PoolOptions } from '../store/postgres/database.
 import { decodeEvent, encodeEvent, type ClusterEvent, type EventBus } from './events.js';
 import type { Logger } from '../domain/logger.js';
 import { storeErrorFields } from '../store/unavailable.js';
-import { EVENT_CHANNEL } from '../store/postgres/notifications.js';
+import { EVENT_CHANNEL, type WaitingNotifications } from '../store/postgres/notifications.js';
 
 const CHANNEL = EVENT_CHANNEL;
 /** NOTIFY payloads must stay under 8000 bytes. */
@@ -21,9 +22,10 @@ const RECONNECT_DELAY_MS = 1000;
 /** The line a replica sends when it starts listening. */
 const HELLO = 'hello';
 
-export class PostgresEventBus implements EventBus {
+export class PostgresEventBus implements EventBus, WaitingNotifications {
   private readonly listeners: ((event: ClusterEvent) => void)[] = [];
-  private pending: string[] = [];
+  /** Encoded events not yet sent, each once. */
+  private readonly pending = new Set<string>();
   private flushScheduled = false;
   private sending = false;
   private listener: pg.Client | undefined;
@@ -106,7 +108,7 @@ export class PostgresEventBus implements EventBus {
 
   publish(event: ClusterEvent): void {
     if (this.closed || !this.anyoneElseListening()) return;
-    this.pending.push(encodeEvent(event));
+    this.pending.add(encodeEvent(event));
     this.scheduleFlush();
   }
 
@@ -118,27 +120,37 @@ export class PostgresEventBus implements EventBus {
     return this.pool.query({ name: 'gantry_notify', text: 'SELECT pg_notify($1, $2)', values: [CHANNEL, payload] });
   }
 
+  /** The waiting events as one payload (up to the size NOTIFY allows), taken from `pending`; null when none wait. */
+  take(): string | null {
+    if (this.closed || this.pending.size === 0) return null;
+    let payload = this.replicaId;
+    for (const line of this.pending) {
+      if (payload !== this.replicaId && payload.length + line.length + 1 > MAX_PAYLOAD) break;
+      payload += `\n${line}`;
+      this.pending.delete(line);
+    }
+    return payload;
+  }
+
+  /** A taken payload that did not go out: its events wait again. */
+  giveBack(payload: string): void {
+    for (const line of payload.split('\n').slice(1)) this.pending.add(line);
+    this.scheduleFlush();
+  }
+
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.sending || this.pending.length === 0) return;
+    if (this.flushScheduled || this.sending || this.pending.size === 0) return;
     this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    // A turn later than the store's statements of this turn, which carry what they can (take()).
+    setImmediate(() => setImmediate(() => this.flush()));
   }
 
   private flush(): void {
     this.flushScheduled = false;
     if (this.closed) return;
-    const lines = [...new Set(this.pending)];
-    this.pending = [];
     const payloads: string[] = [];
-    let current = this.replicaId;
-    for (const line of lines) {
-      if (current.length + line.length + 1 > MAX_PAYLOAD) {
-        payloads.push(current);
-        current = this.replicaId;
-      }
-      current += `\n${line}`;
-    }
-    if (current !== this.replicaId) payloads.push(current);
+    for (let payload = this.take(); payload !== null; payload = this.take()) payloads.push(payload);
+    if (payloads.length === 0) return;
     this.sending = true;
     const sent = payloads.map((payload) =>
       this.notify(payload).catch((err: unknown) => {

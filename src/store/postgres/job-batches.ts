@@ -8,20 +8,31 @@ import { isUniqueViolation } from '../shared/conflicts.js';
 import { TurnBatch } from './turn-batch.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
 import { jobRecordColumns } from '../shared/job-sql.js';
+import { carriedNotification, type NotificationCarrier } from './notifications.js';
+
+const INSERT_TOLD = carriedNotification(13);
+const GET_TOLD = carriedNotification(2);
+const COMPLETE_TOLD = carriedNotification(9);
 
 const INSERT = {
   name: 'gantry_jobs_insert',
-  text: `INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
+  text: `WITH ${INSERT_TOLD.cte}
+         INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
            retention_ms, ttl_ms, submitted_at, expires_at, queue_generation)
          SELECT id, endpoint_id, account_id, 'IN_QUEUE', input, webhook, s3_config, execution_timeout_ms, low_priority,
            retention_ms, ttl_ms, submitted_at, expires_at, ${generationOf('n.endpoint_id')}
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::boolean[],
            $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])
            AS n(id, endpoint_id, account_id, input, webhook, s3_config, execution_timeout_ms, low_priority,
-           retention_ms, ttl_ms, submitted_at, expires_at)`,
+           retention_ms, ttl_ms, submitted_at, expires_at)
+         WHERE ${INSERT_TOLD.condition}`,
 };
 
-const GET = { name: 'gantry_jobs_get', text: `SELECT ${jobRecordColumns()} FROM jobs WHERE id = ANY($1::text[]) AND NOT ${purgedRow()}` };
+const GET = {
+  name: 'gantry_jobs_get',
+  text: `WITH ${GET_TOLD.cte}
+         SELECT ${jobRecordColumns()} FROM jobs WHERE id = ANY($1::text[]) AND NOT ${purgedRow()} AND ${GET_TOLD.condition}`,
+};
 
 /**
  * Each job moves only from one of the statuses its caller allows (listed with commas), of its
@@ -29,13 +40,14 @@ const GET = { name: 'gantry_jobs_get', text: `SELECT ${jobRecordColumns()} FROM 
  */
 const COMPLETE = {
   name: 'gantry_jobs_complete',
-  text: `UPDATE jobs SET status = c.status, output = c.output, error = c.error, completed_at = c.at, lease_expires_at = NULL,
+  text: `WITH ${COMPLETE_TOLD.cte}
+         UPDATE jobs SET status = c.status, output = c.output, error = c.error, completed_at = c.at, lease_expires_at = NULL,
            expires_at = least(jobs.expires_at, c.at + jobs.retention_ms)
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[])
            AS c(id, status, output, error, at, from_list, endpoint_id, worker_id)
          WHERE jobs.id = c.id AND jobs.status = ANY(string_to_array(c.from_list, ','))
            AND (c.endpoint_id IS NULL OR jobs.endpoint_id = c.endpoint_id)
-           AND (c.worker_id IS NULL OR jobs.worker_id = c.worker_id) AND NOT ${purgedRow()}
+           AND (c.worker_id IS NULL OR jobs.worker_id = c.worker_id) AND NOT ${purgedRow()} AND ${COMPLETE_TOLD.condition}
          RETURNING ${jobRecordColumns('jobs')}`,
 };
 
@@ -53,7 +65,10 @@ export class JobBatches {
   private readonly gets: TurnBatch<string, JobRecord | undefined>;
   private readonly completes: TurnBatch<CompleteCall, JobRecord | undefined>;
 
-  constructor(private readonly pool: pg.Pool) {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly carrier: NotificationCarrier,
+  ) {
     this.inserts = new TurnBatch((jobs) => this.insertAll(jobs), { inFlight: 2 });
     this.gets = new TurnBatch((ids) => this.getAll(ids), { inFlight: 2 });
     // One job twice in one statement would be updated once with either call's values: a later
@@ -78,14 +93,14 @@ export class JobBatches {
   /** Answers, per job, undefined when it was stored or the error that kept it out. */
   private async insertAll(jobs: NewJob[]): Promise<unknown[]> {
     try {
-      await this.pool.query({ ...INSERT, values: insertColumns(jobs) });
+      await this.carrier.carry((told) => this.pool.query({ ...INSERT, values: [...insertColumns(jobs), told] }));
       return jobs.map(() => undefined);
     } catch (error) {
       // The whole statement rolled back: only the clashing job may fail, so each goes again alone.
       if (!isUniqueViolation(error) || jobs.length === 1) throw error;
       return Promise.all(
         jobs.map((job) =>
-          this.pool.query({ ...INSERT, values: insertColumns([job]) }).then(
+          this.pool.query({ ...INSERT, values: [...insertColumns([job]), null] }).then(
             () => undefined,
             (single: unknown) => single,
           ),
@@ -95,7 +110,7 @@ export class JobBatches {
   }
 
   private async getAll(ids: string[]): Promise<(JobRecord | undefined)[]> {
-    const { rows } = await this.pool.query<JobRow>({ ...GET, values: [[...new Set(ids)]] });
+    const { rows } = await this.carrier.carry((told) => this.pool.query<JobRow>({ ...GET, values: [[...new Set(ids)], told] }));
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => {
       const row = byId.get(id);
@@ -104,19 +119,22 @@ export class JobBatches {
   }
 
   private async completeAll(calls: CompleteCall[]): Promise<(JobRecord | undefined)[]> {
-    const { rows } = await this.pool.query<JobRow>({
-      ...COMPLETE,
-      values: [
-        calls.map((c) => c.id),
-        calls.map((c) => c.completion.status),
-        calls.map((c) => c.completion.output),
-        calls.map((c) => c.completion.error),
-        calls.map((c) => c.completion.completedAt),
-        calls.map((c) => c.from.join(',')),
-        calls.map((c) => c.endpointId),
-        calls.map((c) => c.workerId),
-      ],
-    });
+    const { rows } = await this.carrier.carry((told) =>
+      this.pool.query<JobRow>({
+        ...COMPLETE,
+        values: [
+          calls.map((c) => c.id),
+          calls.map((c) => c.completion.status),
+          calls.map((c) => c.completion.output),
+          calls.map((c) => c.completion.error),
+          calls.map((c) => c.completion.completedAt),
+          calls.map((c) => c.from.join(',')),
+          calls.map((c) => c.endpointId),
+          calls.map((c) => c.workerId),
+          told,
+        ],
+      }),
+    );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return calls.map((c) => {
       const row = byId.get(c.id);

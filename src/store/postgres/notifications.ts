@@ -10,3 +10,47 @@ export const STORE_SENDER = '-';
 export function keyChangedPayload(id: string): string {
   return `${STORE_SENDER}\nk ${id}`;
 }
+
+/** Notifications waiting to go out to the other replicas (the event bus's). */
+export interface WaitingNotifications {
+  /** One payload for a statement about to go out, or null when none waits; the statement sends it now. */
+  take(): string | null;
+  /** A taken payload whose statement failed (so, rolled back, it never went out): sent some other way. */
+  giveBack(payload: string): void;
+}
+
+/**
+ * Lets the hot job statements carry waiting notifications: a NOTIFY inside a statement goes out
+ * when that statement commits, so a busy replica sends its events without round trips of their
+ * own (docs/decisions/0016). Empty until a cluster connects its event bus.
+ */
+export class NotificationCarrier {
+  private waiting: WaitingNotifications | undefined;
+
+  carryFrom(waiting: WaitingNotifications): void {
+    this.waiting = waiting;
+  }
+
+  /** Runs a statement with a waiting payload as its notification parameter (null: none). */
+  async carry<T>(send: (payload: string | null) => Promise<T>): Promise<T> {
+    const payload = this.waiting?.take() ?? null;
+    try {
+      return await send(payload);
+    } catch (error) {
+      if (payload !== null) this.waiting?.giveBack(payload);
+      throw error;
+    }
+  }
+}
+
+/**
+ * The SQL a statement needs to carry a notification in parameter `$n`: a CTE to put in its WITH
+ * list and a condition to AND into its WHERE. The condition makes PostgreSQL run the CTE once,
+ * whatever rows the statement touches (none too).
+ */
+export function carriedNotification(n: number): { cte: string; condition: string } {
+  return {
+    cte: `told AS (SELECT pg_notify('${EVENT_CHANNEL}', $${n}::text) WHERE $${n}::text IS NOT NULL)`,
+    condition: '(SELECT count(*) FROM told) >= 0',
+  };
+}

@@ -31,6 +31,7 @@ import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js'
 import { transaction, type Queryable } from './database.js';
 import { JobBatches } from './job-batches.js';
 import { TakeBatches } from './take-batches.js';
+import type { NotificationCarrier } from './notifications.js';
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { deletePurged, purgeQueue } from './postgres-queue-purge.js';
 
@@ -65,9 +66,13 @@ export class PostgresJobStore implements JobStore {
   private readonly batches: JobBatches;
   private readonly takes: TakeBatches;
 
-  constructor(private readonly pool: pg.Pool) {
-    this.batches = new JobBatches(pool);
-    this.takes = new TakeBatches(pool);
+  /** `carrier`: lets the hot statements carry the notifications waiting for the other replicas. */
+  constructor(
+    private readonly pool: pg.Pool,
+    carrier: NotificationCarrier,
+  ) {
+    this.batches = new JobBatches(pool, carrier);
+    this.takes = new TakeBatches(pool, carrier);
   }
 
   private async rows<T>(sql: string, params: unknown[]): Promise<T[]> {

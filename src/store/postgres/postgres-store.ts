@@ -29,7 +29,7 @@ import { PostgresWorkerSampleStore } from './postgres-worker-samples.js';
 import { PostgresUsageStore } from './postgres-usage.js';
 import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
 import { ApiKeyCache } from './key-cache.js';
-import { EVENT_CHANNEL, keyChangedPayload } from './notifications.js';
+import { EVENT_CHANNEL, keyChangedPayload, NotificationCarrier } from './notifications.js';
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
@@ -45,12 +45,14 @@ export class PostgresStore implements Store {
   readonly workerSamples: PostgresWorkerSampleStore;
   readonly webhookSecrets: PostgresWebhookSecretStore;
   private readonly keys = new ApiKeyCache();
+  /** Where the hot job statements find the notifications they carry for the event bus. */
+  readonly notifications = new NotificationCarrier();
 
   private constructor(
     readonly pool: pg.Pool,
     readonly options: PoolOptions,
   ) {
-    this.jobs = new PostgresJobStore(pool);
+    this.jobs = new PostgresJobStore(pool, this.notifications);
     this.jobHistory = new PostgresJobHistory(pool);
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);

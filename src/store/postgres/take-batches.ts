@@ -11,10 +11,13 @@ import { inTakeOrder } from '../shared/job-results.js';
 import { TurnBatch } from './turn-batch.js';
 import { generationOf } from '../shared/queue-generation-sql.js';
 import { jobRecordColumns } from '../shared/job-sql.js';
+import { carriedNotification, type NotificationCarrier } from './notifications.js';
+
+const TOLD = carriedNotification(8);
 
 const TAKE = {
   name: 'gantry_jobs_take',
-  text: `WITH want AS (
+  text: `WITH ${TOLD.cte}, want AS (
            SELECT w.worker_id, w.n, w.started_at, w.lease_until, sum(w.n) OVER (ORDER BY w.ord) - w.n AS first
            FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[]) WITH ORDINALITY AS w(worker_id, n, started_at, lease_until, ord)
          ), picked AS MATERIALIZED (
@@ -25,7 +28,7 @@ const TAKE = {
          )
          UPDATE jobs SET status = 'IN_PROGRESS', worker_id = want.worker_id, started_at = want.started_at, lease_expires_at = want.lease_until
          FROM picked JOIN want ON picked.i >= want.first AND picked.i < want.first + want.n
-         WHERE jobs.seq = picked.seq
+         WHERE jobs.seq = picked.seq AND ${TOLD.condition}
          RETURNING ${jobRecordColumns('jobs')}`,
 };
 
@@ -39,7 +42,10 @@ interface TakeCall {
 export class TakeBatches {
   private readonly byEndpoint = new Map<string, TurnBatch<TakeCall, JobRecord[]>>();
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly carrier: NotificationCarrier,
+  ) {}
 
   take(endpointId: string, call: TakeCall): Promise<JobRecord[]> {
     let batch = this.byEndpoint.get(endpointId);
@@ -56,18 +62,21 @@ export class TakeBatches {
   private async takeAll(endpointId: string, calls: TakeCall[]): Promise<JobRecord[][]> {
     // Every caller's own time stamps its jobs; the latest decides what has expired.
     const now = Math.max(...calls.map((c) => c.now));
-    const { rows } = await this.pool.query<JobRow>({
-      ...TAKE,
-      values: [
-        calls.map((c) => c.workerId),
-        calls.map((c) => c.limit),
-        calls.map((c) => c.now),
-        calls.map((c) => c.leaseUntil),
-        endpointId,
-        now,
-        calls.reduce((sum, c) => sum + c.limit, 0),
-      ],
-    });
+    const { rows } = await this.carrier.carry((told) =>
+      this.pool.query<JobRow>({
+        ...TAKE,
+        values: [
+          calls.map((c) => c.workerId),
+          calls.map((c) => c.limit),
+          calls.map((c) => c.now),
+          calls.map((c) => c.leaseUntil),
+          endpointId,
+          now,
+          calls.reduce((sum, c) => sum + c.limit, 0),
+          told,
+        ],
+      }),
+    );
     const byWorker = new Map<string, JobRecord[]>();
     for (const row of rows) {
       const list = byWorker.get(row.worker_id!) ?? [];
