@@ -1,6 +1,7 @@
 // The queue benchmark on each store: SQLite (one process), PostgreSQL with one replica and with
 // two replicas of one deployment (clients and workers spread over both; dispatch and runsync
-// cross replicas). CPU per job includes the PostgreSQL server processes.
+// cross replicas). CPU per job includes the PostgreSQL server processes; WAL per job is what the
+// whole database server wrote meanwhile (run nothing else against it).
 // Run: npm run bench:stores -- [--jobs 10000] [--clients 16] [--workers 8] [--samples 500] [--queued 100000]
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
 // each deployment gets a fresh schema, dropped afterwards.
@@ -9,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { median, percentile } from './lib/measure.js';
 import { backendsOf } from './lib/postgres-backends.js';
 import { withSchema } from './lib/postgres-schema.js';
+import { walBytesDuring } from './lib/postgres-wal.js';
 import {
   backlog,
   dispatch,
@@ -75,15 +77,25 @@ interface Figures {
   cpuMsPerJob: number;
   cpuMsPerJobBy: ThroughputFigures['cpuMsPerJobBy'];
   queriesPerJob: number;
+  /** PostgreSQL's write-ahead log per job (undefined on SQLite). */
+  walBytesPerJob: number | undefined;
   dispatch: number[];
   runsync: number[];
   backlog: Awaited<ReturnType<typeof backlog>> | undefined;
 }
 
-async function measure(t: Target): Promise<Figures> {
+async function measure(t: Target, database?: string): Promise<Figures> {
   await throughput(t, Math.min(2000, JOBS), settings);
   const runs: ThroughputFigures[] = [];
-  for (let r = 0; r < REPEAT; r++) runs.push(await throughput(t, JOBS, settings));
+  const walPerJob: number[] = [];
+  for (let r = 0; r < REPEAT; r++) {
+    if (!database) runs.push(await throughput(t, JOBS, settings));
+    else {
+      const { result, walBytes } = await walBytesDuring(database, () => throughput(t, JOBS, settings));
+      runs.push(result);
+      walPerJob.push(walBytes / JOBS);
+    }
+  }
   if (process.env.BENCH_QUERY_LOG && t.countsQueries) {
     for (const node of t.nodes) console.log(t.name, (await queryCount(node)).top);
   }
@@ -96,6 +108,7 @@ async function measure(t: Target): Promise<Figures> {
       bench: median(runs.map((x) => x.cpuMsPerJobBy.bench)),
     },
     queriesPerJob: median(runs.map((x) => x.queriesPerJob)),
+    walBytesPerJob: database ? median(walPerJob) : undefined,
     dispatch: await dispatch(t, settings),
     runsync: await runsync(t, settings),
     backlog: QUEUED > 0 ? await backlog(t, QUEUED) : undefined,
@@ -112,10 +125,10 @@ const only = new Set(opts.only.split(','));
 const results: [string, Figures][] = [];
 if (only.has('sqlite')) results.push(['SQLite', await measure(await deployment('sqlite', 1))]);
 if (only.has('postgres-1')) {
-  results.push(['PostgreSQL x1', await withSchema(POSTGRES, async (url) => measure(await deployment('postgres-1', 1, url)))]);
+  results.push(['PostgreSQL x1', await withSchema(POSTGRES, async (url) => measure(await deployment('postgres-1', 1, url), url))]);
 }
 if (only.has('postgres-2')) {
-  results.push(['PostgreSQL x2', await withSchema(POSTGRES, async (url) => measure(await deployment('postgres-2', 2, url)))]);
+  results.push(['PostgreSQL x2', await withSchema(POSTGRES, async (url) => measure(await deployment('postgres-2', 2, url), url))]);
 }
 
 const f = (n: number, digits = 2) => n.toFixed(digits);
@@ -148,6 +161,10 @@ line(
 line(
   'database round trips per job',
   results.map(([, r]) => (r.queriesPerJob > 0 ? f(r.queriesPerJob, 2) : '-')),
+);
+line(
+  'WAL written per job, bytes',
+  results.map(([, r]) => (r.walBytesPerJob === undefined ? '-' : f(r.walBytesPerJob, 0))),
 );
 line(
   'dispatch p50 / p99, ms',
