@@ -66,3 +66,38 @@ test('a cancellation ends the waits that listen to it, once, and forgets a liste
   gone.onAbort(() => calls.push('late'));
   assert.deepEqual(calls, ['kept', 'late']);
 });
+
+test('a claim takes the longest-waiting waiter whose offer is accepted, and no wake-up reaches it until handed a value', async () => {
+  const list = new Waitlist<string[], { worker: string }>();
+  const plain = list.wait('queue-1', LONG);
+  const refused = list.wait('queue-1', LONG, undefined, undefined, { worker: 'frozen' });
+  const first = list.wait('queue-1', LONG, undefined, undefined, { worker: 'a' });
+  const second = list.wait('queue-1', LONG, undefined, undefined, { worker: 'b' });
+  const claim = list.claim('queue-1', (offer) => offer.worker !== 'frozen');
+  assert.equal(claim?.offer.worker, 'a');
+  list.wakeAll('queue-1'); // everyone still listed: the plain waiter, the refused one and b
+  assert.deepEqual(await Promise.all([plain, refused, second]), [true, true, true]);
+  assert.equal(claim!.deliver(['job-1']), true);
+  assert.deepEqual(await first, ['job-1']);
+  assert.equal(claim!.deliver(['job-2']), false, 'handed once');
+  assert.equal(list.claim('queue-1'), undefined, 'nobody waits any more');
+});
+
+test('a claimed waiter that ends on its own first takes nothing; one released wakes to look again', async () => {
+  const list = new Waitlist<string[], { worker: string }>();
+  const gone = new Cancellation();
+  const leaving = list.wait('queue-1', LONG, gone, undefined, { worker: 'a' });
+  const leavingClaim = list.claim('queue-1')!;
+  gone.abort();
+  assert.equal(await leaving, false);
+  assert.equal(leavingClaim.deliver(['job-1']), false, 'its client left: the job must go back');
+
+  const timingOut = list.wait('queue-1', 20, undefined, undefined, { worker: 'b' });
+  const timedOutClaim = list.claim('queue-1')!;
+  assert.equal(await timingOut, false);
+  assert.equal(timedOutClaim.deliver(['job-2']), false);
+
+  const released = list.wait('queue-1', LONG, undefined, undefined, { worker: 'c' });
+  list.claim('queue-1')!.release();
+  assert.equal(await released, true);
+});

@@ -111,6 +111,66 @@ describe('take', () => {
     assert.deepEqual([row?.workerId, row?.retries], ['w2', 0]);
     await done(id, '{"output":1}', 'w2');
   });
+
+  test('a job submitted while a worker long-polls is stored already taken by it, and answers that long-poll', async () => {
+    const pending = take('w-idle');
+    await sleep(100);
+    const jobs = g.services.store.jobs;
+    const storeTake = jobs.take.bind(jobs);
+    let takes = 0;
+    jobs.take = (...args) => (takes++, storeTake(...args));
+    let submitted;
+    try {
+      submitted = await g.queue('POST', '/run', { input: { handed: true } });
+      assert.equal((await pending).json.id, submitted.json.id);
+    } finally {
+      jobs.take = storeTake;
+    }
+    assert.equal(submitted.json.status, 'IN_QUEUE', 'a submit answers as the contract says, however soon the job starts');
+    assert.equal(takes, 0, 'the write that stored the job gave it to the worker: no take went to the store');
+    const row = await g.services.store.jobs.get(submitted.json.id);
+    assert.deepEqual([row?.status, row?.workerId, row?.startedAt === row?.submittedAt], ['IN_PROGRESS', 'w-idle', true]);
+    await done(submitted.json.id, '{"output":1}', 'w-idle');
+    assert.equal((await status(submitted.json.id)).status, 'COMPLETED');
+  });
+
+  test('a job handed to a long-poll that ended meanwhile goes back to the queue, without a retry counted', async () => {
+    const clientLeft = new Cancellation();
+    const taking = g.services.workerProtocol.take(g.endpointId, 'w-gone', 1, clientLeft);
+    await sleep(100); // the queue is empty: the take waits, ready to be handed a job
+    const endpoint = (await g.services.endpoints.get(g.adminAccountId, g.endpointId))!;
+    const submitting = g.services.jobs.submit(endpoint, { input: { gone: true } }, 60_000);
+    clientLeft.abort(); // after the submit chose this take, before its write committed
+    const job = await submitting;
+    assert.deepEqual(await taking, []);
+    const row = await g.services.store.jobs.get(job.id);
+    assert.deepEqual([row?.status, row?.workerId, row?.retries], ['IN_QUEUE', null, 0]);
+    const next = await g.worker('GET', '/job-take/w2?batch_size=1');
+    assert.equal(next.json.id, job.id, 'the next worker gets it now, not after the lease lapses');
+    await done(job.id, '{"output":1}', 'w2');
+  });
+
+  test('a worker frozen while it long-polls is not handed a job; a worker that can run it takes it', async () => {
+    const clientLeft = new Cancellation();
+    const frozenTake = g.services.workerProtocol.take(g.endpointId, 'w-frozen', 1, clientLeft);
+    let frozenAnswered = false;
+    void frozenTake.then(() => (frozenAnswered = true));
+    await sleep(100);
+    g.services.workers.park('w-frozen');
+    try {
+      const id = await run({ frozen: true });
+      const row = await g.services.store.jobs.get(id);
+      assert.deepEqual([row?.status, row?.workerId], ['IN_QUEUE', null]);
+      const next = await g.worker('GET', '/job-take/w-ready?batch_size=1');
+      assert.equal(next.json.id, id);
+      await done(id, '{"output":1}', 'w-ready');
+      assert.equal(frozenAnswered, false, 'the frozen worker’s long-poll stays open, with no job');
+    } finally {
+      g.services.workers.unpark('w-frozen');
+      clientLeft.abort();
+    }
+    assert.deepEqual(await frozenTake, []);
+  });
 });
 
 describe('done', () => {

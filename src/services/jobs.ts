@@ -93,9 +93,7 @@ export class JobService {
       submittedAt: now,
       expiresAt: now + ttlMs,
     };
-    await this.store.jobs.insert(job);
-    this.events.jobsQueued(endpoint.id);
-    return {
+    const queued: JobRecord = {
       ...job,
       status: 'IN_QUEUE',
       startedAt: null,
@@ -107,6 +105,37 @@ export class JobService {
       retries: 0,
       leaseLosses: 0,
     };
+    // A worker long-polling here gets the job at once: stored already taken by it, one write
+    // instead of a submit and a take (docs/decisions/0027).
+    const taker = this.events.queues.claim(endpoint.id, (offer) => !this.workers.isParked(offer.workerId));
+    if (!taker) {
+      await this.store.jobs.insert(job);
+      this.events.jobsQueued(endpoint.id);
+      return queued;
+    }
+    const handedTo = { workerId: taker.offer.workerId, startedAt: now, leaseUntil: now + taker.offer.leaseMs };
+    try {
+      await this.store.jobs.insert({ ...job, handedTo });
+    } catch (error) {
+      taker.release();
+      throw error;
+    }
+    const taken: JobRecord = {
+      ...queued,
+      status: 'IN_PROGRESS',
+      workerId: handedTo.workerId,
+      startedAt: now,
+      leaseExpiresAt: handedTo.leaseUntil,
+    };
+    if (!taker.deliver([taken])) await this.handBack(endpoint.id, handedTo.workerId, job.id);
+    // Answered as every submit is: the job was accepted into the queue (and left it at once).
+    return queued;
+  }
+
+  /** A job handed to a take that ended before it got it goes back to the queue, no retry counted. */
+  private async handBack(endpointId: string, workerId: string, jobId: string): Promise<void> {
+    const back = await this.store.jobs.handBack(workerId, [jobId]);
+    if (back.length > 0) this.events.jobsQueued(endpointId, back.length);
   }
 
   /** A job of this endpoint that has not expired; anything else is 404. */

@@ -6,14 +6,28 @@ import type { ClusterEvent, EventBus } from '../cluster/events.js';
 import type { JobRecord } from '../store/job-store.js';
 import type { Cancellation } from '../domain/cancellation.js';
 
-/** What a wake-up carries: `true`, or (for job waiters in the process that finished the job) its final row. */
-type Wake<T> = (value: T) => void;
+interface Waiter<T, O> {
+  /** Ends the wait with a wake-up's value: `true`, or what the waker passed (for job waiters in the process that finished the job, its final row); false on time or abort. */
+  finish: (woken: T | boolean) => void;
+  ended: boolean;
+  /** What the waiter accepts handed to it directly (see claim); undefined: it only wakes. */
+  offer: O | undefined;
+}
+
+/** A waiter taken out of its list to be handed a value; it wakes with that value, or on its own if it ends first. */
+export interface Claim<T, O> {
+  offer: O;
+  /** Wakes the waiter with `value`; false when it had already ended (timed out, or its client left). */
+  deliver(value: T): boolean;
+  /** Nothing to hand after all: the waiter wakes as on any wake-up and looks again. */
+  release(): void;
+}
 
 /** How many keys' latest wake-ups are remembered for waiters that read the store before they wait. */
 const REMEMBERED_WAKES = 16_384;
 
-export class Waitlist<T = true> {
-  private readonly waiters = new Map<string, Set<Wake<T | true>>>();
+export class Waitlist<T = true, O = never> {
+  private readonly waiters = new Map<string, Set<Waiter<T, O>>>();
   /** Counts wake-ups; `woken` holds the count at each recent key's latest one, oldest first. */
   private wakeCount = 0;
   private readonly woken = new Map<string, number>();
@@ -31,9 +45,10 @@ export class Waitlist<T = true> {
 
   /**
    * Resolves with the wake-up's value (true, or what the waker passed) when woken, false on timeout,
-   * fallback re-check or abort. Callers re-check and loop.
+   * fallback re-check or abort. Callers re-check and loop. With `offer`, the waiter may be claimed
+   * and handed a value instead (claim), for as long as it waits.
    */
-  wait(key: string, timeoutMs: number, signal?: Cancellation, since?: number): Promise<T | boolean> {
+  wait(key: string, timeoutMs: number, signal?: Cancellation, since?: number, offer?: O): Promise<T | boolean> {
     if (signal?.aborted || timeoutMs <= 0) return Promise.resolve(false);
     if (since !== undefined && (this.woken.get(key) ?? -1) >= since) return Promise.resolve(true);
     timeoutMs = Math.min(timeoutMs, this.maxSleepMs);
@@ -43,28 +58,36 @@ export class Waitlist<T = true> {
         set = new Set();
         this.waiters.set(key, set);
       }
-      const finish = (woken: T | boolean) => {
-        clearTimeout(timer);
-        forgetAbort?.();
-        const current = this.waiters.get(key);
-        if (current) {
-          current.delete(wake);
-          if (current.size === 0) this.waiters.delete(key);
-        }
-        resolve(woken);
+      const waiter: Waiter<T, O> = {
+        finish: (woken) => {
+          if (waiter.ended) return;
+          waiter.ended = true;
+          clearTimeout(timer);
+          forgetAbort?.();
+          this.remove(key, waiter);
+          resolve(woken);
+        },
+        ended: false,
+        offer,
       };
-      const wake: Wake<T | true> = (value) => finish(value);
-      const timer = setTimeout(() => finish(false), timeoutMs);
-      const forgetAbort = signal?.onAbort(() => finish(false));
-      set.add(wake);
+      const timer = setTimeout(() => waiter.finish(false), timeoutMs);
+      const forgetAbort = signal?.onAbort(() => waiter.finish(false));
+      set.add(waiter);
     });
+  }
+
+  private remove(key: string, waiter: Waiter<T, O>): void {
+    const set = this.waiters.get(key);
+    if (!set) return;
+    set.delete(waiter);
+    if (set.size === 0) this.waiters.delete(key);
   }
 
   wakeAll(key: string, value: T | true = true): void {
     this.remember(key);
     const set = this.waiters.get(key);
     if (!set) return;
-    for (const wake of [...set]) wake(value);
+    for (const waiter of [...set]) waiter.finish(value);
   }
 
   /** Wakes the longest-waiting waiter only, so one new job does not stampede every idle worker. */
@@ -73,8 +96,32 @@ export class Waitlist<T = true> {
     const set = this.waiters.get(key);
     const first = set?.values().next();
     if (!first || first.done) return false;
-    first.value(true);
+    first.value.finish(true);
     return true;
+  }
+
+  /**
+   * Takes the longest-waiting waiter whose offer `accepts` out of the list (no wake-up reaches it
+   * meanwhile), to be handed a value once there is one; undefined when none waits.
+   */
+  claim(key: string, accepts: (offer: O) => boolean = () => true): Claim<T, O> | undefined {
+    const set = this.waiters.get(key);
+    if (!set) return undefined;
+    for (const waiter of set) {
+      if (waiter.offer === undefined || !accepts(waiter.offer)) continue;
+      this.remove(key, waiter);
+      // Its own end (time or abort) still comes while it is claimed; after it, nothing is handed.
+      return {
+        offer: waiter.offer,
+        deliver: (value) => {
+          if (waiter.ended) return false;
+          waiter.finish(value);
+          return true;
+        },
+        release: () => waiter.finish(true),
+      };
+    }
+    return undefined;
   }
 
   private remember(key: string): void {
@@ -88,11 +135,18 @@ export class Waitlist<T = true> {
   }
 }
 
+/** What a long-polling taker accepts: a job submitted while it waits, stored already taken by it. */
+export interface TakerOffer {
+  workerId: string;
+  leaseMs: number;
+}
+
 /** The notifications the queue runs on, delivered here at once and to the other replicas over the bus. */
 export class JobEvents {
   /** Woken with the job's final row when this process finished it, so its waiters need not read it again. */
   readonly jobs: Waitlist<JobRecord>;
-  readonly queues: Waitlist;
+  /** Takers, woken by queued jobs or handed one as it is submitted (the wake-up's value then). */
+  readonly queues: Waitlist<JobRecord[], TakerOffer>;
   readonly stops: Waitlist;
   private readonly queuedListeners: ((endpointId: string) => void)[] = [];
   private readonly endpointListeners: ((endpointId: string) => void)[] = [];

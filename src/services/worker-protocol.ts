@@ -83,6 +83,8 @@ export class WorkerProtocolService {
     try {
       // Whether the last wait ended by a wake-up (a job arrived) rather than by time.
       let woken = false;
+      // Jobs submitted while this take waited are handed to it directly, stored already taken.
+      const offer = { workerId, leaseMs: this.timings.jobLeaseMs };
       for (;;) {
         if (ended.aborted) return [];
         if (this.workers.isParked(workerId)) {
@@ -90,30 +92,36 @@ export class WorkerProtocolService {
           if (woken) this.events.jobsQueued(endpointId);
           const left = deadline - this.now();
           if (left <= 0) return [];
-          woken = await this.events.queues.wait(endpointId, left, ended);
+          woken = (await this.events.queues.wait(endpointId, left, ended)) !== false;
           continue;
         }
         const now = this.now();
         // Marked before the take: a job queued while the take waited for its commit is not slept through.
         const since = this.events.queues.mark();
         const taken = await this.store.jobs.take(endpointId, workerId, limit, now, now + this.timings.jobLeaseMs);
-        // The client left (or the worker was stopped) while the take committed: no one will get
-        // these jobs, so they go back now rather than wait out a lease nobody can renew.
-        if (taken.length > 0 && ended.aborted) return await this.handBack(endpointId, workerId, taken);
-        if (taken.length > 0) {
-          this.workers.jobsTaken(
-            workerId,
-            taken.map((j) => j.id),
-          );
-          return taken;
-        }
+        if (taken.length > 0) return await this.handOut(endpointId, workerId, taken, ended);
         const left = deadline - this.now();
         if (left <= 0) return [];
-        woken = await this.events.queues.wait(endpointId, left, ended, since);
+        const wake = await this.events.queues.wait(endpointId, left, ended, since, offer);
+        if (Array.isArray(wake)) return await this.handOut(endpointId, workerId, wake, ended);
+        woken = wake;
       }
     } finally {
       open.close(this.now());
     }
+  }
+
+  /** Jobs this take holds, taken from the store or handed to it at their submit. */
+  private async handOut(endpointId: string, workerId: string, taken: JobRecord[], ended: Cancellation): Promise<JobRecord[]> {
+    // The client left (or the worker was stopped) while the take committed: no one will get
+    // these jobs, so they go back now rather than wait out a lease nobody can renew. So do jobs
+    // handed to a worker frozen since (it could not run them).
+    if (ended.aborted || this.workers.isParked(workerId)) return await this.handBack(endpointId, workerId, taken);
+    this.workers.jobsTaken(
+      workerId,
+      taken.map((j) => j.id),
+    );
+    return taken;
   }
 
   private async handBack(endpointId: string, workerId: string, taken: JobRecord[]): Promise<[]> {

@@ -20,6 +20,15 @@ export interface NewJob {
   submittedAt: number;
   /** The job is gone after this instant, whatever its status. */
   expiresAt: number;
+  /** Set when a waiting worker takes the job as it is submitted: it is stored already taken. */
+  handedTo?: Handoff;
+}
+
+/** A job's take, written with its submit (the same columns a take writes). */
+export interface Handoff {
+  workerId: string;
+  startedAt: number;
+  leaseUntil: number;
 }
 
 export interface JobRecord extends NewJob {

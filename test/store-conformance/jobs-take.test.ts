@@ -117,3 +117,32 @@ test(`[${TEST_STORE}] progress is recorded only on a running job by the worker t
   assert.equal((await jobs.get(queued.id))?.output, null);
   assert.equal(await jobs.recordProgress('job-missing', '"50%"', as('w1')), false);
 });
+
+test(`[${TEST_STORE}] a job stored handed to a worker is held as a take would hold it, and handed back like one`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const queued = aJob(queue);
+  const handed = aJob(queue, { handedTo: { workerId: 'w1', startedAt: NOW + 5, leaseUntil: NOW + 1000 } });
+  // Submitted together, as one turn's submits are: one of them handed, the other queued.
+  await Promise.all([jobs.insert(queued), jobs.insert(handed)]);
+  const row = await jobs.get(handed.id);
+  assert.deepEqual(
+    [row?.status, row?.workerId, row?.startedAt, row?.leaseExpiresAt, row?.retries],
+    ['IN_PROGRESS', 'w1', NOW + 5, NOW + 1000, 0],
+  );
+  assert.equal((await jobs.get(queued.id))?.status, 'IN_QUEUE');
+  assert.deepEqual(
+    (await jobs.take(queue, 'w2', 5, NOW, NOW + 1000)).map((j) => j.id),
+    [queued.id],
+    'a handed job is not offered to takes',
+  );
+  assert.deepEqual(
+    (await jobs.handBack('w1', [handed.id])).map((j) => j.id),
+    [handed.id],
+  );
+  const back = await jobs.take(queue, 'w3', 5, NOW, NOW + 1000);
+  assert.deepEqual(
+    back.map((j) => [j.id, j.workerId, j.retries]),
+    [[handed.id, 'w3', 0]],
+  );
+});

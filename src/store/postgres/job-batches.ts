@@ -10,21 +10,23 @@ import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
 import { jobRecordColumns } from '../shared/job-sql.js';
 import { carriedNotification, type NotificationCarrier } from './notifications.js';
 
-const INSERT_TOLD = carriedNotification(13);
+const INSERT_TOLD = carriedNotification(16);
 const GET_TOLD = carriedNotification(2);
 const COMPLETE_TOLD = carriedNotification(9);
 
+/** A job handed to a waiting worker as it is submitted is stored taken (worker, start, lease). */
 const INSERT = {
   name: 'gantry_jobs_insert',
   text: `WITH ${INSERT_TOLD.cte}
          INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config, execution_timeout_ms, low_priority,
-           retention_ms, ttl_ms, submitted_at, expires_at, queue_generation)
-         SELECT id, endpoint_id, account_id, 'IN_QUEUE', input, webhook, s3_config, execution_timeout_ms, low_priority,
-           retention_ms, ttl_ms, submitted_at, expires_at, ${generationOf('n.endpoint_id')}
+           retention_ms, ttl_ms, submitted_at, expires_at, queue_generation, worker_id, started_at, lease_expires_at)
+         SELECT id, endpoint_id, account_id, CASE WHEN worker_id IS NULL THEN 'IN_QUEUE' ELSE 'IN_PROGRESS' END,
+           input, webhook, s3_config, execution_timeout_ms, low_priority,
+           retention_ms, ttl_ms, submitted_at, expires_at, ${generationOf('n.endpoint_id')}, worker_id, started_at, lease_until
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::boolean[],
-           $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])
+           $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::text[], $14::bigint[], $15::bigint[])
            AS n(id, endpoint_id, account_id, input, webhook, s3_config, execution_timeout_ms, low_priority,
-           retention_ms, ttl_ms, submitted_at, expires_at)
+           retention_ms, ttl_ms, submitted_at, expires_at, worker_id, started_at, lease_until)
          WHERE ${INSERT_TOLD.condition}`,
 };
 
@@ -157,5 +159,8 @@ function insertColumns(jobs: NewJob[]): unknown[] {
     jobs.map((j) => j.ttlMs),
     jobs.map((j) => j.submittedAt),
     jobs.map((j) => j.expiresAt),
+    jobs.map((j) => j.handedTo?.workerId ?? null),
+    jobs.map((j) => j.handedTo?.startedAt ?? null),
+    jobs.map((j) => j.handedTo?.leaseUntil ?? null),
   ];
 }

@@ -60,6 +60,10 @@ export class SqliteJobStore implements JobStore {
         job.submittedAt,
         job.expiresAt,
         job.endpointId,
+        job.handedTo?.workerId ?? null,
+        job.handedTo?.startedAt ?? null,
+        job.handedTo?.leaseUntil ?? null,
+        job.handedTo?.workerId ?? null,
       );
     await uniquely(insert, () => conflictText.job(job.id));
   }
@@ -296,9 +300,11 @@ export class SqliteJobStore implements JobStore {
 
 function prepare(db: Database.Database) {
   return {
-    insert: db.prepare(`INSERT INTO jobs (id, endpoint_id, account_id, status, input, webhook, s3_config,
-      execution_timeout_ms, low_priority, retention_ms, ttl_ms, submitted_at, expires_at, queue_generation)
-      VALUES (?, ?, ?, 'IN_QUEUE', ?, ?, ?, ?, ?, ?, ?, ?, ?, ${GENERATION})`),
+    // A job handed to a waiting worker as it is submitted is stored taken (worker, start, lease).
+    insert: db.prepare(`INSERT INTO jobs (id, endpoint_id, account_id, input, webhook, s3_config,
+      execution_timeout_ms, low_priority, retention_ms, ttl_ms, submitted_at, expires_at, queue_generation,
+      worker_id, started_at, lease_expires_at, status)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${GENERATION}, ?, ?, ?, CASE WHEN ? IS NULL THEN 'IN_QUEUE' ELSE 'IN_PROGRESS' END)`),
     get: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
     takeOne: db
       .prepare(
