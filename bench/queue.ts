@@ -3,7 +3,16 @@
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { median, percentile } from './lib/measure.js';
-import { backlog, dispatch, runsync, startTarget, stopTarget, throughput, type LoadSettings } from './lib/queue-load.js';
+import {
+  backlog,
+  dispatch,
+  runsync,
+  startTarget,
+  stopTarget,
+  throughput,
+  type LoadSettings,
+  type ThroughputFigures,
+} from './lib/queue-load.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -41,10 +50,7 @@ const echo = await startTarget('echo', 'bench/lib/echo-server.ts', false);
 
 await throughput(gantry, Math.min(2000, JOBS), settings);
 await throughput(echo, Math.min(2000, JOBS), settings);
-const runs = {
-  gantry: [] as { jobsPerSecond: number; cpuMsPerJob: number }[],
-  echo: [] as { jobsPerSecond: number; cpuMsPerJob: number }[],
-};
+const runs = { gantry: [] as ThroughputFigures[], echo: [] as ThroughputFigures[] };
 for (let r = 0; r < REPEAT; r++) {
   runs.gantry.push(await throughput(gantry, JOBS, settings));
   runs.echo.push(await throughput(echo, JOBS, settings));
@@ -53,12 +59,15 @@ const gJobs = median(runs.gantry.map((x) => x.jobsPerSecond));
 const eJobs = median(runs.echo.map((x) => x.jobsPerSecond));
 const gCpu = median(runs.gantry.map((x) => x.cpuMsPerJob));
 const eCpu = median(runs.echo.map((x) => x.cpuMsPerJob));
+const syscallsPerJob = (figures: ThroughputFigures[]) =>
+  `${f(median(figures.map((x) => x.syscallsPerJob.reads)), 1)} / ${f(median(figures.map((x) => x.syscallsPerJob.writes)), 1)}`;
 const gDispatch = await dispatch(gantry, settings);
 const gSync = await runsync(gantry, settings);
 
 row('', 'gantry', 'echo', 'ratio');
 row('end to end, jobs/s', f(gJobs, 0), f(eJobs, 0), f(gJobs / eJobs));
 row('server CPU per job, ms', f(gCpu, 3), f(eCpu, 3), f(gCpu / eCpu));
+row('server reads / writes per job', syscallsPerJob(runs.gantry), syscallsPerJob(runs.echo), '-');
 row('dispatch p50 / p99, ms', `${f(percentile(gDispatch, 50))} / ${f(percentile(gDispatch, 99))}`, '-');
 row('runsync p50 / p99, ms', `${f(percentile(gSync, 50))} / ${f(percentile(gSync, 99))}`, '-');
 if (QUEUED > 0) {

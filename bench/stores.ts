@@ -77,6 +77,7 @@ interface Figures {
   cpuMsPerJob: number;
   cpuMsPerJobBy: ThroughputFigures['cpuMsPerJobBy'];
   queriesPerJob: number;
+  syscallsPerJob: ThroughputFigures['syscallsPerJob'];
   /** PostgreSQL's write-ahead log per job (undefined on SQLite). */
   walBytesPerJob: number | undefined;
   dispatch: number[];
@@ -108,6 +109,10 @@ async function measure(t: Target, database?: string): Promise<Figures> {
       bench: median(runs.map((x) => x.cpuMsPerJobBy.bench)),
     },
     queriesPerJob: median(runs.map((x) => x.queriesPerJob)),
+    syscallsPerJob: {
+      reads: median(runs.map((x) => x.syscallsPerJob.reads)),
+      writes: median(runs.map((x) => x.syscallsPerJob.writes)),
+    },
     walBytesPerJob: database ? median(walPerJob) : undefined,
     dispatch: await dispatch(t, settings),
     runsync: await runsync(t, settings),
@@ -161,6 +166,10 @@ line(
 line(
   'database round trips per job',
   results.map(([, r]) => (r.queriesPerJob > 0 ? f(r.queriesPerJob, 2) : '-')),
+);
+line(
+  'server reads / writes per job',
+  results.map(([, r]) => `${f(r.syscallsPerJob.reads, 1)} / ${f(r.syscallsPerJob.writes, 1)}`),
 );
 line(
   'WAL written per job, bytes',

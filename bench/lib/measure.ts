@@ -19,6 +19,17 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
+/**
+ * Read and write system calls a process (all its threads) has made, from /proc: socket reads and
+ * writes, file writes. On a machine where every message between processes is dear, their count
+ * per job is a cost that, unlike CPU time, does not change with how busy the machine is.
+ */
+export function syscalls(pid: number): { reads: number; writes: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? 0);
+  return { reads: field('syscr'), writes: field('syscw') };
+}
+
 /** Resident set size in MiB, from /proc. */
 export function rssMiB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')

@@ -3,7 +3,7 @@
 // one deployment: clients and workers are spread over them round-robin.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Pool } from 'undici';
-import { cpuSeconds, ms, rssMiB } from './measure.js';
+import { cpuSeconds, ms, rssMiB, syscalls } from './measure.js';
 
 export interface Node {
   child: ChildProcess;
@@ -126,6 +126,13 @@ function cpuOf(t: Target): { servers: number; database: number; bench: number } 
   };
 }
 
+/** Read and write system calls of the servers so far. */
+function syscallsOf(t: Target): { reads: number; writes: number } {
+  return t.nodes
+    .map((n) => syscalls(n.child.pid!))
+    .reduce((sum, c) => ({ reads: sum.reads + c.reads, writes: sum.writes + c.writes }), { reads: 0, writes: 0 });
+}
+
 /** Statements the node has sent to PostgreSQL so far, and the most frequent ones (with BENCH_QUERY_LOG). */
 export function queryCount(node: Node): Promise<{ queries: number; top: unknown[] }> {
   return ask(node, 'queries');
@@ -162,6 +169,8 @@ export interface ThroughputFigures {
   cpuMsPerJobBy: { servers: number; database: number; bench: number };
   /** Statements sent to PostgreSQL per job, all servers together (0 when not counted). */
   queriesPerJob: number;
+  /** Read and write system calls per job, all servers together. */
+  syscallsPerJob: { reads: number; writes: number };
 }
 
 /** run -> take -> done -> status, C clients and W workers at once; answers jobs/s and CPU ms/job. */
@@ -181,6 +190,7 @@ export async function throughput(t: Target, jobs: number, s: LoadSettings): Prom
   });
   const cpuBefore = cpuOf(t);
   const queriesBefore = await queriesOf(t);
+  const syscallsBefore = syscallsOf(t);
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: s.clients }, async (_, c) => {
@@ -194,6 +204,7 @@ export async function throughput(t: Target, jobs: number, s: LoadSettings): Prom
   );
   const seconds = ms(started) / 1000;
   const cpuAfter = cpuOf(t);
+  const syscallsAfter = syscallsOf(t);
   const queries = (await queriesOf(t)) - queriesBefore;
   stop = true;
   // Wake the workers' long-polls so they see the stop.
@@ -202,7 +213,17 @@ export async function throughput(t: Target, jobs: number, s: LoadSettings): Prom
   if (completed !== jobs) throw new Error(`${t.name}: ${completed} of ${jobs} jobs completed`);
   const perJob = (key: 'servers' | 'database' | 'bench') => ((cpuAfter[key] - cpuBefore[key]) * 1000) / jobs;
   const by = { servers: perJob('servers'), database: perJob('database'), bench: perJob('bench') };
-  return { jobsPerSecond: jobs / seconds, cpuMsPerJob: by.servers + by.database, cpuMsPerJobBy: by, queriesPerJob: queries / jobs };
+  const syscallsPerJob = {
+    reads: (syscallsAfter.reads - syscallsBefore.reads) / jobs,
+    writes: (syscallsAfter.writes - syscallsBefore.writes) / jobs,
+  };
+  return {
+    jobsPerSecond: jobs / seconds,
+    cpuMsPerJob: by.servers + by.database,
+    cpuMsPerJobBy: by,
+    queriesPerJob: queries / jobs,
+    syscallsPerJob,
+  };
 }
 
 /** run accepted -> the idle long-polling worker receives it (on another replica when there are several). */
