@@ -134,8 +134,12 @@ export class JobService {
 
   /** A job handed to a take that ended before it got it goes back to the queue, no retry counted. */
   private async handBack(endpointId: string, workerId: string, jobId: string): Promise<void> {
-    const back = await this.store.jobs.handBack(workerId, [jobId]);
-    if (back.length > 0) this.events.jobsQueued(endpointId, back.length);
+    try {
+      const back = await this.store.jobs.handBack(workerId, [jobId]);
+      if (back.length > 0) this.events.jobsQueued(endpointId, back.length);
+    } catch {
+      // The job is stored: the submit succeeded. Its lease lapses and the sweep requeues it.
+    }
   }
 
   /** A job of this endpoint that has not expired; anything else is 404. */

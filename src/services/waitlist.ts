@@ -7,7 +7,10 @@ import type { JobRecord } from '../store/job-store.js';
 import type { Cancellation } from '../domain/cancellation.js';
 
 interface Waiter<T, O> {
-  /** Ends the wait with a wake-up's value: `true`, or what the waker passed (for job waiters in the process that finished the job, its final row); false on time or abort. */
+  /**
+   * Ends the wait: with `true` or what the waker passed (for job waiters in the process that
+   * finished the job, its final row) on a wake-up, false on time or abort.
+   */
   finish: (woken: T | boolean) => void;
   ended: boolean;
   /** What the waiter accepts handed to it directly (see claim); undefined: it only wakes. */
