@@ -127,19 +127,18 @@ export class JobService {
       startedAt: now,
       leaseExpiresAt: handedTo.leaseUntil,
     };
-    if (!taker.deliver([taken])) await this.handBack(endpoint.id, handedTo.workerId, job.id);
+    if (!taker.deliver([taken])) {
+      // The job is stored, so the submit succeeded: if it cannot go back now, its lease lapses and the sweep requeues it.
+      await this.handBack(endpoint.id, handedTo.workerId, [job.id]).catch(() => undefined);
+    }
     // Answered as every submit is: the job was accepted into the queue (and left it at once).
     return queued;
   }
 
-  /** A job handed to a take that ended before it got it goes back to the queue, no retry counted. */
-  private async handBack(endpointId: string, workerId: string, jobId: string): Promise<void> {
-    try {
-      const back = await this.store.jobs.handBack(workerId, [jobId]);
-      if (back.length > 0) this.events.jobsQueued(endpointId, back.length);
-    } catch {
-      // The job is stored: the submit succeeded. Its lease lapses and the sweep requeues it.
-    }
+  /** Jobs a take holds that no worker will get (its request ended) go back to the queue, no retry counted. */
+  async handBack(endpointId: string, workerId: string, jobIds: string[]): Promise<void> {
+    const back = await this.store.jobs.handBack(workerId, jobIds);
+    if (back.length > 0) this.events.jobsQueued(endpointId, back.length);
   }
 
   /** A job of this endpoint that has not expired; anything else is 404. */

@@ -116,21 +116,19 @@ export class WorkerProtocolService {
     // The client left (or the worker was stopped) while the take committed: no one will get
     // these jobs, so they go back now rather than wait out a lease nobody can renew. So do jobs
     // handed to a worker frozen since (it could not run them).
-    if (ended.aborted || this.workers.isParked(workerId)) return await this.handBack(endpointId, workerId, taken);
+    if (ended.aborted || this.workers.isParked(workerId)) {
+      await this.jobs.handBack(
+        endpointId,
+        workerId,
+        taken.map((job) => job.id),
+      );
+      return [];
+    }
     this.workers.jobsTaken(
       workerId,
       taken.map((j) => j.id),
     );
     return taken;
-  }
-
-  private async handBack(endpointId: string, workerId: string, taken: JobRecord[]): Promise<[]> {
-    const back = await this.store.jobs.handBack(
-      workerId,
-      taken.map((job) => job.id),
-    );
-    if (back.length > 0) this.events.jobsQueued(endpointId, back.length);
-    return [];
   }
 
   async done(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<void> {
