@@ -99,15 +99,21 @@ test('a replica the heartbeat shows is sent events; a hello counts only for its 
   await settles(async () => assert.deepEqual(receiver.events, [{ kind: 'stop', id: 'worker-2' }]), 2000);
 });
 
-/** The names of the prepared statements the store's pool sends from now on. */
-function statementNames(pool: pg.Pool): string[] {
+/** Runs `work` and answers the names of the prepared statements the store's pool sent meanwhile. */
+async function statementNames(pool: pg.Pool, work: () => Promise<unknown>): Promise<string[]> {
   const names: string[] = [];
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+  const patched = pool as unknown as { query: (...args: unknown[]) => unknown };
+  const query = patched.query;
+  patched.query = (...args) => {
     const config = args[0] as { name?: string };
     if (config.name) names.push(config.name);
-    return query(...args);
+    return query.apply(pool, args);
   };
+  try {
+    await work();
+  } finally {
+    patched.query = query;
+  }
   return names;
 }
 
@@ -115,17 +121,18 @@ test('events waiting when a job statement goes out ride on it, with no NOTIFY of
   const sender = await startBus(60_000, 1);
   const receiver = await startBus(60_000, 1);
   store.notifications.carryFrom(sender.bus);
-  const names = statementNames(store.pool);
-  sender.bus.publish({ kind: 'job', id: 'carried-1' });
-  sender.bus.publish({ kind: 'queued', id: 'endpoint-c', count: 3 });
-  await store.jobs.insert(aJob(aQueue()));
-  await settles(async () =>
-    assert.deepEqual(receiver.events, [
-      { kind: 'job', id: 'carried-1' },
-      { kind: 'queued', id: 'endpoint-c', count: 3 },
-    ]),
-  );
-  await sleep(100); // time for a NOTIFY of their own, had one been sent
+  const names = await statementNames(store.pool, async () => {
+    sender.bus.publish({ kind: 'job', id: 'carried-1' });
+    sender.bus.publish({ kind: 'queued', id: 'endpoint-c', count: 3 });
+    await store.jobs.insert(aJob(aQueue()));
+    await settles(async () =>
+      assert.deepEqual(receiver.events, [
+        { kind: 'job', id: 'carried-1' },
+        { kind: 'queued', id: 'endpoint-c', count: 3 },
+      ]),
+    );
+    await sleep(100); // time for a NOTIFY of their own, had one been sent
+  });
   assert.deepEqual(names, ['gantry_jobs_insert']);
   assert.equal(sentBy(sender.id).filter((payload) => payload.includes('carried-1')).length, 1);
 });
