@@ -30,6 +30,10 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
         // Give the banner a moment to finish writing.
         setTimeout(() => {
           clearTimeout(timer);
+          // A server that dies without being told to (stop() and kill() tell it) says so, with its output.
+          child.on('exit', (code, signal) => {
+            if (!child.killed) console.error(`# gantry serve exited on its own (${code ?? signal}):\n${out}`);
+          });
           resolve({ child, url: match[1]!, output: () => out });
         }, 100);
       }
