@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { callApi, serve, type ServeProcess } from './support/processes.js';
 import { openRawTunnel } from './support/raw-tunnel.js';
 import { eventually } from './support/live.js';
+import { killIfStill } from './support/process-tree.js';
 
 const GRACE_MS = 1500;
 /** The documented bound: the grace plus a few seconds for everything else to close. */
@@ -19,18 +20,11 @@ const STUBBORN_WORKER = resolve('test/fixtures/workers/stubborn-websocket.mjs');
 
 const dirs: string[] = [];
 const leftovers: number[] = [];
+const isStubbornWorker = (commandLine: string) => commandLine.includes(STUBBORN_WORKER);
 after(() => {
-  for (const pid of leftovers) killQuietly(pid);
+  for (const pid of leftovers) killIfStill(pid, isStubbornWorker);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
 
 /** Alive and not a zombie waiting to be reaped. */
 function running(pid: number): boolean {

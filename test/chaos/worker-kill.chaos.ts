@@ -8,7 +8,7 @@ import { Cleanup } from './support/cleanup.js';
 import { waitFor } from './support/bounded.js';
 import { createEndpoint, queueEndpointBody } from './support/endpoints.js';
 import { callJson } from './support/http.js';
-import { childrenOf } from './support/process-tree.js';
+import { childrenOf, killIfStill } from '../support/process-tree.js';
 import { settleJobs } from './support/job-accounting.js';
 import { report } from './support/figures.js';
 
@@ -50,13 +50,7 @@ test('a worker killed with SIGKILL mid-job is replaced and its job completes; no
   const workerPids = new Set<number>();
   cleanup.add('kill the workers', () => {
     if (server.pid) for (const child of childrenOf(server.pid)) if (isEchoWorker(child.commandLine)) workerPids.add(child.pid);
-    for (const pid of workerPids) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // Already gone with its group.
-      }
-    }
+    for (const pid of workerPids) killIfStill(pid, isEchoWorker, { group: true });
   });
   const apiKey = server.adminKey!;
   const endpointId = await createEndpoint(

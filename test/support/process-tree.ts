@@ -1,5 +1,5 @@
-// Finding a server's worker processes from /proc, the way an operator would with ps: the chaos
-// scenarios kill a worker by pid without going through Gantry.
+// Finding a server's worker processes from /proc, the way an operator would with ps: tests kill a
+// worker by pid without going through Gantry, and clean up after themselves by pid.
 import { readdirSync, readFileSync } from 'node:fs';
 
 export interface ProcessInfo {
@@ -17,7 +17,7 @@ function parentOf(pid: number): number | undefined {
   }
 }
 
-function commandLineOf(pid: number): string {
+export function commandLineOf(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
   } catch {
@@ -40,5 +40,18 @@ export function isAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * SIGKILLs `pid` (its process group with `group`) only while it still runs the command `expected`
+ * recognises: a pid recorded earlier may have ended and been reused by another test's process.
+ */
+export function killIfStill(pid: number, expected: (commandLine: string) => boolean, { group = false } = {}): void {
+  if (!expected(commandLineOf(pid))) return;
+  try {
+    process.kill(group ? -pid : pid, 'SIGKILL');
+  } catch {
+    // Ended between the check and the kill.
   }
 }
