@@ -131,17 +131,17 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     (endpointId) => balancer.demand(endpointId),
   );
   const purgedRows = new PurgedJobDeleter(store, log.child({ component: 'purge' }));
-  const jobs = new JobService(
+  const jobs = new JobService({
     store,
     events,
     workers,
     webhooks,
-    config,
-    metrics,
-    (endpointId) => workerDirectory.counts(endpointId),
-    Date.now,
+    timings: config,
+    log: log.child({ component: 'jobs' }),
+    observer: metrics,
+    countWorkers: (endpointId) => workerDirectory.counts(endpointId),
     purgedRows,
-  );
+  });
   const sweeper = new JobSweeper(store, jobs, events, config, log.child({ component: 'sweeper' }));
   const endpoints = new EndpointService(store, catalog, templates, registryAuths, accountSecrets, config, webhookSecrets);
   // Endpoint changes reach the leader's autoscaler whichever replica made them.

@@ -10,6 +10,7 @@ import { statusJson } from './job-view.js';
 import { EndpointCache } from './endpoint-cache.js';
 import type { PurgedJobDeleter } from './purged-jobs.js';
 import type { Cancellation } from '../domain/cancellation.js';
+import type { Logger } from '../domain/logger.js';
 
 export interface RunRequest {
   input: Record<string, unknown>;
@@ -36,23 +37,46 @@ export interface JobObserver {
   jobFinished(job: JobRecord): void;
 }
 
+export interface JobServiceParts {
+  store: Store;
+  events: JobEvents;
+  workers: WorkerRegistry;
+  webhooks: WebhookSink;
+  timings: QueueTimings;
+  log: Logger;
+  observer?: JobObserver;
+  countWorkers?: (endpointId: string) => WorkerCounts;
+  now?: Clock;
+  /** Deletes the rows of purged jobs in the background; without it they stay (hidden) until they expire. */
+  purgedRows?: PurgedJobDeleter;
+}
+
 export class JobService {
   private readonly endpoints: EndpointCache;
+  private readonly store: Store;
+  private readonly events: JobEvents;
+  private readonly workers: WorkerRegistry;
+  private readonly webhooks: WebhookSink;
+  private readonly timings: QueueTimings;
+  private readonly log: Logger;
+  private readonly observer: JobObserver | undefined;
+  private readonly countWorkers: (endpointId: string) => WorkerCounts;
+  private readonly now: Clock;
+  readonly purgedRows: PurgedJobDeleter | undefined;
 
-  constructor(
-    private readonly store: Store,
-    private readonly events: JobEvents,
-    private readonly workers: WorkerRegistry,
-    private readonly webhooks: WebhookSink,
-    private readonly timings: QueueTimings,
-    private readonly observer: JobObserver | undefined = undefined,
-    private readonly countWorkers: (endpointId: string) => WorkerCounts = (id) => workers.counts(id, Date.now()),
-    private readonly now: Clock = Date.now,
-    /** Deletes the rows of purged jobs in the background; without it they stay (hidden) until they expire. */
-    readonly purgedRows: PurgedJobDeleter | undefined = undefined,
-  ) {
-    this.endpoints = new EndpointCache(store, now);
-    events.onEndpointChanged((endpointId) => this.endpoints.invalidate(endpointId));
+  constructor(parts: JobServiceParts) {
+    this.store = parts.store;
+    this.events = parts.events;
+    this.workers = parts.workers;
+    this.webhooks = parts.webhooks;
+    this.timings = parts.timings;
+    this.log = parts.log;
+    this.observer = parts.observer;
+    this.purgedRows = parts.purgedRows;
+    this.countWorkers = parts.countWorkers ?? ((id) => parts.workers.counts(id, Date.now()));
+    this.now = parts.now ?? Date.now;
+    this.endpoints = new EndpointCache(this.store, this.now);
+    this.events.onEndpointChanged((endpointId) => this.endpoints.invalidate(endpointId));
   }
 
   /** The caller's endpoint of either type, from the short-lived copy; undefined when unknown or another account's. */
@@ -129,7 +153,12 @@ export class JobService {
     };
     if (!taker.deliver([taken])) {
       // The job is stored, so the submit succeeded: if it cannot go back now, its lease lapses and the sweep requeues it.
-      await this.handBack(endpoint.id, handedTo.workerId, [job.id]).catch(() => undefined);
+      await this.handBack(endpoint.id, handedTo.workerId, [job.id]).catch((error: unknown) =>
+        this.log.warn(
+          { err: error, jobId: job.id, workerId: handedTo.workerId },
+          'a job handed to a take that had ended could not go back to the queue; it waits for its lease to lapse',
+        ),
+      );
     }
     // Answered as every submit is: the job was accepted into the queue (and left it at once).
     return queued;

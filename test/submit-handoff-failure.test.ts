@@ -1,0 +1,51 @@
+// A submit hands its job to a waiting take (docs/decisions/0027). When that take has ended and the
+// job cannot go back to the queue (the database failed at that instant), the submit still stands:
+// the job is stored, it waits for its lease to lapse, and the operator is told why in the log.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { sleep, startLive } from './support/live.js';
+import { Cancellation } from '../src/domain/cancellation.js';
+
+test('a handed job that cannot go back to the queue is logged, and the submit still stands', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(
+        ...chunk
+          .toString()
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>),
+      );
+      done();
+    },
+  });
+  const g = await startLive({}, {}, { logger: pino({ level: 'warn' }, sink) });
+  try {
+    const jobs = g.services.store.jobs;
+    const handBack = jobs.handBack.bind(jobs);
+    jobs.handBack = () => Promise.reject(new Error('database unreachable'));
+    const clientLeft = new Cancellation();
+    const taking = g.services.workerProtocol.take(g.endpointId, 'w-gone', 1, clientLeft);
+    await sleep(100); // the queue is empty: the take waits, ready to be handed a job
+    const endpoint = (await g.services.endpoints.get(g.adminAccountId, g.endpointId))!;
+    const submitting = g.services.jobs.submit(endpoint, { input: { lost: true } }, 60_000);
+    clientLeft.abort(); // after the submit chose this take, before its write committed
+    const job = await submitting;
+    jobs.handBack = handBack;
+
+    assert.equal(job.status, 'IN_QUEUE', 'the submit is answered as accepted');
+    assert.deepEqual(await taking, []);
+    const row = await jobs.get(job.id);
+    assert.deepEqual([row?.status, row?.workerId], ['IN_PROGRESS', 'w-gone'], 'held until its lease lapses');
+    const warning = lines.find((line) => line.jobId === job.id);
+    assert.ok(warning, `a log line names the job: ${JSON.stringify(lines)}`);
+    assert.equal(warning.workerId, 'w-gone');
+    assert.match(String(warning.msg), /could not go back to the queue/);
+    assert.match(JSON.stringify(warning.err), /database unreachable/);
+  } finally {
+    await g.close();
+  }
+});
