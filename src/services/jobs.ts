@@ -102,7 +102,9 @@ export class JobService {
     }
     const now = this.now();
     const ttlMs = request.policy?.ttl ?? JOB_LIMITS.defaultTtlMs;
-    const job = {
+    // One literal with every field: spreading a new job into its record cost a few percent of a
+    // busy server's CPU in profiles.
+    const queued: JobRecord = {
       // Time-ordered, so a busy queue's inserts touch the last pages of the id index, not random ones.
       id: `${timeOrderedUuid(now)}-${endpoint.id.slice(0, 4)}`,
       endpointId: endpoint.id,
@@ -116,9 +118,6 @@ export class JobService {
       ttlMs,
       submittedAt: now,
       expiresAt: now + ttlMs,
-    };
-    const queued: JobRecord = {
-      ...job,
       status: 'IN_QUEUE',
       startedAt: null,
       completedAt: null,
@@ -133,13 +132,13 @@ export class JobService {
     // instead of a submit and a take (docs/decisions/0027).
     const taker = this.events.queues.claim(endpoint.id, (offer) => !this.workers.isParked(offer.workerId));
     if (!taker) {
-      await this.store.jobs.insert(job);
+      await this.store.jobs.insert(queued);
       this.events.jobsQueued(endpoint.id);
       return queued;
     }
     const handedTo = { workerId: taker.offer.workerId, startedAt: now, leaseUntil: now + taker.offer.leaseMs };
     try {
-      await this.store.jobs.insert({ ...job, handedTo });
+      await this.store.jobs.insert({ ...queued, handedTo });
     } catch (error) {
       taker.release();
       throw error;
@@ -153,9 +152,9 @@ export class JobService {
     };
     if (!taker.deliver([taken])) {
       // The job is stored, so the submit succeeded: if it cannot go back now, its lease lapses and the sweep requeues it.
-      await this.handBack(endpoint.id, handedTo.workerId, [job.id]).catch((error: unknown) =>
+      await this.handBack(endpoint.id, handedTo.workerId, [queued.id]).catch((error: unknown) =>
         this.log.warn(
-          { err: error, jobId: job.id, workerId: handedTo.workerId },
+          { err: error, jobId: queued.id, workerId: handedTo.workerId },
           'a job handed to a take that had ended could not go back to the queue; it waits for its lease to lapse',
         ),
       );
