@@ -19,6 +19,17 @@ test('a wake-up after the mark ends the wait at once, for every kind of wake-up'
   assert.equal(await list.wait('queue-1', LONG, undefined, beforeQueued), true);
 });
 
+test('a wake-up after the mark is still remembered after thousands of other keys were woken', async () => {
+  const list = new Waitlist();
+  const since = list.mark();
+  list.wakeAll('job-1');
+  // A busy server: every other job of the moment finishes before this reader gets to wait.
+  for (let i = 0; i < 20_000; i++) list.wakeAll(`other-${i}`);
+  list.wakeAll('job-2');
+  for (let i = 0; i < 16_000; i++) list.wakeAll(`later-${i}`);
+  assert.equal(await list.wait('job-2', 1000, undefined, since), true, 'woken at once, not after the wait ran out');
+});
+
 test('a wake-up before the mark, or of another key, does not end a later wait', async () => {
   const list = new Waitlist();
   list.wakeAll('job-1');

@@ -26,14 +26,22 @@ export interface Claim<T, O> {
   release(): void;
 }
 
-/** How many keys' latest wake-ups are remembered for waiters that read the store before they wait. */
+/**
+ * How many keys' latest wake-ups are remembered at least (at most twice as many) for waiters that
+ * read the store before they wait.
+ */
 const REMEMBERED_WAKES = 16_384;
 
 export class Waitlist<T = true, O = never> {
   private readonly waiters = new Map<string, Set<Waiter<T, O>>>();
-  /** Counts wake-ups; `woken` holds the count at each recent key's latest one, oldest first. */
+  /**
+   * Counts wake-ups; `woken` holds the count at each recent key's latest one, `wokenBefore` the
+   * generation before it. Two generations instead of one map trimmed oldest-first: deleting a
+   * map's first entry over and over leaves holes its next lookup of the first entry walks past.
+   */
   private wakeCount = 0;
-  private readonly woken = new Map<string, number>();
+  private woken = new Map<string, number>();
+  private wokenBefore = new Map<string, number>();
 
   /** `maxSleepMs`: the longest a waiter sleeps before re-checking on its own (Infinity: never). */
   constructor(private readonly maxSleepMs = Infinity) {}
@@ -53,7 +61,7 @@ export class Waitlist<T = true, O = never> {
    */
   wait(key: string, timeoutMs: number, signal?: Cancellation, since?: number, offer?: O): Promise<T | boolean> {
     if (signal?.aborted || timeoutMs <= 0) return Promise.resolve(false);
-    if (since !== undefined && (this.woken.get(key) ?? -1) >= since) return Promise.resolve(true);
+    if (since !== undefined && (this.woken.get(key) ?? this.wokenBefore.get(key) ?? -1) >= since) return Promise.resolve(true);
     timeoutMs = Math.min(timeoutMs, this.maxSleepMs);
     return new Promise((resolve) => {
       let set = this.waiters.get(key);
@@ -128,9 +136,11 @@ export class Waitlist<T = true, O = never> {
   }
 
   private remember(key: string): void {
-    this.woken.delete(key);
+    if (this.woken.size >= REMEMBERED_WAKES && !this.woken.has(key)) {
+      this.wokenBefore = this.woken;
+      this.woken = new Map();
+    }
     this.woken.set(key, this.wakeCount++);
-    if (this.woken.size > REMEMBERED_WAKES) this.woken.delete(this.woken.keys().next().value!);
   }
 
   count(key: string): number {
