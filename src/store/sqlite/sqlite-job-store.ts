@@ -38,10 +38,50 @@ export class SqliteJobStore implements JobStore {
   private readonly takeableBy = new Map<number, Database.Statement>();
   private readonly requeueBy = new Map<string, Database.Statement>();
   private readonly purges: SqliteQueuePurges;
+  // Transaction functions of per-request calls, made once: better-sqlite3 builds four wrappers
+  // and their properties on every db.transaction() call, a visible cost on a busy queue.
+  private readonly takeQueued;
+  private readonly requeueAndClear;
+  private readonly appendChunks;
+  private readonly readChunks;
+  private readonly handBackAll;
 
   constructor(private readonly db: Database.Database) {
     this.s = prepare(db);
     this.purges = new SqliteQueuePurges(db);
+    this.takeQueued = db.transaction((endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number) => {
+      const due = this.takeableUpTo(limit).all(endpointId, endpointId, now) as { seq: number }[];
+      const taken: JobRecord[] = [];
+      for (const { seq } of due) {
+        const values = this.s.takeOne.get(workerId, now, leaseUntil, seq) as unknown[] | undefined;
+        if (values) taken.push(jobFromValues(values));
+      }
+      return taken;
+    });
+    this.requeueAndClear = db.transaction((statement: Database.Statement, id: string, expiresAt: number) => {
+      const updated = statement.get(expiresAt, id) as unknown[] | undefined;
+      if (updated) this.s.deleteStream.run(id);
+      return updated;
+    });
+    this.appendChunks = db.transaction((id: string, outputs: string[], writer: JobWriter) => {
+      const row = this.s.bumpWritten.get({ n: outputs.length, id, ...writer }) as
+        { stream_written: number; worker_id: string | null } | undefined;
+      if (!row) return undefined;
+      let seq = row.stream_written - outputs.length;
+      for (const output of outputs) this.s.insertChunk.run(id, ++seq, output);
+      return { workerId: row.worker_id };
+    });
+    this.readChunks = db.transaction((id: string): StreamRead => {
+      const row = this.s.streamPositions.get(id) as { stream_read: number; stream_written: number } | undefined;
+      const at = row?.stream_read ?? 0;
+      if (!row || row.stream_read >= row.stream_written) return { chunks: [], from: at, through: at };
+      const chunks = (this.s.chunksAfter.all(id, row.stream_read) as { output: string }[]).map((c) => c.output);
+      this.s.markRead.run(row.stream_written, id);
+      return { chunks, from: row.stream_read, through: row.stream_written };
+    });
+    this.handBackAll = db.transaction((workerId: string, ids: readonly string[]) =>
+      ids.flatMap((id) => this.s.handBack.all(id, workerId) as DisplacedJob[]),
+    );
   }
 
   async insert(job: NewJob): Promise<void> {
@@ -76,15 +116,7 @@ export class SqliteJobStore implements JobStore {
   async take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
     // A select, then one update by primary key per job: an UPDATE ... WHERE seq IN (subquery)
     // costs several times more, above all on the empty queue idle workers poll.
-    return this.db.transaction(() => {
-      const due = this.takeableUpTo(limit).all(endpointId, endpointId, now) as { seq: number }[];
-      const taken: JobRecord[] = [];
-      for (const { seq } of due) {
-        const values = this.s.takeOne.get(workerId, now, leaseUntil, seq) as unknown[] | undefined;
-        if (values) taken.push(jobFromValues(values));
-      }
-      return taken;
-    })();
+    return this.takeQueued(endpointId, workerId, limit, now, leaseUntil);
   }
 
   /**
@@ -154,11 +186,7 @@ export class SqliteJobStore implements JobStore {
         .raw(true);
       this.requeueBy.set(key, statement);
     }
-    const row = this.db.transaction(() => {
-      const updated = statement.get(expiresAt, id) as unknown[] | undefined;
-      if (updated) this.s.deleteStream.run(id);
-      return updated;
-    })();
+    const row = this.requeueAndClear(statement, id, expiresAt);
     return row && jobFromValues(row);
   }
 
@@ -196,25 +224,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async appendStream(id: string, outputs: string[], writer: JobWriter): Promise<{ workerId: string | null } | undefined> {
-    return this.db.transaction(() => {
-      const row = this.s.bumpWritten.get({ n: outputs.length, id, ...writer }) as
-        { stream_written: number; worker_id: string | null } | undefined;
-      if (!row) return undefined;
-      let seq = row.stream_written - outputs.length;
-      for (const output of outputs) this.s.insertChunk.run(id, ++seq, output);
-      return { workerId: row.worker_id };
-    })();
+    return this.appendChunks(id, outputs, writer);
   }
 
   async readStream(id: string): Promise<StreamRead> {
-    return this.db.transaction(() => {
-      const row = this.s.streamPositions.get(id) as { stream_read: number; stream_written: number } | undefined;
-      const at = row?.stream_read ?? 0;
-      if (!row || row.stream_read >= row.stream_written) return { chunks: [], from: at, through: at };
-      const chunks = (this.s.chunksAfter.all(id, row.stream_read) as { output: string }[]).map((c) => c.output);
-      this.s.markRead.run(row.stream_written, id);
-      return { chunks, from: row.stream_read, through: row.stream_written };
-    })();
+    return this.readChunks(id);
   }
 
   async unreadStream(id: string, read: StreamRead): Promise<boolean> {
@@ -247,7 +261,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async handBack(workerId: string, ids: readonly string[]): Promise<DisplacedJob[]> {
-    return this.db.transaction(() => ids.flatMap((id) => this.s.handBack.all(id, workerId) as DisplacedJob[]))();
+    return this.handBackAll(workerId, ids);
   }
 
   async deleteEndpointJobs(endpointId: string): Promise<number> {
