@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +54,32 @@ test('two connections of one process writing in the same turn both succeed', asy
   await Promise.all(stores.flatMap((store) => Array.from({ length: 10 }, () => store.jobs.insert(aJob(queue)))));
   assert.equal((await stores[0]!.jobs.counts(queue)).inQueue, 30);
   for (const store of stores) await store.close();
+});
+
+test("a job read answers while another process holds the write lock, and still waits for its own turn's writes", async () => {
+  const file = databaseFile();
+  const store = new SqliteStore(file);
+  const queue = aQueue();
+  const stored = aJob(queue);
+  await store.jobs.insert(stored);
+  // Another writer (the CLI, say) holds the write lock for as long as this test needs.
+  const writer = new Database(file);
+  writer.prepare('BEGIN IMMEDIATE').run();
+  try {
+    assert.equal((await store.jobs.get(stored.id))?.id, stored.id, 'a read waits for no lock');
+    assert.equal((await store.jobs.counts(queue)).inQueue, 1);
+  } finally {
+    writer.prepare('ROLLBACK').run();
+  }
+  // A read in the same turn as a write joins its group: it sees the write, once committed.
+  const next = aJob(queue);
+  const [, read] = await Promise.all([store.jobs.insert(next), store.jobs.get(next.id)]);
+  assert.equal(read?.id, next.id);
+  const other = new SqliteStore(file);
+  assert.equal((await other.jobs.get(next.id))?.id, next.id, 'committed by the time the read answered');
+  writer.close();
+  await other.close();
+  await store.close();
 });
 
 test('every job whose submit answered is there after the process is killed with SIGKILL', async () => {

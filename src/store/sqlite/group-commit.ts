@@ -39,6 +39,15 @@ export class GroupCommit {
     db.pragma('busy_timeout = 0');
   }
 
+  /**
+   * Runs `work` that only reads: inside the current group when one is open (it may read what the
+   * group wrote, so it answers after the commit), else on its own at once. Opening a group for it
+   * would take the write lock and commit an empty transaction for nothing.
+   */
+  read<T>(work: () => Promise<T>): Promise<T> {
+    return this.group ? this.run(work) : work();
+  }
+
   /** Runs `work` inside the current group (opening one if needed); resolves once the group is committed. */
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (!this.group && !this.tryOpen()) await this.lockFreed(Date.now() + LOCK_WAIT_MS);
@@ -146,18 +155,18 @@ function busyError(): Error {
 /**
  * Routes every async method of `target` through the group, so whatever a store call writes is
  * committed before the call resolves. Synchronous methods (run inside other calls' transactions)
- * and those named in `keep` are left as they are.
+ * and those named in `keep` are left as they are; those named in `reads` must only read (a write
+ * of theirs outside a group would commit statement by statement) and join a group only when one is open.
  */
-export function groupMethods(target: object, group: GroupCommit, keep: readonly string[] = []): void {
+export function groupMethods(target: object, group: GroupCommit, keep: readonly string[] = [], reads: readonly string[] = []): void {
   const proto = Object.getPrototypeOf(target) as Record<string, unknown>;
   for (const name of Object.getOwnPropertyNames(proto)) {
     const method = proto[name];
     if (keep.includes(name) || typeof method !== 'function' || method.constructor.name !== 'AsyncFunction') continue;
     const fn = method as (...args: unknown[]) => Promise<unknown>;
-    Object.defineProperty(target, name, {
-      value: (...args: unknown[]) => group.run(() => fn.apply(target, args)),
-      configurable: true,
-      writable: true,
-    });
+    const value = reads.includes(name)
+      ? (...args: unknown[]) => group.read(() => fn.apply(target, args))
+      : (...args: unknown[]) => group.run(() => fn.apply(target, args));
+    Object.defineProperty(target, name, { value, configurable: true, writable: true });
   }
 }

@@ -79,9 +79,10 @@ export class SqliteStore implements Store {
     this.group = new GroupCommit(this.db, () => this.checkpointer?.committed());
     this.readApiKeysMark = apiKeysMarkReader(this.db, () => this.group.failedGroups);
     // Every part that writes or reads the database joins the turn's transaction, so no answer precedes its commit.
+    // The job reads of every request join it only when it is open (see GroupCommit.read).
+    groupMethods(this.jobs, this.group, [], ['get', 'counts', 'oldestQueuedAt', 'getWorkerCredential']);
     for (const part of [
       this,
-      this.jobs,
       this.jobHistory,
       this.registryAuths,
       this.secrets,
