@@ -17,7 +17,9 @@ const TOLD = carriedNotification(8);
 
 const TAKE = {
   name: 'gantry_jobs_take',
-  text: `WITH ${TOLD.cte}, want AS (
+  // The take's commit does not wait for the WAL flush (docs/decisions/0028): a take lost to a
+  // database crash leaves its jobs queued, to be taken again, which at-least-once allows.
+  text: `WITH ${TOLD.cte}, unflushed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting), want AS (
            SELECT w.worker_id, w.n, w.started_at, w.lease_until, sum(w.n) OVER (ORDER BY w.ord) - w.n AS first
            FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[]) WITH ORDINALITY AS w(worker_id, n, started_at, lease_until, ord)
          ), picked AS MATERIALIZED (
@@ -28,7 +30,7 @@ const TAKE = {
          )
          UPDATE jobs SET status = 'IN_PROGRESS', worker_id = want.worker_id, started_at = want.started_at, lease_expires_at = want.lease_until
          FROM picked JOIN want ON picked.i >= want.first AND picked.i < want.first + want.n
-         WHERE jobs.seq = picked.seq AND ${TOLD.condition}
+         WHERE jobs.seq = picked.seq AND ${TOLD.condition} AND (SELECT setting FROM unflushed) = 'off'
          RETURNING ${jobRecordColumns('jobs')}`,
 };
 
