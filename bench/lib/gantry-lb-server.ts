@@ -4,8 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
-import { startServer } from '../../src/server.js';
+import { loadConfig, startServer } from './gantry-modules.js';
 import { stopOnSigterm } from './server-exit.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));

@@ -5,8 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
-import { startServer } from '../../src/server.js';
+import { loadConfig, startServer } from './gantry-modules.js';
 import { stopOnSigterm } from './server-exit.js';
 import { countQueries } from './query-counter.js';
 import { countRequests } from './request-counter.js';
