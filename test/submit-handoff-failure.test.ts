@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { sleep, startLive } from './support/live.js';
-import { Cancellation } from '../src/domain/cancellation.js';
+import { startLive } from './support/live.js';
+import { submitToEndingTake } from './support/handoff.js';
 
 test('a handed job that cannot go back to the queue is logged, and the submit still stands', async () => {
   const lines: Record<string, unknown>[] = [];
@@ -27,17 +27,11 @@ test('a handed job that cannot go back to the queue is logged, and the submit st
     const jobs = g.services.store.jobs;
     const handBack = jobs.handBack.bind(jobs);
     jobs.handBack = () => Promise.reject(new Error('database unreachable'));
-    const clientLeft = new Cancellation();
-    const taking = g.services.workerProtocol.take(g.endpointId, 'w-gone', 1, clientLeft);
-    await sleep(100); // the queue is empty: the take waits, ready to be handed a job
-    const endpoint = (await g.services.endpoints.get(g.adminAccountId, g.endpointId))!;
-    const submitting = g.services.jobs.submit(endpoint, { input: { lost: true } }, 60_000);
-    clientLeft.abort(); // after the submit chose this take, before its write committed
-    const job = await submitting;
+    const { job, taken } = await submitToEndingTake(g, 'w-gone', { lost: true });
     jobs.handBack = handBack;
 
     assert.equal(job.status, 'IN_QUEUE', 'the submit is answered as accepted');
-    assert.deepEqual(await taking, []);
+    assert.deepEqual(taken, []);
     const row = await jobs.get(job.id);
     assert.deepEqual([row?.status, row?.workerId], ['IN_PROGRESS', 'w-gone'], 'held until its lease lapses');
     const warning = lines.find((line) => line.jobId === job.id);

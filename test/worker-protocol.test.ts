@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, sleep, startLive, type Live } from './support/live.js';
 import { Cancellation } from '../src/domain/cancellation.js';
+import { submitToEndingTake } from './support/handoff.js';
 
 let g: Live;
 before(async () => {
@@ -135,14 +136,8 @@ describe('take', () => {
   });
 
   test('a job handed to a long-poll that ended meanwhile goes back to the queue, without a retry counted', async () => {
-    const clientLeft = new Cancellation();
-    const taking = g.services.workerProtocol.take(g.endpointId, 'w-gone', 1, clientLeft);
-    await sleep(100); // the queue is empty: the take waits, ready to be handed a job
-    const endpoint = (await g.services.endpoints.get(g.adminAccountId, g.endpointId))!;
-    const submitting = g.services.jobs.submit(endpoint, { input: { gone: true } }, 60_000);
-    clientLeft.abort(); // after the submit chose this take, before its write committed
-    const job = await submitting;
-    assert.deepEqual(await taking, []);
+    const { job, taken } = await submitToEndingTake(g, 'w-gone', { gone: true });
+    assert.deepEqual(taken, []);
     const row = await g.services.store.jobs.get(job.id);
     assert.deepEqual([row?.status, row?.workerId, row?.retries], ['IN_QUEUE', null, 0]);
     const next = await g.worker('GET', '/job-take/w2?batch_size=1');
