@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { eventually, startLive, type Live } from './support/live.js';
+import { eventually, sleep, startLive, type Live } from './support/live.js';
 import { databaseFile } from '../src/store/open-store.js';
 
 const VALUE = 'hf_e2eSecretValue_8c1d';
@@ -66,9 +66,23 @@ async function dropSecretRow(name: string): Promise<void> {
     await client.query('DELETE FROM secrets WHERE name = $1', [name]).finally(() => client.end());
     return;
   }
-  const db = new Database(databaseFile(g.services.config));
-  db.prepare('DELETE FROM secrets WHERE name = ?').run(name);
-  db.close();
+  // The server runs in this process: a write that waited for its lock synchronously would hold
+  // the event loop, so the server's open group could never commit and free it. Wait between tries.
+  const db = new Database(databaseFile(g.services.config), { timeout: 0 });
+  const deadline = Date.now() + 5000;
+  try {
+    for (;;) {
+      try {
+        db.prepare('DELETE FROM secrets WHERE name = ?').run(name);
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+        await sleep(5);
+      }
+    }
+  } finally {
+    db.close();
+  }
 }
 
 test('the worker gets the value; the API and the logs show only the reference', async () => {
