@@ -21,6 +21,7 @@ import { countsFromRows } from '../shared/job-results.js';
 import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
+import { SqliteEndpointJobs } from './sqlite-endpoint-jobs.js';
 import { JOB_COLUMNS, jobFromValues } from './job-columns.js';
 
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
@@ -38,6 +39,7 @@ export class SqliteJobStore implements JobStore {
   private readonly takeableBy = new Map<number, Database.Statement>();
   private readonly requeueBy = new Map<string, Database.Statement>();
   private readonly purges: SqliteQueuePurges;
+  private readonly endpointJobs: SqliteEndpointJobs;
   // Transaction functions of per-request calls, made once: better-sqlite3 builds four wrappers
   // and their properties on every db.transaction() call, a visible cost on a busy queue.
   private readonly takeQueued;
@@ -49,6 +51,7 @@ export class SqliteJobStore implements JobStore {
   constructor(private readonly db: Database.Database) {
     this.s = prepare(db);
     this.purges = new SqliteQueuePurges(db);
+    this.endpointJobs = new SqliteEndpointJobs(db, this.purges);
     // A select, then one update by primary key per job: an UPDATE ... WHERE seq IN (subquery)
     // costs several times more, above all on the empty queue idle workers poll.
     this.takeQueued = db.transaction((endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number) => {
@@ -265,16 +268,17 @@ export class SqliteJobStore implements JobStore {
   }
 
   async deleteEndpointJobs(endpointId: string): Promise<number> {
-    return this.deleteJobsOfEndpoint(endpointId);
+    return this.db.transaction(() => this.endpointJobs.deleteAllOf(endpointId))();
   }
 
-  /** Synchronous, so the endpoint delete can run it inside its own transaction and roll back on failure. */
-  deleteJobsOfEndpoint(endpointId: string): number {
-    return this.db.transaction(() => {
-      this.s.deleteEndpointStreams.run(endpointId);
-      this.s.deleteEndpointGeneration.run(endpointId);
-      return this.s.deleteEndpointJobs.run(endpointId).changes;
-    })();
+  /** Synchronous, so the endpoint's delete runs it in its own transaction (see SqliteEndpointJobs). */
+  hideJobsOfEndpoint(endpointId: string): void {
+    this.endpointJobs.hide(endpointId);
+  }
+
+  /** Up to `limit` jobs of a deleted endpoint; answers how many, 0 once none is left. */
+  async deleteJobsOfDeletedEndpoint(endpointId: string, limit: number): Promise<number> {
+    return this.endpointJobs.deleteBatch(endpointId, limit);
   }
 
   async requestStop(endpointId: string, workerId: string, jobId: string, at: number): Promise<void> {
@@ -377,9 +381,6 @@ function prepare(db: Database.Database) {
       queue_generation = ${ROW_GENERATION}
       WHERE id = ? AND worker_id = ? AND status = 'IN_PROGRESS'
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
-    deleteEndpointStreams: db.prepare('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = ?)'),
-    deleteEndpointJobs: db.prepare('DELETE FROM jobs WHERE endpoint_id = ?'),
-    deleteEndpointGeneration: db.prepare('DELETE FROM queue_generations WHERE endpoint_id = ?'),
     requestStop: db.prepare('INSERT OR IGNORE INTO job_stops (worker_id, job_id, endpoint_id, requested_at) VALUES (?, ?, ?, ?)'),
     drainStops: db.prepare('DELETE FROM job_stops WHERE worker_id = ? AND (endpoint_id = ? OR endpoint_id IS NULL) RETURNING job_id'),
     forgetStops: db.prepare('DELETE FROM job_stops WHERE requested_at < ?'),

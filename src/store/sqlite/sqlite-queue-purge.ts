@@ -22,6 +22,11 @@ export class SqliteQueuePurges {
       CROSS JOIN jobs j ON j.endpoint_id = g.endpoint_id AND j.queue_generation < g.generation AND j.status = 'IN_QUEUE' LIMIT ?)`);
   }
 
+  /** Hides the endpoint's queued jobs at once, without counting them. */
+  hideQueue(endpointId: string): void {
+    this.nextGeneration.get(endpointId);
+  }
+
   /** Hides the endpoint's queued jobs at once; answers how many there were. */
   purge(endpointId: string): number {
     return this.db.transaction(() => {

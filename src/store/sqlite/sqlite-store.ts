@@ -31,6 +31,7 @@ import {
   type TemplateRow,
 } from '../rows.js';
 import { apiKeysMarkReader } from './api-keys-mark.js';
+import { DELETED_ENDPOINT_BATCH } from './sqlite-endpoint-jobs.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
 /** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
@@ -225,16 +226,23 @@ export class SqliteStore implements Store {
     );
   }
 
-  /** Deleting an endpoint drops its queue: queued and running jobs go with it. */
+  /**
+   * Deleting an endpoint drops its queue: queued and running jobs go with it. The endpoint goes in
+   * one transaction that also hides its jobs; their rows follow in batches, each committed on its
+   * own, and the call answers once the last is gone (SqliteEndpointJobs).
+   */
   async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
-    return this.db.transaction(() => {
+    const deleted = this.db.transaction(() => {
       const deleted = this.statements.deleteEndpoint.run(id, accountId).changes === 1;
       if (deleted) {
-        this.jobs.deleteJobsOfEndpoint(id);
+        this.jobs.hideJobsOfEndpoint(id);
         this.statements.deleteReleases.run(id);
       }
       return deleted;
     })();
+    // Each batch is a grouped call of its own: other requests are served between them.
+    if (deleted) while ((await this.jobs.deleteJobsOfDeletedEndpoint(id, DELETED_ENDPOINT_BATCH)) > 0);
+    return deleted;
   }
 
   async insertTemplate(t: TemplateRecord): Promise<void> {
