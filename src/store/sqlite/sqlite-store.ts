@@ -240,8 +240,9 @@ export class SqliteStore implements Store {
       }
       return deleted;
     })();
-    // Each batch is a grouped call of its own: other requests are served between them.
-    if (deleted) while ((await this.jobs.deleteJobsOfDeletedEndpoint(id, DELETED_ENDPOINT_BATCH)) > 0);
+    while (deleted && (await this.jobs.deleteJobsOfDeletedEndpoint(id, DELETED_ENDPOINT_BATCH)) > 0) {
+      // Each batch is a grouped call of its own: other requests are served between them.
+    }
     return deleted;
   }
 
