@@ -163,7 +163,6 @@ export interface JobStore {
    * back to the queue as they were, with no retry counted; jobs it no longer holds are left alone.
    */
   handBack(workerId: string, ids: readonly string[]): Promise<DisplacedJob[]>;
-  deleteEndpointJobs(endpointId: string): Promise<number>;
 
   /** Records that a worker must abort a job; its stop channel hands the request out once. */
   requestStop(endpointId: string, workerId: string, jobId: string, at: number): Promise<void>;

@@ -98,18 +98,6 @@ test(`[${TEST_STORE}] a gone worker's jobs all go back to the queue at once, and
   assert.deepEqual(await jobs.releaseWorker('w-gone'), []);
 });
 
-test(`[${TEST_STORE}] deleting an endpoint's jobs counts them and leaves other endpoints' jobs`, async () => {
-  const jobs = suite.store.jobs;
-  const queue = aQueue();
-  const neighbour = aJob(aQueue());
-  await jobs.insert(neighbour);
-  for (let i = 0; i < 3; i++) await jobs.insert(aJob(queue));
-  await jobs.take(queue, 'w1', 1, NOW, NOW + 1000);
-  assert.equal(await jobs.deleteEndpointJobs(queue), 3);
-  assert.deepEqual(await jobs.counts(queue), { inQueue: 0, inProgress: 0, completed: 0, failed: 0, cancelled: 0, timedOut: 0, retried: 0 });
-  assert.ok(await jobs.get(neighbour.id));
-});
-
 test(`[${TEST_STORE}] jobs handed back go to the queue as they were, only while the same worker holds them`, async () => {
   const jobs = suite.store.jobs;
   const queue = aQueue();

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TEST_STORE } from '../support/test-store.js';
 import { useTestStore } from './suite-store.js';
-import { aJob, aQueue, NOW } from './records.js';
+import { aJob, anAccount, anEndpoint, aQueue, aRelease, NOW } from './records.js';
 import type { JobStore } from '../../src/store/job-store.js';
 
 const suite = useTestStore();
@@ -92,14 +92,19 @@ test(`[${TEST_STORE}] jobs running at the purge stay, and come back to the queue
   assert.deepEqual((await takeAll(jobs, queue)).sort(), [lapsing, released, retried].sort(), 'all three are delivered again');
 });
 
-test(`[${TEST_STORE}] deleting an endpoint's jobs clears its purges: a new queue of that id starts empty and works`, async () => {
+test(`[${TEST_STORE}] deleting an endpoint clears its purges: a new queue of that id starts empty and works`, async () => {
   const jobs = suite.store.jobs;
-  const queue = aQueue();
+  const owner = anAccount();
+  await suite.store.ensureAccount(owner);
+  const endpoint = anEndpoint(owner.id);
+  await suite.store.insertEndpoint(endpoint, aRelease(endpoint.id, 1));
+  const queue = endpoint.id;
   const [purged] = await queued(jobs, queue, 1);
   assert.equal(await jobs.purgeQueued(queue), 1);
   assert.equal(await jobs.get(purged!), undefined);
-  await jobs.deleteEndpointJobs(queue);
+  assert.equal(await suite.store.deleteEndpoint(owner.id, endpoint.id), true);
   assert.equal(await jobs.deletePurged(10), 0, 'nothing left behind');
+  await suite.store.insertEndpoint(endpoint, aRelease(endpoint.id, 1));
   const [later] = await queued(jobs, queue, 1);
   assert.deepEqual(await takeAll(jobs, queue), [later]);
 });

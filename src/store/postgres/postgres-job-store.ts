@@ -298,10 +298,6 @@ export class PostgresJobStore implements JobStore {
     );
   }
 
-  deleteEndpointJobs(endpointId: string): Promise<number> {
-    return transaction(this.pool, (client) => deleteJobsOfEndpoint(client, endpointId));
-  }
-
   async requestStop(endpointId: string, workerId: string, jobId: string, at: number): Promise<void> {
     const sql = 'INSERT INTO job_stops (worker_id, job_id, endpoint_id, requested_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING';
     await this.pool.query(sql, [workerId, jobId, endpointId, at]);

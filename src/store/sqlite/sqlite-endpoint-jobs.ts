@@ -12,8 +12,6 @@ export class SqliteEndpointJobs {
   private readonly pickBatch: Database.Statement;
   private readonly deleteStreamsOf: Database.Statement;
   private readonly deleteJob: Database.Statement;
-  private readonly deleteAllStreams: Database.Statement;
-  private readonly deleteAll: Database.Statement;
   private readonly forgetGeneration: Database.Statement;
   private readonly clearDueWebhooks: Database.Statement;
   private readonly dropRunningWebhooks: Database.Statement;
@@ -27,8 +25,6 @@ export class SqliteEndpointJobs {
     this.pickBatch = db.prepare('SELECT seq, id FROM jobs WHERE endpoint_id = ? LIMIT ?');
     this.deleteStreamsOf = db.prepare('DELETE FROM job_stream WHERE job_id = ?');
     this.deleteJob = db.prepare('DELETE FROM jobs WHERE seq = ?');
-    this.deleteAllStreams = db.prepare('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = ?)');
-    this.deleteAll = db.prepare('DELETE FROM jobs WHERE endpoint_id = ?');
     this.forgetGeneration = db.prepare('DELETE FROM queue_generations WHERE endpoint_id = ?');
     // Both through partial indexes, which hold only the few due deliveries and running jobs; left
     // to itself SQLite would read every job of the endpoint instead.
@@ -56,12 +52,5 @@ export class SqliteEndpointJobs {
     this.purges.hideQueue(endpointId);
     this.clearDueWebhooks.run(endpointId);
     this.dropRunningWebhooks.run(endpointId);
-  }
-
-  /** Every job of the endpoint in one transaction (the endpoint must be gone or hidden already). */
-  deleteAllOf(endpointId: string): number {
-    this.deleteAllStreams.run(endpointId);
-    this.forgetGeneration.run(endpointId);
-    return this.deleteAll.run(endpointId).changes;
   }
 }

@@ -267,10 +267,6 @@ export class SqliteJobStore implements JobStore {
     return this.handBackAll(workerId, ids);
   }
 
-  async deleteEndpointJobs(endpointId: string): Promise<number> {
-    return this.db.transaction(() => this.endpointJobs.deleteAllOf(endpointId))();
-  }
-
   /** Synchronous, so the endpoint's delete runs it in its own transaction (see SqliteEndpointJobs). */
   hideJobsOfEndpoint(endpointId: string): void {
     this.endpointJobs.hide(endpointId);
