@@ -7,11 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteDatabase } from '../src/store/sqlite/sqlite-store.js';
 import { SqliteJobStore } from '../src/store/sqlite/sqlite-job-store.js';
+import { HistoryReader } from '../src/store/sqlite/history-reader.js';
+import { GroupCommit } from '../src/store/sqlite/group-commit.js';
 import { jobFromRow, type JobRow } from '../src/store/rows.js';
 
 test('every field of a job read, taken, completed or requeued is the one stored in its column', async () => {
   const db = openSqliteDatabase(join(mkdtempSync(join(tmpdir(), 'gantry-columns-')), 'gantry.db'));
-  const jobs = new SqliteJobStore(db);
+  const jobs = new SqliteJobStore(db, new HistoryReader(db, new GroupCommit(db), (error) => assert.fail(error)));
   const stored = (id: string) => jobFromRow(db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow);
   // Every field distinct, so a swapped pair of columns cannot go unnoticed.
   await jobs.insert({

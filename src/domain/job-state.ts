@@ -1,7 +1,9 @@
 // Job statuses and the transitions clients may ask for. Terminal jobs stay readable until
 // their results expire; after that they are gone (404).
 
-export type JobStatus = 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMED_OUT';
+export const JOB_STATUSES = ['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'] as const;
+
+export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export const TERMINAL_STATUSES: ReadonlySet<JobStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT']);
 

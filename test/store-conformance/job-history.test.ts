@@ -70,3 +70,69 @@ test(`[${TEST_STORE}] a window holds the jobs submitted or finished in it, and t
     [NOW - 1000, 'IN_QUEUE'],
   ]);
 });
+
+test(`[${TEST_STORE}] a list of some statuses holds every job of them, newest first across priorities and statuses, page by page`, async () => {
+  const { jobs, jobHistory } = suite.store;
+  const queue = aQueue();
+  // Submitted in this order: normal, low, normal, low, normal, low; the first two are then taken
+  // and the first of them completed, so each status and both priorities interleave by age.
+  const submitted: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    const job = aJob(queue, { lowPriority: i % 2 === 1 });
+    await jobs.insert(job);
+    submitted.push(job.id);
+  }
+  const taken = await jobs.take(queue, 'worker-1', 1, NOW, NOW + 60_000);
+  assert.deepEqual(
+    taken.map((j) => j.id),
+    [submitted[0]],
+  );
+  await jobs.complete(submitted[0]!, ['IN_PROGRESS'], { status: 'COMPLETED', output: '{}', error: null, completedAt: NOW + 10 });
+  await jobs.take(queue, 'worker-1', 1, NOW, NOW + 60_000); // the next normal one: submitted[2]
+  const newestFirst = [...submitted].reverse();
+
+  const pages: string[][] = [];
+  let before: number | undefined;
+  do {
+    const page = await jobHistory.list(queue, { statuses: ['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED'], limit: 2, before });
+    pages.push(page.jobs.map((j) => j.id));
+    before = page.next ?? undefined;
+  } while (before !== undefined);
+  assert.deepEqual(pages, [newestFirst.slice(0, 2), newestFirst.slice(2, 4), newestFirst.slice(4, 6)]);
+
+  const queued = await jobHistory.list(queue, { statuses: ['IN_QUEUE'], limit: 10 });
+  assert.deepEqual(
+    queued.jobs.map((j) => j.id),
+    [submitted[5], submitted[4], submitted[3], submitted[1]],
+  );
+  const running = await jobHistory.list(queue, { statuses: ['IN_PROGRESS'], limit: 10 });
+  assert.deepEqual(
+    running.jobs.map((j) => [j.id, j.status]),
+    [[submitted[2], 'IN_PROGRESS']],
+  );
+  assert.deepEqual((await jobHistory.list(queue, { statuses: ['FAILED', 'TIMED_OUT'], limit: 10 })).jobs, []);
+});
+
+test(`[${TEST_STORE}] jobs a purge hid are neither listed nor in a window`, async () => {
+  const { jobs, jobHistory } = suite.store;
+  const queue = aQueue();
+  const purged = aJob(queue);
+  await jobs.insert(purged);
+  assert.equal(await jobs.purgeQueued(queue), 1);
+  const after = aJob(queue);
+  await jobs.insert(after);
+
+  for (const statuses of [[], ['IN_QUEUE']] as const) {
+    const page = await jobHistory.list(queue, { statuses, limit: 10 });
+    assert.deepEqual(
+      page.jobs.map((j) => j.id),
+      [after.id],
+      `statuses ${JSON.stringify(statuses)}`,
+    );
+  }
+  const window = await jobHistory.window(queue, NOW - 60_000);
+  assert.deepEqual(
+    window.map((j) => j.submittedAt),
+    [after.submittedAt],
+  );
+});

@@ -1,8 +1,7 @@
 // Schemas of an endpoint's job list, one job's detail and the endpoint's job series.
 import { Type } from '@sinclair/typebox';
 import { StringEnum } from './common.js';
-
-export const JOB_STATUSES = ['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'] as const;
+import { JOB_STATUSES } from '../../domain/job-state.js';
 
 export const JobListQuery = Type.Object(
   {

@@ -10,6 +10,7 @@ import {
   type JobTimesRow,
 } from '../job-history.js';
 import { jobFromRow, type JobRow } from '../rows.js';
+import { purgedRow } from '../shared/queue-generation-sql.js';
 
 export class PostgresJobHistory implements JobHistoryStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -22,7 +23,7 @@ export class PostgresJobHistory implements JobHistoryStore {
       params.push(query.statuses);
     }
     const { rows } = await this.pool.query<JobRow & { seq: string | number }>(
-      `SELECT * FROM jobs WHERE endpoint_id = $1 AND seq < $2${statusFilter} ORDER BY seq DESC LIMIT $3`,
+      `SELECT * FROM jobs WHERE endpoint_id = $1 AND seq < $2${statusFilter} AND NOT ${purgedRow()} ORDER BY seq DESC LIMIT $3`,
       params,
     );
     const page = rows.slice(0, query.limit);
@@ -40,7 +41,7 @@ export class PostgresJobHistory implements JobHistoryStore {
   async window(endpointId: string, since: number): Promise<JobTimes[]> {
     const { rows } = await this.pool.query<JobTimesRow>(
       `SELECT status, submitted_at, started_at, completed_at FROM jobs
-       WHERE endpoint_id = $1 AND (submitted_at >= $2 OR completed_at >= $2 OR completed_at IS NULL)
+       WHERE endpoint_id = $1 AND (submitted_at >= $2 OR completed_at >= $2 OR completed_at IS NULL) AND NOT ${purgedRow()}
        ORDER BY seq DESC LIMIT $3`,
       [endpointId, since, JOB_WINDOW_CAP],
     );

@@ -48,6 +48,11 @@ export class GroupCommit {
     return this.group ? this.run(work) : work();
   }
 
+  /** Resolves once the group open now, if any, has ended (committed or rolled back), for reads made elsewhere. */
+  settled(): Promise<void> {
+    return this.group ? this.group.committed.catch(() => undefined) : Promise.resolve();
+  }
+
   /** Runs `work` inside the current group (opening one if needed); resolves once the group is committed. */
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (!this.group && !this.tryOpen()) await this.lockFreed(Date.now() + LOCK_WAIT_MS);

@@ -1,30 +1,69 @@
-// An endpoint's recent jobs on SQLite (see job-history.ts).
+// An endpoint's recent jobs on SQLite (see job-history.ts). A list or a window can read the whole
+// history, so both run on the history reader, off the event loop.
 import type Database from 'better-sqlite3';
-import {
-  JOB_WINDOW_CAP,
-  timesFromRow,
-  type JobHistoryStore,
-  type JobListQuery,
-  type JobPage,
-  type JobTimes,
-  type JobTimesRow,
-} from '../job-history.js';
+import { JOB_WINDOW_CAP, type JobHistoryStore, type JobListQuery, type JobPage, type JobTimes } from '../job-history.js';
 import { jobFromRow, type JobRow } from '../rows.js';
+import type { HistoryReader } from './history-reader.js';
+import { JOB_STATUSES, type JobStatus } from '../../domain/job-state.js';
+import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
+
+const LIST_ALL = `SELECT * FROM jobs WHERE endpoint_id = ? AND seq < ? AND NOT ${purgedRow()} ORDER BY seq DESC LIMIT ?`;
+
+/**
+ * The statements that list the jobs of each status newest first, each walking an index in seq
+ * order, so a page of a rare status reads as few rows as one of a common status (a filter on the
+ * list of all jobs read every job the endpoint retains when none matched). Queued jobs of the
+ * current generation only, in two statements, one per priority, as their index orders them.
+ */
+const LIST_BY_STATUS = new Map<JobStatus, string[]>(
+  JOB_STATUSES.map((status) => [
+    status,
+    status === 'IN_QUEUE'
+      ? [0, 1].map(
+          (lowPriority) => `SELECT * FROM jobs INDEXED BY jobs_queue WHERE endpoint_id = ? AND queue_generation = ${generationOf('?')}
+            AND low_priority = ${lowPriority} AND status = 'IN_QUEUE' AND seq < ? ORDER BY seq DESC LIMIT ?`,
+        )
+      : // status <> 'IN_QUEUE' lets SQLite use the partial index, which holds no queued job.
+        [
+          `SELECT * FROM jobs INDEXED BY jobs_by_endpoint_status WHERE endpoint_id = ? AND status = '${status}'
+            AND status <> 'IN_QUEUE' AND seq < ? ORDER BY seq DESC LIMIT ?`,
+        ],
+  ]),
+);
+
+function listOf(status: JobStatus): string[] {
+  const statements = LIST_BY_STATUS.get(status);
+  if (!statements) throw new Error(`no such job status: ${status}`);
+  return statements;
+}
+
+const WINDOW = `SELECT status, submitted_at, started_at, completed_at FROM jobs
+  WHERE endpoint_id = ? AND (submitted_at >= ? OR completed_at >= ? OR completed_at IS NULL) AND NOT ${purgedRow()}
+  ORDER BY seq DESC LIMIT ?`;
 
 export class SqliteJobHistory implements JobHistoryStore {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly history: HistoryReader,
+  ) {}
 
   async list(endpointId: string, query: JobListQuery): Promise<JobPage> {
-    const params: unknown[] = [endpointId, query.before ?? Number.MAX_SAFE_INTEGER];
-    let statusFilter = '';
-    if (query.statuses.length > 0) {
-      statusFilter = ` AND status IN (${query.statuses.map(() => '?').join(', ')})`;
-      params.push(...query.statuses);
-    }
-    params.push(query.limit + 1);
-    const rows = this.db
-      .prepare(`SELECT * FROM jobs WHERE endpoint_id = ? AND seq < ?${statusFilter} ORDER BY seq DESC LIMIT ?`)
-      .all(...params) as (JobRow & { seq: number })[];
+    const before = query.before ?? Number.MAX_SAFE_INTEGER;
+    const take = query.limit + 1;
+    const statements =
+      query.statuses.length === 0
+        ? [{ sql: LIST_ALL, params: [endpointId, before, take] }]
+        : [...new Set(query.statuses)].flatMap((status) =>
+            listOf(status).map((sql) => ({
+              sql,
+              params: status === 'IN_QUEUE' ? [endpointId, endpointId, before, take] : [endpointId, before, take],
+            })),
+          );
+    // Each statement's rows come newest first; their merge is the page.
+    const rows = ((await this.history.read(statements)) as (JobRow & { seq: number })[][])
+      .flat()
+      .sort((a, b) => b.seq - a.seq)
+      .slice(0, take);
     const page = rows.slice(0, query.limit);
     return { jobs: page.map(jobFromRow), next: rows.length > query.limit ? page[page.length - 1]!.seq : null };
   }
@@ -37,13 +76,9 @@ export class SqliteJobHistory implements JobHistoryStore {
   }
 
   async window(endpointId: string, since: number): Promise<JobTimes[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT status, submitted_at, started_at, completed_at FROM jobs
-         WHERE endpoint_id = ? AND (submitted_at >= ? OR completed_at >= ? OR completed_at IS NULL)
-         ORDER BY seq DESC LIMIT ?`,
-      )
-      .all(endpointId, since, since, JOB_WINDOW_CAP) as JobTimesRow[];
-    return rows.map(timesFromRow);
+    const [rows] = (await this.history.read([{ sql: WINDOW, params: [endpointId, since, since, JOB_WINDOW_CAP], raw: true }])) as [
+      [JobStatus, number, number | null, number | null][],
+    ];
+    return rows.map(([status, submittedAt, startedAt, completedAt]) => ({ status, submittedAt, startedAt, completedAt }));
   }
 }

@@ -23,10 +23,17 @@ import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generat
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
 import { SqliteEndpointJobs } from './sqlite-endpoint-jobs.js';
 import { JOB_COLUMNS, jobFromValues } from './job-columns.js';
+import type { HistoryReader } from './history-reader.js';
 
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
 /** The current queue generation of the endpoint bound at this place. */
 const GENERATION = generationOf('?');
+
+// The health counts read every job the endpoint retains, so they run on the history reader.
+const COUNT_FINISHED = `SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = ? AND status <> 'IN_QUEUE' GROUP BY status`;
+const COUNT_QUEUED = `SELECT 'IN_QUEUE' AS status, count(*) AS n FROM jobs
+  WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE'`;
+const COUNT_RETRIED = `SELECT count(*) AS n FROM jobs WHERE endpoint_id = ? AND retries > 0 AND NOT ${purgedRow(GENERATION)}`;
 
 function statusList(statuses: readonly JobStatus[]): string {
   // Statuses are a closed enum, never user text, so inlining them is safe and keeps one statement per set.
@@ -48,7 +55,10 @@ export class SqliteJobStore implements JobStore {
   private readonly readChunks;
   private readonly handBackAll;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly history: HistoryReader,
+  ) {
     this.s = prepare(db);
     this.purges = new SqliteQueuePurges(db);
     this.endpointJobs = new SqliteEndpointJobs(db, this.purges);
@@ -206,9 +216,12 @@ export class SqliteJobStore implements JobStore {
   }
 
   async counts(endpointId: string): Promise<JobCounts> {
-    const rows = this.s.counts.all(endpointId) as { status: JobStatus; n: number }[];
-    rows.push({ status: 'IN_QUEUE', n: this.s.countQueued.pluck().get(endpointId, endpointId) as number });
-    return countsFromRows(rows, (this.s.retried.get(endpointId, endpointId) as { n: number }).n);
+    const [finished, queued, retried] = (await this.history.read([
+      { sql: COUNT_FINISHED, params: [endpointId] },
+      { sql: COUNT_QUEUED, params: [endpointId, endpointId] },
+      { sql: COUNT_RETRIED, params: [endpointId, endpointId] },
+    ])) as [{ status: JobStatus; n: number }[], { status: JobStatus; n: number }[], { n: number }[]];
+    return countsFromRows([...finished, ...queued], retried[0]!.n);
   }
 
   async queueStats(endpointId: string): Promise<QueueStats> {
@@ -330,9 +343,6 @@ function prepare(db: Database.Database) {
     progress: db.prepare(`UPDATE jobs SET output = @output, lease_expires_at = @leaseUntil
       WHERE id = @id AND endpoint_id = @endpointId AND worker_id = @workerId AND status = 'IN_PROGRESS'`),
     setExpiry: db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?'),
-    counts: db.prepare(`SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = ? AND status <> 'IN_QUEUE' GROUP BY status`),
-    countQueued: db.prepare(`SELECT count(*) FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE'`),
-    retried: db.prepare(`SELECT count(*) AS n FROM jobs WHERE endpoint_id = ? AND retries > 0 AND NOT ${purgedRow(GENERATION)}`),
     countQueuedNormal: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
       WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 0 LIMIT ?)`),
     countQueuedLow: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs

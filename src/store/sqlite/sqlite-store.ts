@@ -2,6 +2,7 @@
 // the async surface is the port's, so a networked adapter can implement the same contract.
 import Database from 'better-sqlite3';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
+import { HistoryReader } from './history-reader.js';
 import { GroupCommit, groupMethods } from './group-commit.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { silentLogger, type Logger } from '../../domain/logger.js';
@@ -51,6 +52,7 @@ export class SqliteStore implements Store {
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly group: GroupCommit;
   private readonly checkpointer: WalCheckpointer | undefined;
+  private readonly historyReader: HistoryReader;
   private readonly readApiKeysMark: () => number;
   readonly jobs: SqliteJobStore;
   readonly jobHistory: SqliteJobHistory;
@@ -65,8 +67,6 @@ export class SqliteStore implements Store {
   constructor(fileOrDb: string | Database.Database, log: Logger = silentLogger) {
     this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
     this.statements = prepareStatements(this.db);
-    this.jobs = new SqliteJobStore(this.db);
-    this.jobHistory = new SqliteJobHistory(this.db);
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
     this.secrets = new SqliteSecretStore(this.db);
     this.sshKeys = new SqliteSshKeyStore(this.db);
@@ -78,13 +78,19 @@ export class SqliteStore implements Store {
       ? undefined
       : new WalCheckpointer(this.db, (error) => log.warn({ err: error }, 'checkpoints are back on the store’s own connection'));
     this.group = new GroupCommit(this.db, () => this.checkpointer?.committed());
+    this.historyReader = new HistoryReader(this.db, this.group, (error) =>
+      log.warn({ err: error }, 'history reads are back on the store’s own connection'),
+    );
+    this.jobs = new SqliteJobStore(this.db, this.historyReader);
+    this.jobHistory = new SqliteJobHistory(this.db, this.historyReader);
     this.readApiKeysMark = apiKeysMarkReader(this.db, () => this.group.failedGroups);
     // Every part that writes or reads the database joins the turn's transaction, so no answer precedes its commit.
-    // The job reads of every request join it only when it is open (see GroupCommit.read).
-    groupMethods(this.jobs, this.group, [], ['get', 'counts', 'oldestQueuedAt', 'getWorkerCredential']);
+    // The job reads of every request join it only when it is open (see GroupCommit.read); reads of a
+    // whole history wait for it on their own (see HistoryReader).
+    groupMethods(this.jobs, this.group, ['counts'], ['get', 'oldestQueuedAt', 'getWorkerCredential']);
+    groupMethods(this.jobHistory, this.group, ['list', 'window']);
     for (const part of [
       this,
-      this.jobHistory,
       this.registryAuths,
       this.secrets,
       this.sshKeys,
@@ -103,6 +109,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.group.flush();
+    await this.historyReader.close();
     await this.checkpointer?.close();
     this.db.close();
   }

@@ -1,0 +1,95 @@
+// Reads of a whole history (health counts, job lists, chart windows) run on a thread of their own
+// on SQLite, so the queue's requests are answered meanwhile; they still see every write committed
+// before them, and a thread that cannot run hands them back to the store's connection.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteStore, openSqliteDatabase } from '../src/store/sqlite/sqlite-store.js';
+import { HistoryReader } from '../src/store/sqlite/history-reader.js';
+import { GroupCommit } from '../src/store/sqlite/group-commit.js';
+import { aJob, aQueue } from './store-conformance/records.js';
+
+function aStoreFile(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gantry-history-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'gantry.db');
+}
+
+test('a request of the next turn is answered while a long history is read', async (t) => {
+  const store = new SqliteStore(aStoreFile(t));
+  t.after(() => store.close());
+  const busy = aQueue();
+  await Promise.all(Array.from({ length: 20_000 }, () => store.jobs.insert(aJob(busy))));
+  const neighbour = aJob(aQueue());
+  await store.jobs.insert(neighbour);
+
+  // On the store's own connection each read would run to its end before the event loop turned again.
+  const done: string[] = [];
+  const reads = [
+    store.jobs.counts(busy).then((counts) => done.push(`counts ${counts.inQueue}`)),
+    store.jobHistory.list(busy, { statuses: ['IN_PROGRESS'], limit: 10 }).then((page) => done.push(`list ${page.jobs.length}`)),
+    store.jobHistory.window(busy, 0).then((jobs) => done.push(`window ${jobs.length}`)),
+  ];
+  const nextTurn = new Promise<string[]>((resolve) =>
+    setImmediate(() => void store.jobs.get(neighbour.id).then((job) => resolve([job!.id, ...done]))),
+  );
+  assert.deepEqual(await nextTurn, [neighbour.id], 'the job read waited for the history reads');
+  await Promise.all(reads);
+  assert.deepEqual(done.sort(), ['counts 20000', 'list 0', 'window 20000']);
+});
+
+test('a history read sees every write committed before it answers, even one of the group open when it was made', async (t) => {
+  const store = new SqliteStore(aStoreFile(t));
+  t.after(() => store.close());
+  const queue = aQueue();
+  await store.jobs.insert(aJob(queue));
+  assert.equal((await store.jobs.counts(queue)).inQueue, 1); // the thread is running from here on
+
+  const second = aJob(queue);
+  const inserting = store.jobs.insert(second); // opens a group, committed two turns later
+  const reads = Promise.all([store.jobs.counts(queue), store.jobHistory.list(queue, { statuses: [], limit: 10 })]);
+  // Hold the group open a while (its commit waits for the next turn): a read that did not wait
+  // for the commit would find the job missing meanwhile.
+  setImmediate(() => {
+    const until = Date.now() + 100;
+    while (Date.now() < until);
+  });
+  const [counts, page] = await reads;
+  await inserting;
+  assert.equal(counts.inQueue, 2);
+  assert.equal(page.jobs[0]?.id, second.id);
+});
+
+test('a thread that cannot start hands the reads back to the store’s connection, which answers them the same', async (t) => {
+  const db = openSqliteDatabase(aStoreFile(t));
+  t.after(() => db.close());
+  const errors: Error[] = [];
+  const reader = new HistoryReader(db, new GroupCommit(db), (error) => errors.push(error), '/nonexistent/better-sqlite3.node');
+  db.prepare(`INSERT INTO queue_generations (endpoint_id, generation) VALUES ('q', 3)`).run();
+  const sql = 'SELECT generation FROM queue_generations WHERE endpoint_id = ?';
+  assert.deepEqual(await reader.read([{ sql, params: ['q'] }]), [[{ generation: 3 }]]);
+  assert.deepEqual(await reader.read([{ sql, params: ['q'] }]), [[{ generation: 3 }]]);
+  assert.equal(errors.length, 1, 'the failure is reported once');
+  await reader.close();
+});
+
+test('a store in memory reads its history on its own connection', async (t) => {
+  const store = new SqliteStore(':memory:');
+  t.after(() => store.close());
+  const queue = aQueue();
+  await store.jobs.insert(aJob(queue));
+  assert.equal((await store.jobs.counts(queue)).inQueue, 1);
+  assert.equal((await store.jobHistory.list(queue, { statuses: ['IN_QUEUE'], limit: 10 })).jobs.length, 1);
+});
+
+test('a read of the thread made just before the store closes is answered', async (t) => {
+  const store = new SqliteStore(aStoreFile(t));
+  const queue = aQueue();
+  await store.jobs.insert(aJob(queue));
+  await store.jobs.counts(queue);
+  const counting = store.jobs.counts(queue);
+  await store.close();
+  assert.equal((await counting).inQueue, 1);
+});
