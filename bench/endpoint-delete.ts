@@ -4,21 +4,16 @@
 // wait meanwhile (the event loop and the store they share).
 // Run: npm run bench:endpoint-delete -- [--jobs 1000000] [--repeat 1]
 // PostgreSQL too when GANTRY_BENCH_POSTGRES_URL is set (a schema of its own, dropped afterwards).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { loadConfig, startServer } from './lib/gantry-modules.js';
 import { percentile } from './lib/measure.js';
 import { withSchema } from './lib/postgres-schema.js';
+import { readNeighbourMeanwhile, settle, startHistoryServer } from './lib/long-history.js';
 
 const { values: opts } = parseArgs({ options: { jobs: { type: 'string', default: '1000000' }, repeat: { type: 'string', default: '1' } } });
 const JOBS = Number(opts.jobs);
 const REPEAT = Number(opts.repeat);
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL;
-/** Jobs written per store call while the history is built (one turn's worth). */
-const FILL_BATCH = 2000;
 
 interface DeleteFigures {
   deleteMs: number;
@@ -26,63 +21,17 @@ interface DeleteFigures {
 }
 
 async function run(database: string | undefined): Promise<DeleteFigures> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-delete-'));
-  const config = loadConfig({ dataDir, port: '0', logLevel: 'silent', workerProvider: 'none', ...(database ? { database } : {}) }, {});
-  const server = await startServer(config);
+  const bench = await startHistoryServer(database);
   try {
-    const { store, endpoints, apiKeys } = server.services;
-    const key = await apiKeys.create({ name: 'bench' });
-    const accountId = key.record.accountId;
-    const spec = {
-      type: 'QUEUE' as const,
-      image: 'bench/noop',
-      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-      scaling: { type: 'QUEUE_DELAY' as const, queueDelay: 60 },
-      workers: { min: 0, max: 0 },
-    };
-    const doomed = await endpoints.create(accountId, { ...spec, name: 'doomed' });
-    const kept = await endpoints.create(accountId, { ...spec, name: 'kept' });
-    const job = (endpointId: string, n: number) => ({
-      id: `bench-${endpointId}-${n}`,
-      endpointId,
-      accountId,
-      input: JSON.stringify({ n }),
-      webhook: null,
-      s3Config: null,
-      executionTimeoutMs: 600_000,
-      lowPriority: false,
-      retentionMs: 86_400_000,
-      ttlMs: 86_400_000,
-      submittedAt: Date.now(),
-      expiresAt: Date.now() + 86_400_000,
-    });
-    for (let n = 0; n < JOBS; n += FILL_BATCH) {
-      await Promise.all(Array.from({ length: Math.min(FILL_BATCH, JOBS - n) }, (_, i) => store.jobs.insert(job(doomed.id, n + i))));
-    }
-    const neighbour = job(kept.id, 0);
-    await store.jobs.insert(neighbour);
-    // Let background work after the fill (checkpoints) settle, so the delete is measured alone.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-
-    const reads: number[] = [];
-    let deleting = true;
-    const reader = (async () => {
-      while (deleting) {
-        const started = performance.now();
-        await store.jobs.get(neighbour.id);
-        reads.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 1));
-      }
-    })();
+    await bench.fill(JOBS);
+    await settle();
+    const neighbourReads = readNeighbourMeanwhile(bench.store.jobs, bench.neighbour.id);
     const started = performance.now();
-    await endpoints.delete(accountId, doomed.id);
+    await bench.services.endpoints.delete(bench.accountId, bench.history.id);
     const deleteMs = performance.now() - started;
-    deleting = false;
-    await reader;
-    return { deleteMs, reads };
+    return { deleteMs, reads: await neighbourReads.stop() };
   } finally {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 
