@@ -3,7 +3,7 @@
 // window) while another endpoint's job is read again and again in the same process, as another
 // client's status requests would be. Prints how long each read takes and how long those other
 // reads wait meanwhile.
-// Run: npm run bench:history-reads -- [--jobs 1000000] [--reads 5]
+// Run: npm run bench:history-reads -- [--jobs 1000000] [--reads 5] [--stores sqlite,postgres]
 // PostgreSQL too when GANTRY_BENCH_POSTGRES_URL is set (a schema of its own, dropped afterwards).
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -11,7 +11,14 @@ import { percentile } from './lib/measure.js';
 import { withSchema } from './lib/postgres-schema.js';
 import { readNeighbourMeanwhile, settle, startHistoryServer, type HistoryServer } from './lib/long-history.js';
 
-const { values: opts } = parseArgs({ options: { jobs: { type: 'string', default: '1000000' }, reads: { type: 'string', default: '5' } } });
+const { values: opts } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: '1000000' },
+    reads: { type: 'string', default: '5' },
+    stores: { type: 'string', default: 'sqlite,postgres' },
+  },
+});
+const STORES = opts.stores.split(',');
 const JOBS = Number(opts.jobs);
 const READS = Number(opts.reads);
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL;
@@ -91,7 +98,8 @@ console.log(
   `${'store'.padEnd(12)}${'read'.padEnd(28)}${'p50, ms'.padStart(10)}${'reads'.padStart(8)}` +
     `${'wait p50'.padStart(10)}${'p99'.padStart(10)}${'max'.padStart(10)}`,
 );
-await measure('SQLite', undefined);
+if (STORES.includes('sqlite')) await measure('SQLite', undefined);
+if (!STORES.includes('postgres')) process.exit(0);
 if (POSTGRES) await withSchema(POSTGRES, (url) => measure('PostgreSQL', url));
 else console.log('PostgreSQL skipped: set GANTRY_BENCH_POSTGRES_URL to measure it');
 process.exit(0);
