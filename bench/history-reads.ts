@@ -3,9 +3,10 @@
 // window) while another endpoint's job is read again and again in the same process, as another
 // client's status requests would be. Prints how long each read takes and how long those other
 // reads wait meanwhile.
-// Run: npm run bench:history-reads -- [--jobs 1000000] [--reads 5] [--stores sqlite,postgres]
+// Run: npm run bench:history-reads -- [--jobs 1000000] [--reads 5] [--stores sqlite,postgres] [--vacuum]
 // PostgreSQL too when GANTRY_BENCH_POSTGRES_URL is set (a schema of its own, dropped afterwards).
 import { cpus } from 'node:os';
+import pg from 'pg';
 import { parseArgs } from 'node:util';
 import { percentile } from './lib/measure.js';
 import { withSchema } from './lib/postgres-schema.js';
@@ -16,6 +17,7 @@ const { values: opts } = parseArgs({
     jobs: { type: 'string', default: '1000000' },
     reads: { type: 'string', default: '5' },
     stores: { type: 'string', default: 'sqlite,postgres' },
+    vacuum: { type: 'boolean', default: false },
   },
 });
 const STORES = opts.stores.split(',');
@@ -62,11 +64,23 @@ function readsOf(bench: HistoryServer): [string, () => Promise<unknown>][] {
   ];
 }
 
+/** On PostgreSQL, the table as autovacuum leaves it once it has caught up: dead rows gone, pages marked all-visible. */
+async function vacuum(database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    await client.query('VACUUM ANALYZE jobs');
+  } finally {
+    await client.end();
+  }
+}
+
 async function measure(label: string, database: string | undefined): Promise<void> {
   const bench = await startHistoryServer(database);
   try {
     await bench.fill(JOBS);
     await finishAll(bench);
+    if (database && opts.vacuum) await vacuum(database);
     await settle();
     for (const [name, read] of readsOf(bench)) {
       await read(); // warm: the statements prepared, the pages cached

@@ -11,7 +11,7 @@ const suite = useTestStore();
 
 const NONE: JobCounts = { inQueue: 0, inProgress: 0, completed: 0, failed: 0, cancelled: 0, timedOut: 0, retried: 0 };
 
-test(`[${TEST_STORE}] counts follow a job through every way it changes: handoff, take, hand-back, sweeps, results, retry, expiry`, async () => {
+test(`[${TEST_STORE}] counts follow a job through every way it changes: handoff, take, hand-back, sweeps, results, retry, purge, expiry`, async () => {
   const jobs = suite.store.jobs;
   const queue = aQueue();
   const counted = async (expected: Partial<JobCounts>, step: string) =>
@@ -42,6 +42,8 @@ test(`[${TEST_STORE}] counts follow a job through every way it changes: handoff,
   await counted({ inQueue: 3, completed: 1, timedOut: 1, cancelled: 1, failed: 1, retried: 2 }, 'one failed');
   await jobs.requeue(next!.id, ['FAILED'], NOW + 99_000);
   await counted({ inQueue: 4, completed: 1, timedOut: 1, cancelled: 1, retried: 3 }, 'the failed one retried');
+  assert.equal(await jobs.purgeQueued(queue), 4);
+  await counted({ completed: 1, timedOut: 1, cancelled: 1 }, 'the queue purged, the three retried jobs in it with it');
 
   await jobs.deleteExpired(NOW + 10 ** 10, 100);
   await counted({}, 'every job expired');
