@@ -17,23 +17,17 @@ import type {
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import { dueWebhookFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type WebhookRow, type WorkerCredentialRow } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
-import { countsFromRows } from '../shared/job-results.js';
 import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
 import { SqliteEndpointJobs } from './sqlite-endpoint-jobs.js';
 import { JOB_COLUMNS, jobFromValues } from './job-columns.js';
 import type { HistoryReader } from './history-reader.js';
+import { countJobs } from './sqlite-job-counts.js';
 
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
 /** The current queue generation of the endpoint bound at this place. */
 const GENERATION = generationOf('?');
-
-// The health counts read every job the endpoint retains, so they run on the history reader.
-const COUNT_FINISHED = `SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = ? AND status <> 'IN_QUEUE' GROUP BY status`;
-const COUNT_QUEUED = `SELECT 'IN_QUEUE' AS status, count(*) AS n FROM jobs
-  WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE'`;
-const COUNT_RETRIED = `SELECT count(*) AS n FROM jobs WHERE endpoint_id = ? AND retries > 0 AND NOT ${purgedRow(GENERATION)}`;
 
 function statusList(statuses: readonly JobStatus[]): string {
   // Statuses are a closed enum, never user text, so inlining them is safe and keeps one statement per set.
@@ -216,12 +210,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async counts(endpointId: string): Promise<JobCounts> {
-    const [finished, queued, retried] = (await this.history.read([
-      { sql: COUNT_FINISHED, params: [endpointId] },
-      { sql: COUNT_QUEUED, params: [endpointId, endpointId] },
-      { sql: COUNT_RETRIED, params: [endpointId, endpointId] },
-    ])) as [{ status: JobStatus; n: number }[], { status: JobStatus; n: number }[], { n: number }[]];
-    return countsFromRows([...finished, ...queued], retried[0]!.n);
+    return countJobs(this.history, endpointId);
   }
 
   async queueStats(endpointId: string): Promise<QueueStats> {
