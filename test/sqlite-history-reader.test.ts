@@ -83,6 +83,13 @@ test('a store in memory reads its history on its own connection', async (t) => {
   await store.jobs.insert(aJob(queue));
   assert.equal((await store.jobs.counts(queue)).inQueue, 1);
   assert.equal((await store.jobHistory.list(queue, { statuses: ['IN_QUEUE'], limit: 10 })).jobs.length, 1);
+  const job = aJob(queue, { submittedAt: 5_000 });
+  await store.jobs.insert(job);
+  await store.jobs.complete(job.id, ['IN_QUEUE'], { status: 'CANCELLED', output: null, error: null, completedAt: 6_000 });
+  assert.deepEqual(
+    (await store.jobHistory.window(queue, 5_500)).find((times) => times.submittedAt === 5_000),
+    { status: 'CANCELLED', submittedAt: 5_000, startedAt: null, completedAt: 6_000 },
+  );
 });
 
 test('a read of the thread made just before the store closes is answered', async (t) => {

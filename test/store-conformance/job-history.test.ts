@@ -136,3 +136,19 @@ test(`[${TEST_STORE}] jobs a purge hid are neither listed nor in a window`, asyn
     [after.submittedAt],
   );
 });
+
+test(`[${TEST_STORE}] a window gives each job's status and times as stored, and no time a job has not reached`, async () => {
+  const { jobs, jobHistory } = suite.store;
+  const queue = aQueue();
+  const finished = aJob(queue, { submittedAt: NOW - 5000 });
+  const running = aJob(queue, { submittedAt: NOW - 4000 });
+  const queued = aJob(queue, { submittedAt: NOW - 3000 });
+  for (const job of [finished, running, queued]) await jobs.insert(job);
+  await jobs.take(queue, 'worker-1', 2, NOW - 2000, NOW + 60_000);
+  await jobs.complete(finished.id, ['IN_PROGRESS'], { status: 'FAILED', output: null, error: 'boom', completedAt: NOW - 1000 });
+  assert.deepEqual(await jobHistory.window(queue, NOW - 60_000), [
+    { status: 'IN_QUEUE', submittedAt: NOW - 3000, startedAt: null, completedAt: null },
+    { status: 'IN_PROGRESS', submittedAt: NOW - 4000, startedAt: NOW - 2000, completedAt: null },
+    { status: 'FAILED', submittedAt: NOW - 5000, startedAt: NOW - 2000, completedAt: NOW - 1000 },
+  ]);
+});

@@ -37,7 +37,11 @@ function listOf(status: JobStatus): string[] {
   return statements;
 }
 
-const WINDOW = `SELECT status, submitted_at, started_at, completed_at FROM jobs
+const orNull = (value: number) => (Number.isNaN(value) ? null : value);
+
+/** The window's rows are numbers only, so they cross from the reader's thread packed; a status is its place in JOB_STATUSES. */
+const WINDOW = `SELECT CASE status ${JOB_STATUSES.map((status, i) => `WHEN '${status}' THEN ${i}`).join(' ')} END,
+  submitted_at, started_at, completed_at FROM jobs
   WHERE endpoint_id = ? AND (submitted_at >= ? OR completed_at >= ? OR completed_at IS NULL) AND NOT ${purgedRow()}
   ORDER BY seq DESC LIMIT ?`;
 
@@ -76,9 +80,18 @@ export class SqliteJobHistory implements JobHistoryStore {
   }
 
   async window(endpointId: string, since: number): Promise<JobTimes[]> {
-    const [rows] = (await this.history.read([{ sql: WINDOW, params: [endpointId, since, since, JOB_WINDOW_CAP], raw: true }])) as [
-      [JobStatus, number, number | null, number | null][],
+    const [values] = (await this.history.read([{ sql: WINDOW, params: [endpointId, since, since, JOB_WINDOW_CAP], packed: true }])) as [
+      Float64Array,
     ];
-    return rows.map(([status, submittedAt, startedAt, completedAt]) => ({ status, submittedAt, startedAt, completedAt }));
+    const jobs: JobTimes[] = [];
+    for (let at = 0; at < values.length; at += 4) {
+      jobs.push({
+        status: JOB_STATUSES[values[at]!]!,
+        submittedAt: values[at + 1]!,
+        startedAt: orNull(values[at + 2]!),
+        completedAt: orNull(values[at + 3]!),
+      });
+    }
+    return jobs;
   }
 }
