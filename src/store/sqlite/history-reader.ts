@@ -32,7 +32,10 @@ interface Request {
 
 type Reply = { id: number; rows: HistoryRows[] } | { id: number; error: { message: string; code?: string } };
 
-/** Rows of numbers (or NULL) as one array of their values; the thread runs this same function. */
+/**
+ * Rows of numbers (or NULL) as one array of their values. The thread runs this same function from
+ * its source text, so it must use nothing from outside itself (no import, no closure).
+ */
 function packRows(rows: (number | null)[][]): Float64Array {
   const values = new Float64Array(rows.length === 0 ? 0 : rows.length * rows[0]!.length);
   let at = 0;
