@@ -60,7 +60,7 @@ const statement = (sql) => {
 ${packRows.toString()}
 // One read transaction: every statement of a request sees the same snapshot.
 const readAll = db.transaction((statements) =>
-  statements.map(({ sql, params, packed }) => (packed ? packRows(statement(sql).raw(true).all(...params)) : statement(sql).all(...params))),
+  statements.map(({ sql, params, packed }) => (packed ? packRows(statement(sql).raw(true).all(...params)) : statement(sql).raw(false).all(...params))),
 );
 parentPort.on('message', (request) => {
   if (request === 'close') {
