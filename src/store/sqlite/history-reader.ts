@@ -102,12 +102,12 @@ export class HistoryReader {
 
   /** The rows of each statement, all read from one snapshot that holds every group committed before the call. */
   read(statements: readonly HistoryStatement[]): Promise<HistoryRows[]> {
-    if (this.failed) return this.group.read(async () => this.readHere(statements));
+    if (this.failed) return this.readOnStore(statements);
     // The thread sees committed data only: wait for the group open now, as a read inside it would.
     return this.group.settled().then(
       () =>
         new Promise((resolve, reject) => {
-          if (this.failed) return resolve(this.group.read(async () => this.readHere(statements)));
+          if (this.failed) return resolve(this.readOnStore(statements));
           const id = this.nextId++;
           this.pending.set(id, { statements, resolve, reject });
           const worker = (this.worker ??= this.startWorker());
@@ -127,6 +127,11 @@ export class HistoryReader {
     worker.ref();
     worker.postMessage('close');
     await exited;
+  }
+
+  /** Reads on the store's connection, inside the open group if there is one (as its other reads do). */
+  private readOnStore(statements: readonly HistoryStatement[]): Promise<HistoryRows[]> {
+    return this.group.read(async () => this.readHere(statements));
   }
 
   private statement(sql: string): Database.Statement {
@@ -160,7 +165,7 @@ export class HistoryReader {
     this.worker = undefined;
     const owed = [...this.pending.values()];
     this.pending.clear();
-    for (const request of owed) this.group.read(async () => this.readHere(request.statements)).then(request.resolve, request.reject);
+    for (const request of owed) this.readOnStore(request.statements).then(request.resolve, request.reject);
     this.onError(error);
   }
 }
