@@ -18,13 +18,29 @@ export interface PoolOptions {
   schema?: string;
 }
 
+/**
+ * Settings of every Gantry session. JIT off: no statement of Gantry's gains from it, and the
+ * planner compiles a read of a long history (a series, the health counts) for longer than it runs
+ * (780 ms of compiling for 17 ms of work, docs/decisions/0032-postgres-sessions-without-jit.md).
+ */
+const SESSION_SETTINGS = ['-c jit=off'];
+
 export function connectionOptions(options: PoolOptions): pg.ClientConfig {
-  return {
-    connectionString: options.url,
-    types,
-    application_name: 'gantry',
-    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-  };
+  // A URL's own `options` would replace these (pg lets the URL win), so they are joined into one,
+  // the URL's after Gantry's so that what it sets prevails, the schema's last.
+  let connectionString = options.url;
+  let own: string[] = [];
+  if (URL.canParse(options.url)) {
+    const url = new URL(options.url);
+    const given = url.searchParams.get('options');
+    if (given !== null) {
+      url.searchParams.delete('options');
+      connectionString = url.toString();
+      own = [given];
+    }
+  }
+  const schema = options.schema ? [`-c search_path=${options.schema}`] : [];
+  return { connectionString, types, application_name: 'gantry', options: [...SESSION_SETTINGS, ...own, ...schema].join(' ') };
 }
 
 /** How long a query waits for a connection, new or from the pool, before it fails. */
