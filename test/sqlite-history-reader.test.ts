@@ -1,4 +1,4 @@
-// Reads of a whole history (health counts, job lists, chart windows) run on a thread of their own
+// Reads of a whole history (health counts, job lists, chart series) run on a thread of their own
 // on SQLite, so other requests are answered meanwhile; they still see every write committed
 // before them, and a thread that cannot run hands them back to the store's connection.
 import { test } from 'node:test';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { SqliteStore, openSqliteDatabase } from '../src/store/sqlite/sqlite-store.js';
 import { HistoryReader } from '../src/store/sqlite/history-reader.js';
 import { GroupCommit } from '../src/store/sqlite/group-commit.js';
-import { aJob, aQueue } from './store-conformance/records.js';
+import { aJob, aQueue, NOW } from './store-conformance/records.js';
 
 function aStoreFile(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'gantry-history-'));
@@ -29,7 +29,9 @@ test('reads of a history leave the event loop to other requests: a job read made
   const reads = [
     store.jobs.counts(busy).then((counts) => done.push(`counts ${counts.inQueue}`)),
     store.jobHistory.list(busy, { statuses: ['IN_PROGRESS'], limit: 10 }).then((page) => done.push(`list ${page.jobs.length}`)),
-    store.jobHistory.window(busy, 0).then((jobs) => done.push(`window ${jobs.length}`)),
+    store.jobHistory
+      .series(busy, { from: 0, to: NOW + 3_600_000, stepMs: NOW + 3_600_000 })
+      .then((points) => done.push(`series ${points.at(-1)!.queued}`)),
   ];
   const reading = store.jobs.get(neighbour.id).then((job) => done.push(`get ${job!.id}`));
   // Every answer that needs no turn of the event loop is in by now. On the store's own connection
@@ -38,7 +40,7 @@ test('reads of a history leave the event loop to other requests: a job read made
   for (let i = 0; i < 100; i++) await Promise.resolve();
   assert.deepEqual(done, [`get ${neighbour.id}`], 'the history reads were answered on the event loop');
   await Promise.all([...reads, reading]);
-  assert.deepEqual(done.slice(1).sort(), ['counts 2000', 'list 0', 'window 2000']);
+  assert.deepEqual(done.slice(1).sort(), ['counts 2000', 'list 0', 'series 2000']);
 });
 
 test('a history read sees every write committed before it answers, even one of the group open when it was made', async (t) => {
@@ -67,7 +69,7 @@ test('a thread that cannot start hands the reads back to the store’s connectio
   const db = openSqliteDatabase(aStoreFile(t));
   t.after(() => db.close());
   const errors: Error[] = [];
-  const reader = new HistoryReader(db, new GroupCommit(db), (error) => errors.push(error), '/nonexistent/better-sqlite3.node');
+  const reader = new HistoryReader(db, new GroupCommit(db), (error) => errors.push(error), {}, '/nonexistent/better-sqlite3.node');
   db.prepare(`INSERT INTO queue_generations (endpoint_id, generation) VALUES ('q', 3)`).run();
   const sql = 'SELECT generation FROM queue_generations WHERE endpoint_id = ?';
   assert.deepEqual(await reader.read([{ sql, params: ['q'] }]), [[{ generation: 3 }]]);
@@ -86,10 +88,8 @@ test('a store in memory reads its history on its own connection', async (t) => {
   const job = aJob(queue, { submittedAt: 5_000 });
   await store.jobs.insert(job);
   await store.jobs.complete(job.id, ['IN_QUEUE'], { status: 'CANCELLED', output: null, error: null, completedAt: 6_000 });
-  assert.deepEqual(
-    (await store.jobHistory.window(queue, 5_500)).find((times) => times.submittedAt === 5_000),
-    { status: 'CANCELLED', submittedAt: 5_000, startedAt: null, completedAt: 6_000 },
-  );
+  const [point] = await store.jobHistory.series(queue, { from: 5_000, to: 7_000, stepMs: 2_000 });
+  assert.deepEqual([point!.submitted, point!.cancelled], [1, 1]);
 });
 
 test('a read of the thread made just before the store closes is answered', async (t) => {

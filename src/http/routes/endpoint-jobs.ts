@@ -7,7 +7,6 @@ import type { JobRecord } from '../../store/job-store.js';
 import type { JobStatus } from '../../domain/job-state.js';
 import { notFound } from '../../domain/errors.js';
 import { delayTime, executionTime } from '../../services/job-view.js';
-import { jobSeries } from '../../services/job-series.js';
 import { sampleLookback, workerSeries } from '../../services/worker-series.js';
 import { problemResponses } from '../schemas/common.js';
 import { EndpointIdParams } from '../schemas/serverless.js';
@@ -117,7 +116,7 @@ export function endpointJobRoutes({ config, endpoints, store, workerDirectory }:
         const stepMs = (request.query.step ?? 60) * 1000;
         const to = Date.now();
         const from = to - (request.query.minutes ?? 60) * 60_000;
-        const jobs = jobSeries(await store.jobHistory.window(endpoint.id, from), from, to, stepMs);
+        const jobs = await store.jobHistory.series(endpoint.id, { from, to, stepMs });
         const every = config.workerSampleIntervalMs;
         const samples = await store.workerSamples.list(endpoint.id, from - sampleLookback(every), to);
         const byState = workerSeries(

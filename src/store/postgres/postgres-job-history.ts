@@ -1,16 +1,9 @@
 // An endpoint's recent jobs on PostgreSQL (see job-history.ts).
 import type pg from 'pg';
-import {
-  JOB_WINDOW_CAP,
-  timesFromRow,
-  type JobHistoryStore,
-  type JobListQuery,
-  type JobPage,
-  type JobTimes,
-  type JobTimesRow,
-} from '../job-history.js';
+import type { JobHistoryStore, JobListQuery, JobPage, JobSeriesPoint, SeriesSpan } from '../job-history.js';
 import { jobFromRow, type JobRow } from '../rows.js';
 import { purgedRow } from '../shared/queue-generation-sql.js';
+import { postgresJobSeries } from './postgres-job-series.js';
 
 export class PostgresJobHistory implements JobHistoryStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -38,13 +31,7 @@ export class PostgresJobHistory implements JobHistoryStore {
     return rows.map((r) => r.output);
   }
 
-  async window(endpointId: string, since: number): Promise<JobTimes[]> {
-    const { rows } = await this.pool.query<JobTimesRow>(
-      `SELECT status, submitted_at, started_at, completed_at FROM jobs
-       WHERE endpoint_id = $1 AND (submitted_at >= $2 OR completed_at >= $2 OR completed_at IS NULL) AND NOT ${purgedRow()}
-       ORDER BY seq DESC LIMIT $3`,
-      [endpointId, since, JOB_WINDOW_CAP],
-    );
-    return rows.map(timesFromRow);
+  series(endpointId: string, span: SeriesSpan): Promise<JobSeriesPoint[]> {
+    return postgresJobSeries(this.pool, endpointId, span);
   }
 }

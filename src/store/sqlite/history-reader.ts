@@ -14,38 +14,31 @@ export interface HistoryStatement {
   sql: string;
   params: readonly unknown[];
   /**
-   * The rows as one Float64Array of their values, row after row (NULL as NaN), for statements of
-   * numeric columns only: it crosses to the event loop's thread without being copied or parsed,
-   * where tens of thousands of row objects held the loop for milliseconds.
+   * The reducer (given to the reader) that turns the rows, as arrays of values, into the answer,
+   * with its argument: what the event loop needs of tens of thousands of rows may be a few values,
+   * and only those then cross to its thread.
    */
-  packed?: boolean;
+  reduce?: { name: string; arg: unknown };
 }
 
-/** A statement's answer: its rows, or for a packed statement their values. */
-export type HistoryRows = unknown[] | Float64Array;
+/**
+ * A function of a statement's rows. The thread runs it from its source text, so it must use
+ * nothing from outside itself (no import, no closure).
+ */
+export type RowReducer = (rows: never, arg: never) => unknown;
 
 interface Request {
   statements: readonly HistoryStatement[];
-  resolve(rows: HistoryRows[]): void;
+  resolve(rows: unknown[]): void;
   reject(error: Error): void;
 }
 
-type Reply = { id: number; rows: HistoryRows[] } | { id: number; error: { message: string; code?: string } };
-
-/**
- * Rows of numbers (or NULL) as one array of their values. The thread runs this same function from
- * its source text, so it must use nothing from outside itself (no import, no closure).
- */
-function packRows(rows: (number | null)[][]): Float64Array {
-  const values = new Float64Array(rows.length === 0 ? 0 : rows.length * rows[0]!.length);
-  let at = 0;
-  for (const row of rows) for (const value of row) values[at++] = value === null ? NaN : value;
-  return values;
-}
+type Reply = { id: number; rows: unknown[] } | { id: number; error: { message: string; code?: string } };
 
 // Plain CommonJS run with `eval`, so it loads the same way built or under a TypeScript loader.
-// query_only: the thread can never write, whatever it is sent.
-const THREAD_SOURCE = `
+// query_only: the thread can never write, whatever it is sent. \`__name\`: the helper a
+// TypeScript loader that keeps functions' names calls in the reducers' source.
+const threadSource = (reducers: Record<string, RowReducer>) => `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
@@ -57,10 +50,15 @@ const statement = (sql) => {
   if (!s) prepared.set(sql, (s = db.prepare(sql)));
   return s;
 };
-${packRows.toString()}
+const __name = (fn) => fn;
+const reducers = { ${Object.entries(reducers)
+  .map(([name, reducer]) => `${JSON.stringify(name)}: ${reducer.toString()}`)
+  .join(',\n')} };
 // One read transaction: every statement of a request sees the same snapshot.
 const readAll = db.transaction((statements) =>
-  statements.map(({ sql, params, packed }) => (packed ? packRows(statement(sql).raw(true).all(...params)) : statement(sql).raw(false).all(...params))),
+  statements.map(({ sql, params, reduce }) =>
+    reduce ? reducers[reduce.name](statement(sql).raw(true).all(...params), reduce.arg) : statement(sql).raw(false).all(...params),
+  ),
 );
 parentPort.on('message', (request) => {
   if (request === 'close') {
@@ -70,7 +68,7 @@ parentPort.on('message', (request) => {
   }
   try {
     const rows = readAll(request.statements);
-    parentPort.postMessage({ id: request.id, rows }, rows.filter((r) => r instanceof Float64Array).map((r) => r.buffer));
+    parentPort.postMessage({ id: request.id, rows });
   } catch (error) {
     parentPort.postMessage({ id: request.id, error: { message: error.message, code: error.code } });
   }
@@ -83,25 +81,30 @@ export class HistoryReader {
   private nextId = 0;
   private readonly pending = new Map<number, Request>();
   private readonly prepared = new Map<string, Database.Statement>();
-  private readonly readHere: (statements: readonly HistoryStatement[]) => HistoryRows[];
+  private readonly readHere: (statements: readonly HistoryStatement[]) => unknown[];
 
   constructor(
     private readonly db: Database.Database,
     private readonly group: GroupCommit,
     private readonly onError: (error: Error) => void,
+    private readonly reducers: Record<string, RowReducer> = {},
     private readonly driver = createRequire(import.meta.url).resolve('better-sqlite3'),
   ) {
     this.failed = db.memory;
     this.readHere = db.transaction((statements: readonly HistoryStatement[]) =>
-      statements.map(({ sql, params, packed }) => {
+      statements.map(({ sql, params, reduce }) => {
         const statement = this.statement(sql);
-        return packed ? packRows(statement.raw(true).all(...params) as (number | null)[][]) : statement.raw(false).all(...params);
+        if (!reduce) return statement.raw(false).all(...params);
+        return this.reducers[reduce.name]!(statement.raw(true).all(...params) as never, reduce.arg as never);
       }),
     );
   }
 
-  /** The rows of each statement, all read from one snapshot that holds every group committed before the call. */
-  read(statements: readonly HistoryStatement[]): Promise<HistoryRows[]> {
+  /**
+   * The rows of each statement (or what its reducer made of them), all read from one snapshot that
+   * holds every group committed before the call.
+   */
+  read(statements: readonly HistoryStatement[]): Promise<unknown[]> {
     if (this.failed) return this.readOnStore(statements);
     // The thread sees committed data only: wait for the group open now, as a read inside it would.
     return this.group.settled().then(
@@ -130,7 +133,7 @@ export class HistoryReader {
   }
 
   /** Reads on the store's connection, inside the open group if there is one (as its other reads do). */
-  private readOnStore(statements: readonly HistoryStatement[]): Promise<HistoryRows[]> {
+  private readOnStore(statements: readonly HistoryStatement[]): Promise<unknown[]> {
     return this.group.read(async () => this.readHere(statements));
   }
 
@@ -141,7 +144,7 @@ export class HistoryReader {
   }
 
   private startWorker(): Worker {
-    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { driver: this.driver, file: this.db.name } });
+    const worker = new Worker(threadSource(this.reducers), { eval: true, workerData: { driver: this.driver, file: this.db.name } });
     worker.unref();
     worker.on('message', (reply: Reply) => {
       const request = this.pending.get(reply.id);

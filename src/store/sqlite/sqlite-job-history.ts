@@ -1,11 +1,18 @@
-// An endpoint's recent jobs on SQLite (see job-history.ts). A list or a window can read the whole
+// An endpoint's recent jobs on SQLite (see job-history.ts). A list or a series can read the whole
 // history, so both run on the history reader, off the event loop.
 import type Database from 'better-sqlite3';
-import { JOB_WINDOW_CAP, type JobHistoryStore, type JobListQuery, type JobPage, type JobTimes } from '../job-history.js';
 import { jobFromRow, type JobRow } from '../rows.js';
 import type { HistoryReader } from './history-reader.js';
 import { JOB_STATUSES, type JobStatus } from '../../domain/job-state.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
+import {
+  JOB_WINDOW_CAP,
+  type JobHistoryStore,
+  type JobListQuery,
+  type JobPage,
+  type JobSeriesPoint,
+  type SeriesSpan,
+} from '../job-history.js';
 
 const LIST_ALL = `SELECT * FROM jobs WHERE endpoint_id = ? AND seq < ? AND NOT ${purgedRow()} ORDER BY seq DESC LIMIT ?`;
 
@@ -37,11 +44,8 @@ function listOf(status: JobStatus): string[] {
   return statements;
 }
 
-const orNull = (value: number) => (Number.isNaN(value) ? null : value);
-
-/** The window's rows are numbers only, so they cross from the reader's thread packed; a status is its place in JOB_STATUSES. */
-const WINDOW = `SELECT CASE status ${JOB_STATUSES.map((status, i) => `WHEN '${status}' THEN ${i}`).join(' ')} END,
-  submitted_at, started_at, completed_at FROM jobs
+/** The jobs a series counts (seriesOfRows, run on the history reader's thread). */
+const WINDOW = `SELECT status, submitted_at, started_at, completed_at FROM jobs
   WHERE endpoint_id = ? AND (submitted_at >= ? OR completed_at >= ? OR completed_at IS NULL) AND NOT ${purgedRow()}
   ORDER BY seq DESC LIMIT ?`;
 
@@ -79,19 +83,9 @@ export class SqliteJobHistory implements JobHistoryStore {
     return rows.map((r) => r.output);
   }
 
-  async window(endpointId: string, since: number): Promise<JobTimes[]> {
-    const [values] = (await this.history.read([{ sql: WINDOW, params: [endpointId, since, since, JOB_WINDOW_CAP], packed: true }])) as [
-      Float64Array,
-    ];
-    const jobs: JobTimes[] = [];
-    for (let at = 0; at < values.length; at += 4) {
-      jobs.push({
-        status: JOB_STATUSES[values[at]!]!,
-        submittedAt: values[at + 1]!,
-        startedAt: orNull(values[at + 2]!),
-        completedAt: orNull(values[at + 3]!),
-      });
-    }
-    return jobs;
+  async series(endpointId: string, span: SeriesSpan): Promise<JobSeriesPoint[]> {
+    const window = { sql: WINDOW, params: [endpointId, span.from, span.from, JOB_WINDOW_CAP], reduce: { name: 'series', arg: span } };
+    const [points] = (await this.history.read([window])) as [JobSeriesPoint[]];
+    return points;
   }
 }

@@ -3,6 +3,7 @@
 import Database from 'better-sqlite3';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { HistoryReader } from './history-reader.js';
+import { seriesOfRows } from '../shared/job-series.js';
 import { GroupCommit, groupMethods } from './group-commit.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { silentLogger, type Logger } from '../../domain/logger.js';
@@ -78,8 +79,11 @@ export class SqliteStore implements Store {
       ? undefined
       : new WalCheckpointer(this.db, (error) => log.warn({ err: error }, 'checkpoints are back on the store’s own connection'));
     this.group = new GroupCommit(this.db, () => this.checkpointer?.committed());
-    this.historyReader = new HistoryReader(this.db, this.group, (error) =>
-      log.warn({ err: error }, 'history reads are back on the store’s own connection'),
+    this.historyReader = new HistoryReader(
+      this.db,
+      this.group,
+      (error) => log.warn({ err: error }, 'history reads are back on the store’s own connection'),
+      { series: seriesOfRows },
     );
     this.jobs = new SqliteJobStore(this.db, this.historyReader);
     this.jobHistory = new SqliteJobHistory(this.db, this.historyReader);
@@ -88,7 +92,7 @@ export class SqliteStore implements Store {
     // The job reads of every request join it only when it is open (see GroupCommit.read); reads of a
     // whole history wait for it on their own (see HistoryReader).
     groupMethods(this.jobs, this.group, ['counts'], ['get', 'oldestQueuedAt', 'getWorkerCredential']);
-    groupMethods(this.jobHistory, this.group, ['list', 'window']);
+    groupMethods(this.jobHistory, this.group, ['list', 'series']);
     for (const part of [
       this,
       this.registryAuths,
