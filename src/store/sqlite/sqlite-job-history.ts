@@ -2,7 +2,8 @@
 // history, so both run on the history reader, off the event loop.
 import type Database from 'better-sqlite3';
 import { jobFromRow, type JobRow } from '../rows.js';
-import type { HistoryReader } from './history-reader.js';
+import type { HistoryReader, RowReducer } from './history-reader.js';
+import { seriesOfRows } from '../shared/job-series.js';
 import { JOB_STATUSES, type JobStatus } from '../../domain/job-state.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
 import {
@@ -44,7 +45,10 @@ function listOf(status: JobStatus): string[] {
   return statements;
 }
 
-/** The jobs a series counts (seriesOfRows, run on the history reader's thread). */
+/** What the history reader's thread makes of rows for this module (see HistoryReader's reducers). */
+export const JOB_HISTORY_REDUCERS = { series: seriesOfRows } satisfies Record<string, RowReducer>;
+
+/** The jobs a series counts, on the history reader's thread. */
 const WINDOW = `SELECT status, submitted_at, started_at, completed_at FROM jobs
   WHERE endpoint_id = ? AND (submitted_at >= ? OR completed_at >= ? OR completed_at IS NULL) AND NOT ${purgedRow()}
   ORDER BY seq DESC LIMIT ?`;
@@ -84,7 +88,11 @@ export class SqliteJobHistory implements JobHistoryStore {
   }
 
   async series(endpointId: string, span: SeriesSpan): Promise<JobSeriesPoint[]> {
-    const window = { sql: WINDOW, params: [endpointId, span.from, span.from, JOB_WINDOW_CAP], reduce: { name: 'series', arg: span } };
+    const window = {
+      sql: WINDOW,
+      params: [endpointId, span.from, span.from, JOB_WINDOW_CAP],
+      reduce: { name: 'series' satisfies keyof typeof JOB_HISTORY_REDUCERS, arg: span },
+    };
     const [points] = (await this.history.read([window])) as [JobSeriesPoint[]];
     return points;
   }

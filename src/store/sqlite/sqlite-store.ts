@@ -3,7 +3,6 @@
 import Database from 'better-sqlite3';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { HistoryReader } from './history-reader.js';
-import { seriesOfRows } from '../shared/job-series.js';
 import { GroupCommit, groupMethods } from './group-commit.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { silentLogger, type Logger } from '../../domain/logger.js';
@@ -11,7 +10,7 @@ import { migrateSqlite } from './migrate.js';
 import { preparePrivateDatabaseFile } from './private-files.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
-import { SqliteJobHistory } from './sqlite-job-history.js';
+import { JOB_HISTORY_REDUCERS, SqliteJobHistory } from './sqlite-job-history.js';
 import { SqliteSecretStore } from './sqlite-secrets.js';
 import { SqlitePodStore } from './sqlite-pods.js';
 import { SqliteSshKeyStore } from './sqlite-ssh-keys.js';
@@ -83,7 +82,7 @@ export class SqliteStore implements Store {
       this.db,
       this.group,
       (error) => log.warn({ err: error }, 'history reads are back on the store’s own connection'),
-      { series: seriesOfRows },
+      JOB_HISTORY_REDUCERS,
     );
     this.jobs = new SqliteJobStore(this.db, this.historyReader);
     this.jobHistory = new SqliteJobHistory(this.db, this.historyReader);
