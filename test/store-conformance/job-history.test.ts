@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { TEST_STORE } from '../support/test-store.js';
 import { useTestStore } from './suite-store.js';
 import { aJob, aQueue, aStreamWriter, NOW } from './records.js';
-import { modelSeries, OUTCOMES, pick, seeded, type ModelJob } from './series-model.js';
+import { modelSeries, OUTCOMES, type ModelJob } from './series-model.js';
+import { Prng } from '../chaos/support/prng.js';
 
 const suite = useTestStore();
 
@@ -108,16 +109,16 @@ test(`[${TEST_STORE}] a series counts each job in the steps its times fall in, a
 test(`[${TEST_STORE}] a series of random jobs is what counting each job at each step gives`, async () => {
   const { jobs, jobHistory } = suite.store;
   const queue = aQueue();
-  const random = seeded(7);
+  const random = new Prng(7);
   const span = { from: NOW - 300_000, to: NOW - 10_000, stepMs: 30_000 }; // the last step cut short
-  const time = () => span.from - 60_000 + Math.floor(random() * 80) * 5_000; // on 5 s marks: steps' edges often
+  const time = () => span.from - 60_000 + random.int(0, 79) * 5_000; // on 5 s marks: steps' edges often
   // Half the jobs wait and run whole marks, so some values tie; the others a few ms more, so ranks tell apart.
-  const duration = (i: number) => Math.floor(random() * 12) * 5_000 + (i % 2) * i;
+  const duration = (i: number) => random.int(0, 11) * 5_000 + (i % 2) * i;
   const specs = Array.from({ length: 150 }, (_, i) => {
     const submittedAt = time();
-    const startedAt = random() < 0.7 ? submittedAt + duration(i) : null;
-    const ends = random() < 0.7;
-    const status = startedAt === null ? (ends ? 'CANCELLED' : 'IN_QUEUE') : ends ? pick(random, OUTCOMES) : 'IN_PROGRESS';
+    const startedAt = random.next() < 0.7 ? submittedAt + duration(i) : null;
+    const ends = random.next() < 0.7;
+    const status = startedAt === null ? (ends ? 'CANCELLED' : 'IN_QUEUE') : ends ? random.pick(OUTCOMES) : 'IN_PROGRESS';
     const completedAt = ends ? (startedAt ?? submittedAt) + duration(i) : null;
     return { status, submittedAt, startedAt, completedAt } as ModelJob;
   });

@@ -10,17 +10,6 @@ export interface ModelJob {
   completedAt: number | null;
 }
 
-/** A repeatable stream of numbers in [0, 1) (a linear congruential generator). */
-export function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
-
-export const pick = <T>(random: () => number, values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
-
 /** The value of nearest rank p% among `values`, or null when there are none. */
 function nearestRank(values: number[], p: number): number | null {
   if (values.length === 0) return null;
