@@ -67,8 +67,7 @@ parentPort.on('message', (request) => {
     return;
   }
   try {
-    const rows = readAll(request.statements);
-    parentPort.postMessage({ id: request.id, rows });
+    parentPort.postMessage({ id: request.id, rows: readAll(request.statements) });
   } catch (error) {
     parentPort.postMessage({ id: request.id, error: { message: error.message, code: error.code } });
   }
