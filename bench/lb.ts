@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { cpuSeconds, median, ms, percentile } from './lib/measure.js';
+import { cpuSeconds, median, ms, percentile, profileFlags } from './lib/measure.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -45,8 +45,7 @@ interface Route {
   prefix: string;
 }
 
-const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/lib/gantry-lb-server.ts'], {
+const child = spawn(process.execPath, [...profileFlags(), '--import', 'tsx', 'bench/lib/gantry-lb-server.ts'], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 process.on('exit', () => child.kill('SIGKILL'));

@@ -39,3 +39,8 @@ export function rssMiB(pid: number): number {
 }
 
 export const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+
+/** Node's flags for a process a benchmark starts: a CPU profile of it when BENCH_PROFILE names a directory. */
+export function profileFlags(): string[] {
+  return process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+}

@@ -3,7 +3,7 @@
 // one deployment: clients and workers are spread over them round-robin.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Pool } from 'undici';
-import { cpuSeconds, ms, rssMiB, syscalls } from './measure.js';
+import { cpuSeconds, ms, profileFlags, rssMiB, syscalls } from './measure.js';
 
 export interface Node {
   child: ChildProcess;
@@ -37,8 +37,7 @@ process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 /** Starts a server script that prints one JSON line with its url (and, for the first replica, its keys). */
 export async function startNode(script: string, env: Record<string, string> = {}): Promise<{ node: Node; info: Record<string, string> }> {
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...profileFlags(), '--import', 'tsx', script], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     env: { ...process.env, ...env },
   });

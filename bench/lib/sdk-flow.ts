@@ -4,6 +4,7 @@
 // (asked only then: counting jobs under a backlog would cost the server more than the work).
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { FlowSystem } from './job-flow.js';
+import { profileFlags } from './measure.js';
 import { call, type Target } from './queue-load.js';
 
 const POLL_MS = 10;
@@ -17,7 +18,7 @@ export function sdkFlowSystem(t: Target, workers: number): FlowSystem & { close(
   let completedInEarlierRuns = 0;
   const start = () => {
     const base = `${url}/v2/${t.endpointId}`;
-    worker = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/sdk-worker.ts'], {
+    worker = spawn(process.execPath, [...profileFlags(), '--import', 'tsx', 'bench/lib/sdk-worker.ts'], {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: {
         ...process.env,
