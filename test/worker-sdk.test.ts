@@ -31,6 +31,8 @@ class FakeQueue {
   readonly stops: string[] = [];
   /** Answers for the next job-take / job-done requests: a status, or 'drop' to cut the connection. */
   readonly takeAnswers: Answer[] = [];
+  /** At most this many jobs for the next job-take-batch answers (then as many as asked, while any wait). */
+  readonly takeCaps: number[] = [];
   readonly doneAnswers: Answer[] = [];
   /** How long take and stop long-polls are held when there is nothing to hand out. */
   holdMs = 150;
@@ -113,7 +115,8 @@ class FakeQueue {
       while (this.jobs.length === 0 && Date.now() < until && !gone) await sleep(10);
       if (gone || this.jobs.length === 0) return answer(204);
       if (kind === 'job-take') return answer(200, this.handOut(kind, 1)[0]);
-      return answer(200, this.handOut(kind, Number(url.searchParams.get('batch_size'))));
+      const asked = Number(url.searchParams.get('batch_size'));
+      return answer(200, this.handOut(kind, Math.min(asked, this.takeCaps.shift() ?? asked)));
     }
     if (kind === 'job-stop') {
       const until = Date.now() + this.holdMs;
@@ -276,6 +279,35 @@ test('on a server that takes with results, the next jobs come back with the last
   );
   assert.equal(fake.requests('job-done').length, 0);
   assert.deepEqual(logs, [], 'every result accepted once');
+});
+
+test('a take that brings fewer jobs than slots: the next take still waits for their results and carries them', async () => {
+  const backlog = Array.from({ length: 13 }, (_, i) => ({ id: `s${i}`, input: { result: i } }));
+  await startWorker({ concurrency: 4 });
+  fake.batchResults = true;
+  fake.takesWithResults = true;
+  fake.takeCaps.push(1);
+  fake.jobs.push(...backlog);
+  await until(() => fake.requests('job-done-batch').flatMap((s) => s.body.results).length === 13, 'all thirteen results');
+  assert.deepEqual(
+    backlog.map(({ id }) => fake.handedBy.get(id)),
+    ['job-take-batch', ...Array(12).fill('job-done-batch')],
+    'after the short take, every job came back with the results of the ones before',
+  );
+  assert.deepEqual(
+    fake
+      .requests('job-done-batch')
+      .filter((s) => s.query.get('take'))
+      .map((s) => [s.query.get('take'), s.body.results.length]),
+    [
+      ['4', 1],
+      ['4', 4],
+      ['4', 4],
+      ['4', 4],
+    ],
+    'one exchange per cycle, each asking for every slot',
+  );
+  assert.deepEqual(logs, []);
 });
 
 test('a take with results that fails sends those results again without taking, and jobs are taken the usual way', async () => {

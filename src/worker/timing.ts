@@ -14,6 +14,11 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** Resolves once the work this turn started (promise callbacks and I/O already due) has run. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** A signal that aborts when `parent` does or after `ms`; `release()` drops the timer and listener. */
 export function deadline(ms: number, parent?: AbortSignal): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
