@@ -166,6 +166,31 @@ test('a batch with a bad take, or a body refused whole, records nothing and take
   await takeAll('wt2', 1);
 });
 
+test('a batch with take whose results fail to be written hands the jobs it took back to the queue', async () => {
+  const id = await run();
+  await takeAll('wt4', 1);
+  const queued = [await run(), await run()];
+  const jobs = g.services.store.jobs;
+  const complete = jobs.complete.bind(jobs);
+  jobs.complete = () => Promise.reject(new Error('disk full'));
+  let answer;
+  try {
+    answer = await takeWith('wt4', 2, { results: [{ id, output: 'x' }] });
+  } finally {
+    jobs.complete = complete;
+  }
+  assert.equal(answer.status, 500);
+  assert.deepEqual(
+    [(await status(id)).status, ...(await Promise.all(queued.map(async (q) => (await status(q)).status)))],
+    ['IN_PROGRESS', 'IN_QUEUE', 'IN_QUEUE'],
+    'nothing recorded, and the jobs taken beside the results are queued again',
+  );
+  const again = await batch('wt4', { results: [{ id, output: 'x' }] });
+  assert.equal(again.json.results[0].outcome, 'accepted', 'the worker posts the same results again');
+  assert.deepEqual((await takeAll('wt4', 2)).map((j) => j.id).sort(), [...queued].sort());
+  await batch('wt4', { results: queued.map((q) => ({ id: q, output: 'y' })) });
+});
+
 test('a batch with take answers at once on an empty queue: the worker is not held by a long-poll', { timeout: 20_000 }, async () => {
   // A take here would wait 80 s for a job; the test would time out if the batch did.
   const patient = await startLive({ takeWaitMs: '80000' });

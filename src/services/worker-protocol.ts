@@ -203,6 +203,36 @@ export class WorkerProtocolService {
     return outcomes as ResultOutcome[];
   }
 
+  /**
+   * Records a batch of results and takes up to `size` jobs in the same exchange, without waiting
+   * for a job. Both are written at once, into one group commit on SQLite and in parallel on
+   * PostgreSQL, so the exchange waits for one commit instead of two in a row. Results that fail
+   * send the jobs taken beside them back to the queue, so the worker can post the same results
+   * again and take the usual way.
+   */
+  async doneBatchAndTake(
+    endpointId: string,
+    workerId: string,
+    items: BatchItem<DoneReport>[],
+    size: number,
+    signal: Cancellation,
+  ): Promise<{ results: ResultOutcome[]; jobs: JobRecord[] }> {
+    const [recorded, taken] = await Promise.allSettled([
+      this.doneBatch(endpointId, workerId, items),
+      this.take(endpointId, workerId, size, signal, 0),
+    ]);
+    if (recorded.status === 'rejected') {
+      if (taken.status === 'fulfilled' && taken.value.length > 0) {
+        const ids = taken.value.map((job) => job.id);
+        // Should this fail too, the jobs come back when their leases lapse.
+        await this.jobs.handBack(endpointId, workerId, ids).catch(() => undefined);
+      }
+      throw recorded.reason;
+    }
+    if (taken.status === 'rejected') throw taken.reason;
+    return { results: recorded.value, jobs: taken.value };
+  }
+
   private async doneItem(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<ResultOutcome> {
     if (report.kind === 'result') {
       // Written only if this worker holds the job, so the usual case costs one statement; the

@@ -100,13 +100,11 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
         } catch (error) {
           throw badRequest(error instanceof SyntaxError ? 'the result batch is not valid JSON' : (error as Error).message);
         }
-        const results = await workerProtocol.doneBatch(endpointId, workerId, items);
         const { take } = request.query;
-        if (take === undefined) return { results };
-        // The next jobs ride on the same exchange, taken only once the results are recorded: a
-        // failure before then takes nothing, so the worker can post the same results again.
-        const taken = await workerProtocol.take(endpointId, workerId, take, clientGone(reply), 0);
-        return reply.type(JSON_TYPE).send(`{"results":${JSON.stringify(results)},"jobs":${takenJobsJson(taken)}}`);
+        if (take === undefined) return { results: await workerProtocol.doneBatch(endpointId, workerId, items) };
+        // The next jobs ride on the same exchange.
+        const { results, jobs } = await workerProtocol.doneBatchAndTake(endpointId, workerId, items, take, clientGone(reply));
+        return reply.type(JSON_TYPE).send(`{"results":${JSON.stringify(results)},"jobs":${takenJobsJson(jobs)}}`);
       },
     );
 
