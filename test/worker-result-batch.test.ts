@@ -187,6 +187,8 @@ test('a batch with take whose results fail to be written hands the jobs it took 
   );
   const again = await batch('wt4', { results: [{ id, output: 'x' }] });
   assert.equal(again.json.results[0].outcome, 'accepted', 'the worker posts the same results again');
+  const { workers } = (await g.queue('GET', '/health')).json;
+  assert.deepEqual([workers.running, workers.idle], [0, 1], 'the worker holds nothing now: the jobs handed back are not counted as its');
   assert.deepEqual((await takeAll('wt4', 2)).map((j) => j.id).sort(), [...queued].sort());
   await batch('wt4', { results: queued.map((q) => ({ id: q, output: 'y' })) });
 });
