@@ -71,11 +71,11 @@ export class JobBatches {
     private readonly pool: pg.Pool,
     private readonly carrier: NotificationCarrier,
   ) {
-    this.inserts = new TurnBatch((jobs) => this.insertAll(jobs), { inFlight: 2 });
-    this.gets = new TurnBatch((ids) => this.getAll(ids), { inFlight: 2 });
+    this.inserts = new TurnBatch((jobs) => this.insertAll(jobs));
+    this.gets = new TurnBatch((ids) => this.getAll(ids));
     // One job twice in one statement would be updated once with either call's values: a later
     // call for the same job waits for the next batch, so the two apply in order as before.
-    this.completes = new TurnBatch((calls) => this.completeAll(calls), { inFlight: 2, key: (call) => call.id });
+    this.completes = new TurnBatch((calls) => this.completeAll(calls), { key: (call) => call.id });
   }
 
   /** Resolves once the job is committed; a clash of ids rejects with the database's error. */

@@ -53,7 +53,7 @@ export class TakeBatches {
     let batch = this.byEndpoint.get(endpointId);
     if (!batch) {
       // One worker's takes never share a statement: each gets its own rows.
-      batch = new TurnBatch((calls) => this.takeAll(endpointId, calls), { inFlight: 1, key: (c) => c.workerId });
+      batch = new TurnBatch((calls) => this.takeAll(endpointId, calls), { key: (c) => c.workerId });
       // Idle endpoints' batchers are dropped now and then; one is cheap to make again.
       if (this.byEndpoint.size >= 10_000) this.byEndpoint.clear();
       this.byEndpoint.set(endpointId, batch);

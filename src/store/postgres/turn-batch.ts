@@ -14,8 +14,6 @@ interface Pending<I, R> {
 }
 
 export interface TurnBatchOptions<I> {
-  /** Batches of this kind at the database at once; more calls wait and join the next batch. */
-  inFlight?: number;
   /** The most items in one batch. */
   maxItems?: number;
   /** Items with the same key never share a batch (a later one goes into the next). */
@@ -24,16 +22,15 @@ export interface TurnBatchOptions<I> {
 
 export class TurnBatch<I, R> {
   private queue: Pending<I, R>[] = [];
-  private running = 0;
+  /** A batch of this kind is at the database: calls meanwhile wait and join the next one (decision 16). */
+  private running = false;
   private scheduled = false;
-  private readonly inFlight: number;
   private readonly maxItems: number;
 
   constructor(
     private readonly run: BatchRun<I, R>,
     private readonly options: TurnBatchOptions<I> = {},
   ) {
-    this.inFlight = options.inFlight ?? 1;
     this.maxItems = options.maxItems ?? 256;
   }
 
@@ -45,7 +42,7 @@ export class TurnBatch<I, R> {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.running >= this.inFlight || this.queue.length === 0) return;
+    if (this.scheduled || this.running || this.queue.length === 0) return;
     this.scheduled = true;
     // The end of this turn: calls made by every request handled in it go out together.
     setImmediate(() => {
@@ -55,14 +52,12 @@ export class TurnBatch<I, R> {
   }
 
   private flush(): void {
-    while (this.running < this.inFlight && this.queue.length > 0) {
-      const batch = this.take();
-      this.running++;
-      void this.send(batch).finally(() => {
-        this.running--;
-        this.schedule();
-      });
-    }
+    if (this.running || this.queue.length === 0) return;
+    this.running = true;
+    void this.send(this.take()).finally(() => {
+      this.running = false;
+      this.schedule();
+    });
   }
 
   /** The next batch: up to maxItems, without two items of one key. */
