@@ -1,5 +1,6 @@
 // Queue benchmark: Gantry on SQLite beside a bare Fastify echo server measured the same way.
 // Run: npm run bench:queue -- [--jobs 20000] [--clients 16] [--workers 8] [--samples 1000] [--queued 1000000]
+//   [--rate-limited] (the clients' key counts against rate limits, as users' keys do; exempt by default)
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { median, percentile } from './lib/measure.js';
@@ -23,6 +24,7 @@ const { values: opts } = parseArgs({
     samples: { type: 'string', default: '1000' },
     queued: { type: 'string', default: '1000000' },
     repeat: { type: 'string', default: '3' },
+    'rate-limited': { type: 'boolean', default: false },
   },
 });
 const JOBS = Number(opts.jobs);
@@ -43,9 +45,9 @@ const f = (n: number, digits = 2) => n.toFixed(digits);
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
 console.log(
-  `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)\n`,
+  `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)${opts['rate-limited'] ? ', rate-limited key' : ''}\n`,
 );
-const gantry = await startTarget('gantry', 'bench/lib/gantry-server.ts', true);
+const gantry = await startTarget('gantry', 'bench/lib/gantry-server.ts', true, opts['rate-limited'] ? { BENCH_RATE_LIMITED: '1' } : {});
 const echo = await startTarget('echo', 'bench/lib/echo-server.ts', false);
 
 await throughput(gantry, Math.min(2000, JOBS), settings);

@@ -2,6 +2,8 @@
 // The first server of a deployment also creates an endpoint, a rate-limit-exempt key and a worker
 // credential and prints them; with BENCH_JOIN set it only joins (another replica, same database).
 // BENCH_DATABASE (a postgres:// URL) selects PostgreSQL; the default is SQLite in a temporary dir.
+// BENCH_RATE_LIMITED makes the key count against its account's rate limits, as users' keys do,
+// with quotas no run reaches.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,8 @@ countRequests();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
 const database = process.env.BENCH_DATABASE;
+const rateLimited = Boolean(process.env.BENCH_RATE_LIMITED);
+const QUOTA = '1000000000';
 const config = loadConfig(
   {
     dataDir,
@@ -23,6 +27,7 @@ const config = loadConfig(
     takeWaitMs: '20000',
     workerProvider: 'none',
     ...(database ? { database, databasePoolSize: '16' } : {}),
+    ...(rateLimited ? { rateLimitMinute: QUOTA, rateLimitHour: QUOTA, rateLimitDay: QUOTA } : {}),
   },
   {},
 );
@@ -31,7 +36,7 @@ stopOnSigterm(server, dataDir);
 if (process.env.BENCH_JOIN) {
   process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 } else {
-  const key = await server.services.apiKeys.create({ name: 'bench', rateLimitExempt: true });
+  const key = await server.services.apiKeys.create({ name: 'bench', rateLimitExempt: !rateLimited });
   const endpoint = await server.services.endpoints.create(key.record.accountId, {
     name: 'bench',
     type: 'QUEUE',
