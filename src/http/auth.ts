@@ -1,7 +1,6 @@
 // Authentication, authorisation and rate limiting, run before the body is read.
 // REST routes take `Authorization: Bearer <key>`; queue routes also accept the bare key.
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
-import { serializeList } from 'structured-headers';
 import type { ApiKeyRecord } from '../store/store.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { RateLimiter, RateDecision } from '../cluster/rate-limiter.js';
@@ -56,27 +55,22 @@ export function authorise(key: ApiKeyRecord, method: string, endpointId: string 
   if (!key.endpointIds.includes(endpointId)) throw forbidden(`this API key may not use endpoint ${endpointId}`);
 }
 
+/**
+ * The RateLimit and RateLimit-Policy fields: structured-field lists of a window's name (a string)
+ * with integer parameters. Every counted request sends them, so they are written directly; a
+ * general serializer spent 4 µs a request on them. The names are fixed words and the numbers
+ * non-negative integers within a structured integer's range (quotas are at most 1e9), so nothing
+ * needs escaping. test/auth.test.ts parses them back with a structured-field parser.
+ */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
-  return {
-    RateLimit: serializeList(
-      decision.windows.map((w) => [
-        w.name,
-        new Map([
-          ['r', w.remaining],
-          ['t', w.resetSeconds],
-        ]),
-      ]),
-    ),
-    'RateLimit-Policy': serializeList(
-      decision.windows.map((w) => [
-        w.name,
-        new Map([
-          ['q', w.quota],
-          ['w', w.windowSeconds],
-        ]),
-      ]),
-    ),
-  };
+  let limit = '';
+  let policy = '';
+  for (const w of decision.windows) {
+    const separator = limit === '' ? '' : ', ';
+    limit += `${separator}"${w.name}";r=${w.remaining};t=${w.resetSeconds}`;
+    policy += `${separator}"${w.name}";q=${w.quota};w=${w.windowSeconds}`;
+  }
+  return { RateLimit: limit, 'RateLimit-Policy': policy };
 }
 
 /** Workers hold a credential for one endpoint; it opens that endpoint's worker protocol and nothing else. */
