@@ -125,11 +125,10 @@ export class WorkerLoop {
   }
 
   /**
-   * Starts the jobs of a take, then lets the turn run out before the next take. Handlers that are
-   * done at once free their slots and hand over their results first, so the next take carries
-   * those results and asks for every slot. Asking at once for the slots a short take left free
-   * split the stream into two batches out of step, each taken while the other's results were in
-   * flight: two takes and a result post per cycle instead of one exchange.
+   * Starts the jobs of a take, then lets the turn run out, so handlers that are done at once hand
+   * over their results and free their slots before the next take, which then carries the results
+   * and asks for every slot. Asking at once for the slots a short take left free kept two batches
+   * out of step for good (decision 25).
    */
   private async startAll(jobs: unknown[]): Promise<void> {
     for (const job of jobs) this.start(job);
