@@ -151,13 +151,8 @@ export class JobService {
       leaseExpiresAt: handedTo.leaseUntil,
     };
     if (!taker.deliver([taken])) {
-      // The job is stored, so the submit succeeded: if it cannot go back now, its lease lapses and the sweep requeues it.
-      await this.handBack(endpoint.id, handedTo.workerId, [queued.id]).catch((error: unknown) =>
-        this.log.warn(
-          { err: error, jobId: queued.id, workerId: handedTo.workerId },
-          'a job handed to a take that had ended could not go back to the queue; it waits for its lease to lapse',
-        ),
-      );
+      // The job is stored, so the submit succeeded even if it cannot go back now.
+      await this.handBackOrLog(endpoint.id, handedTo.workerId, [queued.id], 'a job handed to a take that had ended');
     }
     // Answered as every submit is: the job was accepted into the queue (and left it at once).
     return queued;
@@ -167,6 +162,18 @@ export class JobService {
   async handBack(endpointId: string, workerId: string, jobIds: string[]): Promise<void> {
     const back = await this.store.jobs.handBack(workerId, jobIds);
     if (back.length > 0) this.events.jobsQueued(endpointId, back.length);
+  }
+
+  /**
+   * As handBack, where a failure has no one to answer to: the jobs then wait for their leases to
+   * lapse (the sweep requeues them), and the log names each (`what` says how it was taken).
+   */
+  async handBackOrLog(endpointId: string, workerId: string, jobIds: string[], what: string): Promise<void> {
+    await this.handBack(endpointId, workerId, jobIds).catch((error: unknown) => {
+      for (const jobId of jobIds) {
+        this.log.warn({ err: error, jobId, workerId }, `${what} could not go back to the queue; it waits for its lease to lapse`);
+      }
+    });
   }
 
   /** A job of this endpoint that has not expired; anything else is 404. */

@@ -225,8 +225,7 @@ export class WorkerProtocolService {
       if (taken.status === 'fulfilled' && taken.value.length > 0) {
         const ids = taken.value.map((job) => job.id);
         for (const id of ids) this.workers.jobReleased(workerId, id);
-        // Should this fail too, the jobs come back when their leases lapse.
-        await this.jobs.handBack(endpointId, workerId, ids).catch(() => undefined);
+        await this.jobs.handBackOrLog(endpointId, workerId, ids, 'a job taken beside results that failed');
       }
       throw recorded.reason;
     }
