@@ -99,20 +99,23 @@ test('a replica the heartbeat shows is sent events; a hello counts only for its 
   await settles(async () => assert.deepEqual(receiver.events, [{ kind: 'stop', id: 'worker-2' }]), 2000);
 });
 
-/** Runs `work` and answers the names of the prepared statements the store's pool sent meanwhile. */
-async function statementNames(pool: pg.Pool, work: () => Promise<unknown>): Promise<string[]> {
+/** Runs `work` and answers the names of the prepared statements the store's pools sent meanwhile (the bus's among them). */
+async function statementNames(pools: pg.Pool[], work: () => Promise<unknown>): Promise<string[]> {
   const names: string[] = [];
-  const patched = pool as unknown as { query: (...args: unknown[]) => unknown };
-  const query = patched.query;
-  patched.query = (...args) => {
-    const config = args[0] as { name?: string };
-    if (config.name) names.push(config.name);
-    return query.apply(pool, args);
-  };
+  const restore = pools.map((pool) => {
+    const patched = pool as unknown as { query: (...args: unknown[]) => unknown };
+    const query = patched.query;
+    patched.query = (...args) => {
+      const config = args[0] as { name?: string };
+      if (config.name) names.push(config.name);
+      return query.apply(pool, args);
+    };
+    return () => (patched.query = query);
+  });
   try {
     await work();
   } finally {
-    patched.query = query;
+    for (const undo of restore) undo();
   }
   return names;
 }
@@ -121,7 +124,7 @@ test('events waiting when a job statement goes out ride on it, with no NOTIFY of
   const sender = await startBus(60_000, 1);
   const receiver = await startBus(60_000, 1);
   store.notifications.carryFrom(sender.bus);
-  const names = await statementNames(store.pool, async () => {
+  const names = await statementNames([store.pool, store.jobPool], async () => {
     sender.bus.publish({ kind: 'job', id: 'carried-1' });
     sender.bus.publish({ kind: 'queued', id: 'endpoint-c', count: 3 });
     await store.jobs.insert(aJob(aQueue()));

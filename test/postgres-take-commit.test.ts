@@ -17,7 +17,7 @@ let store: PostgresStore;
 before(async () => {
   if (skip) return;
   database = await createThrowawayDatabase('gantry_take_commit_test');
-  // One connection: the statements after the take run on the very session it ran on.
+  // One connection for the job statements: the statements after the take run on the very session it ran on.
   store = await PostgresStore.open({ url: database.url, max: 1 });
 });
 
@@ -28,7 +28,7 @@ after(async () => {
 });
 
 const synchronousCommit = async () =>
-  (await store.pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
+  (await store.jobPool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
 
 test("a take's unflushed commit does not carry over to the session's next statements", { skip }, async () => {
   const queue = aQueue();

@@ -60,7 +60,8 @@ export const SETTINGS = {
     env: 'GANTRY_DATABASE_POOL_SIZE',
     type: integer(1, 1000),
     default: '10',
-    description: 'PostgreSQL connections per replica (plus one that listens for notifications)',
+    description:
+      'PostgreSQL connections per replica, half of them for the statements every job makes (at least one each, plus one that listens for notifications)',
   },
   leaderLeaseMs: {
     flag: '--leader-lease-ms <ms>',

@@ -16,6 +16,12 @@ export interface PoolOptions {
   max: number;
   /** Schema to work in (tests isolate themselves in one each); the default is the URL's search_path. */
   schema?: string;
+  /**
+   * Sessions that plan each named statement once and keep the plan (plan_cache_mode =
+   * force_generic_plan): for the pool of the job statements only. Elsewhere a statement without a
+   * name would be planned without its values, and some reads need them (decision 33).
+   */
+  genericPlans?: boolean;
 }
 
 /**
@@ -24,6 +30,8 @@ export interface PoolOptions {
  * (780 ms of compiling for 17 ms of work, docs/decisions/0032-postgres-sessions-without-jit.md).
  */
 const SESSION_SETTINGS = ['-c jit=off'];
+/** Named statements are planned once per session, not again with every call's values (decision 33). */
+const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 
 export function connectionOptions(options: PoolOptions): pg.ClientConfig {
   // A URL's own `options` would replace these (pg lets the URL win), so they are joined into one,
@@ -40,7 +48,8 @@ export function connectionOptions(options: PoolOptions): pg.ClientConfig {
     }
   }
   const schema = options.schema ? [`-c search_path=${options.schema}`] : [];
-  return { connectionString, types, application_name: 'gantry', options: [...SESSION_SETTINGS, ...own, ...schema].join(' ') };
+  const plans = options.genericPlans ? [GENERIC_PLANS] : [];
+  return { connectionString, types, application_name: 'gantry', options: [...SESSION_SETTINGS, ...plans, ...own, ...schema].join(' ') };
 }
 
 /** How long a query waits for a connection, new or from the pool, before it fails. */

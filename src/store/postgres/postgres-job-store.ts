@@ -69,13 +69,17 @@ export class PostgresJobStore implements JobStore {
   private readonly batches: JobBatches;
   private readonly takes: TakeBatches;
 
-  /** `carrier`: lets the hot statements carry the notifications waiting for the other replicas. */
+  /**
+   * `batchPool`: the sessions of the batched statements every job makes, which keep their plans
+   * (decision 33). `carrier`: lets those statements carry the notifications waiting for the other replicas.
+   */
   constructor(
     private readonly pool: pg.Pool,
+    batchPool: pg.Pool,
     carrier: NotificationCarrier,
   ) {
-    this.batches = new JobBatches(pool, carrier);
-    this.takes = new TakeBatches(pool, carrier);
+    this.batches = new JobBatches(batchPool, carrier);
+    this.takes = new TakeBatches(batchPool, carrier);
   }
 
   private async rows<T>(sql: string, params: unknown[]): Promise<T[]> {

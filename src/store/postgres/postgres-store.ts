@@ -31,6 +31,15 @@ import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
 import { ApiKeyCache } from './key-cache.js';
 import { EVENT_CHANNEL, keyChangedPayload, NotificationCarrier } from './notifications.js';
 
+/**
+ * A replica's connections: half for the batched job statements (at most one of each kind is at
+ * the database at once, and one take per endpoint), the rest for everything else; one each at least.
+ */
+export function splitPoolSize(max: number): { jobs: number; rest: number } {
+  const jobs = Math.max(1, Math.floor(max / 2));
+  return { jobs, rest: Math.max(1, max - jobs) };
+}
+
 /** Names the lock that serialises creating the first API key among advisory locks. */
 const FIRST_KEY_LOCK = 7_316_202_611;
 
@@ -50,9 +59,11 @@ export class PostgresStore implements Store {
 
   private constructor(
     readonly pool: pg.Pool,
+    /** The sessions of the batched job statements (submit, take, read, complete): they keep their plans. */
+    readonly jobPool: pg.Pool,
     readonly options: PoolOptions,
   ) {
-    this.jobs = new PostgresJobStore(pool, this.notifications);
+    this.jobs = new PostgresJobStore(pool, jobPool, this.notifications);
     this.jobHistory = new PostgresJobHistory(pool);
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);
@@ -65,14 +76,16 @@ export class PostgresStore implements Store {
 
   /** Connects and brings the schema up to date (safe when several replicas start together). */
   static async open(options: PoolOptions, log: Logger = silentLogger): Promise<PostgresStore> {
-    const pool = createPool(options, log);
+    const sizes = splitPoolSize(options.max);
+    const pool = createPool({ ...options, max: sizes.rest }, log);
     try {
       await migratePostgres(pool);
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw error;
     }
-    return new PostgresStore(pool, options);
+    const jobPool = createPool({ ...options, max: sizes.jobs, genericPlans: true }, log);
+    return new PostgresStore(pool, jobPool, options);
   }
 
   /** Other replicas write without telling this one: nothing read may be kept without asking the database. */
@@ -81,7 +94,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.jobPool.end()]);
   }
 
   private async one<T>(sql: string, params: unknown[] = [], db: Queryable = this.pool): Promise<T | undefined> {
