@@ -124,7 +124,7 @@ test('events waiting when a job statement goes out ride on it, with no NOTIFY of
   const sender = await startBus(60_000, 1);
   const receiver = await startBus(60_000, 1);
   store.notifications.carryFrom(sender.bus);
-  const names = await statementNames([store.pool, store.jobPool], async () => {
+  const names = await statementNames([store.pool, store.batchPool], async () => {
     sender.bus.publish({ kind: 'job', id: 'carried-1' });
     sender.bus.publish({ kind: 'queued', id: 'endpoint-c', count: 3 });
     await store.jobs.insert(aJob(aQueue()));

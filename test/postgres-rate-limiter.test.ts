@@ -1,5 +1,6 @@
 // The shared rate-limit windows on PostgreSQL under concurrent requests from one account, as
-// several replicas (here: several pools) count them: none fails, and every admitted one counts.
+// several replicas (here: several stores) count them: none fails, every admitted one counts, and
+// together they admit exactly the quota.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
@@ -24,7 +25,7 @@ after(async () => {
 
 test('hundreds of concurrent requests of one account over three replicas all get an answer and all count', { skip }, async () => {
   const quotas = { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 };
-  const limiters = stores.map((store) => new PostgresRateLimiter(store.pool, quotas));
+  const limiters = stores.map((store) => new PostgresRateLimiter(store.batchPool, quotas));
   const now = Date.now();
   const requests = 600;
   const results = await Promise.allSettled(Array.from({ length: requests }, (_, i) => limiters[i % 3]!.consume('acct-busy', now)));
@@ -34,15 +35,36 @@ test('hundreds of concurrent requests of one account over three replicas all get
   for (const window of after.windows) assert.equal(window.remaining, 1_000_000 - requests - 1, `${window.name} counted every request`);
 });
 
-test('a quota is enforced across replicas: admitted requests never exceed it by more than those in flight', { skip }, async () => {
+test('a quota is enforced across replicas: together they admit exactly the quota', { skip }, async () => {
   const quotas = { minute: 50, hour: 1000, day: 1000 };
-  const limiters = stores.map((store) => new PostgresRateLimiter(store.pool, quotas));
+  const limiters = stores.map((store) => new PostgresRateLimiter(store.batchPool, quotas));
   const now = Date.now();
   const decisions = await Promise.all(Array.from({ length: 150 }, (_, i) => limiters[i % 3]!.consume('acct-quota', now)));
-  const admitted = decisions.filter((d) => d.allowed).length;
-  // Requests racing on the last unit may each be admitted; at most one per connection in flight.
-  const inFlight = stores.length * 8;
-  assert.ok(admitted >= 50 && admitted <= 50 + inFlight, `admitted ${admitted} of a quota of 50 (three replicas alone would admit 150)`);
+  // Each replica alone would admit 50; a batch reads the windows only once it holds their locks.
+  assert.equal(decisions.filter((d) => d.allowed).length, 50);
   const refused = decisions.find((d) => !d.allowed)!;
   assert.equal(refused.exceeded?.name, 'minute');
+  assert.equal(refused.exceeded?.remaining, 0);
+});
+
+test('a burst on one replica is admitted in arrival order, each request seeing its own count', { skip }, async () => {
+  const quotas = { minute: 50, hour: 1000, day: 1000 };
+  const limiter = new PostgresRateLimiter(stores[0]!.batchPool, quotas);
+  const now = Date.now();
+  const decisions = await Promise.all(Array.from({ length: 60 }, () => limiter.consume('acct-burst', now)));
+  assert.deepEqual(
+    decisions.map((d) => d.allowed),
+    Array.from({ length: 60 }, (_, i) => i < 50),
+  );
+  const minuteLeft = decisions.map((d) => d.windows.find((w) => w.name === 'minute')!.remaining);
+  assert.deepEqual(
+    minuteLeft,
+    Array.from({ length: 60 }, (_, i) => Math.max(0, 49 - i)),
+  );
+  assert.deepEqual(
+    decisions.slice(50).map((d) => d.exceeded?.name),
+    Array(10).fill('minute'),
+  );
+  const hourLeft = decisions[59]!.windows.find((w) => w.name === 'hour')!.remaining;
+  assert.equal(hourLeft, 950, 'refused requests are not counted');
 });

@@ -50,7 +50,7 @@ test("the job statements' sessions plan each statement once; the other sessions 
   });
   const queue = aQueue();
   for (let i = 0; i < 8; i++) await store.jobs.insert(aJob(queue));
-  const { rows } = await store.jobPool.query<{ generic_plans: number; custom_plans: number }>(
+  const { rows } = await store.batchPool.query<{ generic_plans: number; custom_plans: number }>(
     "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'gantry_jobs_insert'",
   );
   // Left to choose (plan_cache_mode auto), PostgreSQL plans this one anew with every call: a plan for
@@ -58,6 +58,6 @@ test("the job statements' sessions plan each statement once; the other sessions 
   assert.deepEqual(rows, [{ generic_plans: 8, custom_plans: 0 }]);
   const mode = async (pool: typeof store.pool) =>
     (await pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0]!.plan_cache_mode;
-  assert.equal(await mode(store.jobPool), 'force_generic_plan');
+  assert.equal(await mode(store.batchPool), 'force_generic_plan');
   assert.equal(await mode(store.pool), 'auto');
 });

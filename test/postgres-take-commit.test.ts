@@ -28,7 +28,7 @@ after(async () => {
 });
 
 const synchronousCommit = async () =>
-  (await store.jobPool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
+  (await store.batchPool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
 
 test("a take's unflushed commit does not carry over to the session's next statements", { skip }, async () => {
   const queue = aQueue();

@@ -35,7 +35,7 @@ export class PostgresCluster implements Cluster {
       if (event.kind === 'key') store.forgetApiKey(event.id);
     });
     this.leadership = new LeaderLease(store.pool, replicaId, config.leaderLeaseMs, log);
-    this.rateLimiter = new PostgresRateLimiter(store.pool, config.rateLimits);
+    this.rateLimiter = new PostgresRateLimiter(store.batchPool, config.rateLimits);
   }
 
   leaderAddress(): HttpAddress | undefined {

@@ -1,58 +1,92 @@
-// Rate-limit windows shared by every replica: one statement reads the account's windows, admits
-// the request only when all have room, and counts it in each. Requests racing on different
-// replicas may each be admitted at the last unit, so the overshoot is bounded by concurrency,
-// never multiplied by the number of replicas.
+// Rate-limit windows shared by every replica. The requests of one account that arrive together (in
+// one event-loop turn, or while its previous batch is at the database) are counted by one
+// statement: it locks the account's windows, admits as many of the requests, in order, as every
+// window has room for, and counts them. Locking first makes a batch read what other replicas
+// committed last, so replicas together never admit more than a quota.
 import type pg from 'pg';
 import type { RateLimitQuotas } from '../config.js';
+import { TurnBatch } from '../store/postgres/turn-batch.js';
 import { WINDOWS, type RateDecision, type RateLimiter, type WindowState } from './rate-limiter.js';
 
-const CONSUME = `
-WITH cur AS (
-  SELECT w.name, w.start, w.quota,
-         coalesce(CASE WHEN r.window_start = w.start THEN r.count END, 0) AS count
+const CONSUME = {
+  name: 'gantry_rate_consume',
+  text: `
+WITH locked AS (
+  -- Rows are locked in name order in every statement, so concurrent batches never deadlock.
+  SELECT window_name, window_start, count FROM rate_windows WHERE account_id = $1 ORDER BY window_name FOR UPDATE
+), cur AS (
+  SELECT w.name, w.start, w.quota, l.window_name IS NOT NULL AS stored,
+         coalesce(CASE WHEN l.window_start = w.start THEN l.count END, 0) AS count
   FROM unnest($2::text[], $3::bigint[], $4::int[]) AS w(name, start, quota)
-  LEFT JOIN rate_windows r ON r.account_id = $1 AND r.window_name = w.name
+  LEFT JOIN locked l ON l.window_name = w.name
 ), verdict AS (
-  SELECT bool_and(count < quota) AS allowed FROM cur
+  SELECT bool_and(stored) AS stored, greatest(0, least($5::int, min(quota - count))) AS admitted FROM cur
 ), counted AS (
-  INSERT INTO rate_windows (account_id, window_name, window_start, count)
-  -- Rows are locked in name order in every statement, so concurrent requests never deadlock.
-  SELECT $1, name, start, 1 FROM cur, verdict WHERE verdict.allowed ORDER BY name
-  ON CONFLICT (account_id, window_name) DO UPDATE SET
-    count = CASE WHEN rate_windows.window_start = EXCLUDED.window_start THEN rate_windows.count + 1 ELSE 1 END,
-    window_start = EXCLUDED.window_start
-  RETURNING window_name, count
+  UPDATE rate_windows r SET window_start = cur.start, count = cur.count + verdict.admitted
+  FROM cur, verdict
+  WHERE verdict.stored AND verdict.admitted > 0 AND r.account_id = $1 AND r.window_name = cur.name
 )
-SELECT cur.name, verdict.allowed, coalesce(counted.count, cur.count) AS count
-FROM cur CROSS JOIN verdict LEFT JOIN counted ON counted.window_name = cur.name`;
+SELECT cur.name, cur.count, verdict.stored, verdict.admitted FROM cur CROSS JOIN verdict`,
+};
+
+/** An account's first request makes its rows, which later batches lock before they count. */
+const CREATE_WINDOWS = `INSERT INTO rate_windows (account_id, window_name, window_start, count)
+  SELECT $1, name, 0, 0 FROM unnest($2::text[]) AS name ON CONFLICT DO NOTHING`;
+
+interface WindowRow {
+  name: string;
+  count: number;
+  stored: boolean;
+  admitted: number;
+}
 
 export class PostgresRateLimiter implements RateLimiter {
+  private readonly byAccount = new Map<string, TurnBatch<number, RateDecision>>();
+
+  /** `pool`: sessions that keep their plans (the store's batch pool, decision 33). */
   constructor(
     private readonly pool: pg.Pool,
     private readonly quotas: RateLimitQuotas,
   ) {}
 
-  async consume(accountId: string, nowMs = Date.now()): Promise<RateDecision> {
-    const nowSeconds = nowMs / 1000;
+  consume(accountId: string, nowMs = Date.now()): Promise<RateDecision> {
+    let batch = this.byAccount.get(accountId);
+    if (!batch) {
+      batch = new TurnBatch((nows) => this.consumeAll(accountId, nows));
+      // Idle accounts' batchers are dropped now and then; one is cheap to make again.
+      if (this.byAccount.size >= 10_000) this.byAccount.clear();
+      this.byAccount.set(accountId, batch);
+    }
+    return batch.add(nowMs);
+  }
+
+  private async consumeAll(accountId: string, nows: number[]): Promise<RateDecision[]> {
+    const nowSeconds = Math.max(...nows) / 1000;
     const starts = WINDOWS.map(({ seconds }) => Math.floor(nowSeconds / seconds) * seconds);
-    const { rows } = await this.pool.query<{ name: string; allowed: boolean; count: number }>(CONSUME, [
-      accountId,
-      WINDOWS.map((w) => w.name),
-      starts,
-      WINDOWS.map((w) => this.quotas[w.name]),
-    ]);
-    const allowed = rows[0]?.allowed ?? true;
-    const windows: WindowState[] = WINDOWS.map((w, i) => {
-      const count = rows.find((row) => row.name === w.name)?.count ?? 0;
-      return {
-        name: w.name,
-        quota: this.quotas[w.name],
-        windowSeconds: w.seconds,
-        remaining: Math.max(0, this.quotas[w.name] - count),
-        resetSeconds: Math.max(1, Math.ceil(starts[i]! + w.seconds - nowSeconds)),
-      };
+    const names = WINDOWS.map((w) => w.name);
+    const values = [accountId, names, starts, WINDOWS.map((w) => this.quotas[w.name]), nows.length];
+    let { rows } = await this.pool.query<WindowRow>({ ...CONSUME, values });
+    if (!rows.every((row) => row.stored)) {
+      await this.pool.query(CREATE_WINDOWS, [accountId, names]);
+      ({ rows } = await this.pool.query<WindowRow>({ ...CONSUME, values }));
+    }
+    const admitted = rows[0]?.admitted ?? 0;
+    return nows.map((_, i) => {
+      const allowed = i < admitted;
+      const windows: WindowState[] = WINDOWS.map((w, k) => {
+        const before = rows.find((row) => row.name === w.name)?.count ?? 0;
+        const count = before + (allowed ? i + 1 : admitted);
+        return {
+          name: w.name,
+          quota: this.quotas[w.name],
+          windowSeconds: w.seconds,
+          remaining: Math.max(0, this.quotas[w.name] - count),
+          resetSeconds: Math.max(1, Math.ceil(starts[k]! + w.seconds - nowSeconds)),
+        };
+      });
+      // The window with the least room refused it (the others may still have some).
+      const exceeded = allowed ? undefined : windows.reduce((least, w) => (w.remaining < least.remaining ? w : least));
+      return { allowed, exceeded, windows };
     });
-    const exceeded = allowed ? undefined : windows.find((w) => w.remaining === 0);
-    return { allowed, exceeded, windows };
   }
 }

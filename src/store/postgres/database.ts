@@ -18,8 +18,8 @@ export interface PoolOptions {
   schema?: string;
   /**
    * Sessions that plan each named statement once and keep the plan (plan_cache_mode =
-   * force_generic_plan): for the pool of the job statements only. Elsewhere a statement without a
-   * name would be planned without its values, and some reads need them (decision 33).
+   * force_generic_plan): for the pool of the batched hot statements only. Elsewhere a statement
+   * without a name would be planned without its values, and some reads need them (decision 33).
    */
   genericPlans?: boolean;
 }

@@ -32,12 +32,13 @@ import { ApiKeyCache } from './key-cache.js';
 import { EVENT_CHANNEL, keyChangedPayload, NotificationCarrier } from './notifications.js';
 
 /**
- * A replica's connections: half for the batched job statements (at most one of each kind is at
- * the database at once, and one take per endpoint), the rest for everything else; one each at least.
+ * A replica's connections: half for the batched hot statements (at most one of each kind is at
+ * the database at once: one take per endpoint, one count per account), the rest for everything
+ * else; one each at least.
  */
-export function splitPoolSize(max: number): { jobs: number; rest: number } {
-  const jobs = Math.max(1, Math.floor(max / 2));
-  return { jobs, rest: Math.max(1, max - jobs) };
+export function splitPoolSize(max: number): { batched: number; rest: number } {
+  const batched = Math.max(1, Math.floor(max / 2));
+  return { batched, rest: Math.max(1, max - batched) };
 }
 
 /** Names the lock that serialises creating the first API key among advisory locks. */
@@ -59,11 +60,11 @@ export class PostgresStore implements Store {
 
   private constructor(
     readonly pool: pg.Pool,
-    /** The sessions of the batched job statements (submit, take, read, complete): they keep their plans. */
-    readonly jobPool: pg.Pool,
+    /** The sessions of the batched hot statements (a job's submit, take, read and complete; rate-limit counts): they keep their plans. */
+    readonly batchPool: pg.Pool,
     readonly options: PoolOptions,
   ) {
-    this.jobs = new PostgresJobStore(pool, jobPool, this.notifications);
+    this.jobs = new PostgresJobStore(pool, batchPool, this.notifications);
     this.jobHistory = new PostgresJobHistory(pool);
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);
@@ -84,8 +85,8 @@ export class PostgresStore implements Store {
       await pool.end().catch(() => undefined);
       throw error;
     }
-    const jobPool = createPool({ ...options, max: sizes.jobs, genericPlans: true }, log);
-    return new PostgresStore(pool, jobPool, options);
+    const batchPool = createPool({ ...options, max: sizes.batched, genericPlans: true }, log);
+    return new PostgresStore(pool, batchPool, options);
   }
 
   /** Other replicas write without telling this one: nothing read may be kept without asking the database. */
@@ -94,7 +95,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pool.end(), this.jobPool.end()]);
+    await Promise.all([this.pool.end(), this.batchPool.end()]);
   }
 
   private async one<T>(sql: string, params: unknown[] = [], db: Queryable = this.pool): Promise<T | undefined> {
