@@ -3,6 +3,7 @@
 // cross replicas). CPU per job includes the PostgreSQL server processes; WAL per job is what the
 // whole database server wrote meanwhile (run nothing else against it).
 // Run: npm run bench:stores -- [--jobs 10000] [--clients 16] [--workers 8] [--samples 500] [--queued 100000]
+//   [--rate-limited] (the clients' key counts against rate limits, as users' keys do; exempt by default)
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
 // each deployment gets a fresh schema, dropped afterwards.
 import { cpus } from 'node:os';
@@ -35,6 +36,7 @@ const { values: opts } = parseArgs({
     repeat: { type: 'string', default: '3' },
     // Comma-separated subset of sqlite,postgres-1,postgres-2.
     only: { type: 'string', default: 'sqlite,postgres-1,postgres-2' },
+    'rate-limited': { type: 'boolean', default: false },
   },
 });
 const JOBS = Number(opts.jobs);
@@ -49,7 +51,10 @@ const settings: LoadSettings = {
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 async function deployment(name: string, replicas: number, database?: string): Promise<Target> {
-  const env: Record<string, string> = database ? { BENCH_DATABASE: database } : {};
+  const env: Record<string, string> = {
+    ...(database ? { BENCH_DATABASE: database } : {}),
+    ...(opts['rate-limited'] ? { BENCH_RATE_LIMITED: '1' } : {}),
+  };
   const first = await startNode('bench/lib/gantry-server.ts', env);
   const others = await Promise.all(
     Array.from({ length: replicas - 1 }, () => startNode('bench/lib/gantry-server.ts', { ...env, BENCH_JOIN: '1' })),
@@ -124,7 +129,7 @@ async function measure(t: Target, database?: string): Promise<Figures> {
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
 console.log(
-  `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)\n`,
+  `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)${opts['rate-limited'] ? ', rate-limited key' : ''}\n`,
 );
 const only = new Set(opts.only.split(','));
 const results: [string, Figures][] = [];
