@@ -20,7 +20,8 @@ WITH locked AS (
   FROM unnest($2::text[], $3::bigint[], $4::int[]) AS w(name, start, quota)
   LEFT JOIN locked l ON l.window_name = w.name
 ), verdict AS (
-  SELECT bool_and(stored) AS stored, greatest(0, least($5::int, min(quota - count))) AS admitted FROM cur
+  SELECT bool_and(stored) AS stored,
+         CASE WHEN bool_and(stored) THEN greatest(0, least($5::int, min(quota - count))) ELSE 0 END AS admitted FROM cur
 ), counted AS (
   UPDATE rate_windows r SET window_start = cur.start, count = cur.count + verdict.admitted
   FROM cur, verdict
@@ -69,13 +70,14 @@ export class PostgresRateLimiter implements RateLimiter {
     if (!rows.every((row) => row.stored)) {
       await this.pool.query(CREATE_WINDOWS, [accountId, names]);
       ({ rows } = await this.pool.query<WindowRow>({ ...CONSUME, values }));
+      if (!rows.every((row) => row.stored)) throw new Error(`the rate-limit windows of account ${accountId} could not be stored`);
     }
     const admitted = rows[0]?.admitted ?? 0;
+    const counted = WINDOWS.map((w) => rows.find((row) => row.name === w.name)?.count ?? 0);
     return nows.map((_, i) => {
       const allowed = i < admitted;
       const windows: WindowState[] = WINDOWS.map((w, k) => {
-        const before = rows.find((row) => row.name === w.name)?.count ?? 0;
-        const count = before + (allowed ? i + 1 : admitted);
+        const count = counted[k]! + (allowed ? i + 1 : admitted);
         return {
           name: w.name,
           quota: this.quotas[w.name],

@@ -61,7 +61,7 @@ export const SETTINGS = {
     type: integer(1, 1000),
     default: '10',
     description:
-      'PostgreSQL connections per replica, half of them for the statements every job makes (at least one each, plus one that listens for notifications)',
+      'PostgreSQL connections per replica, half of them for the batched statements of jobs and rate limits (at least one each, plus one that listens for notifications)',
   },
   leaderLeaseMs: {
     flag: '--leader-lease-ms <ms>',

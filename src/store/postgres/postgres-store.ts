@@ -36,7 +36,7 @@ import { EVENT_CHANNEL, keyChangedPayload, NotificationCarrier } from './notific
  * the database at once: one take per endpoint, one count per account), the rest for everything
  * else; one each at least.
  */
-export function splitPoolSize(max: number): { batched: number; rest: number } {
+function splitPoolSize(max: number): { batched: number; rest: number } {
   const batched = Math.max(1, Math.floor(max / 2));
   return { batched, rest: Math.max(1, max - batched) };
 }
