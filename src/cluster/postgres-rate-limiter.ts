@@ -5,7 +5,7 @@
 // committed last, so replicas together never admit more than a quota.
 import type pg from 'pg';
 import type { RateLimitQuotas } from '../config.js';
-import { TurnBatch } from '../store/postgres/turn-batch.js';
+import { KeyedTurnBatches } from '../store/postgres/turn-batch.js';
 import { WINDOWS, type RateDecision, type RateLimiter, type WindowState } from './rate-limiter.js';
 
 const CONSUME = {
@@ -42,7 +42,7 @@ interface WindowRow {
 }
 
 export class PostgresRateLimiter implements RateLimiter {
-  private readonly byAccount = new Map<string, TurnBatch<number, RateDecision>>();
+  private readonly byAccount = new KeyedTurnBatches<number, RateDecision>((accountId, nows) => this.consumeAll(accountId, nows));
 
   /** `pool`: sessions that keep their plans (the store's batch pool, decision 33). */
   constructor(
@@ -51,14 +51,7 @@ export class PostgresRateLimiter implements RateLimiter {
   ) {}
 
   consume(accountId: string, nowMs = Date.now()): Promise<RateDecision> {
-    let batch = this.byAccount.get(accountId);
-    if (!batch) {
-      batch = new TurnBatch((nows) => this.consumeAll(accountId, nows));
-      // Idle accounts' batchers are dropped now and then; one is cheap to make again.
-      if (this.byAccount.size >= 10_000) this.byAccount.clear();
-      this.byAccount.set(accountId, batch);
-    }
-    return batch.add(nowMs);
+    return this.byAccount.add(accountId, nowMs);
   }
 
   private async consumeAll(accountId: string, nows: number[]): Promise<RateDecision[]> {

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import type { JobRecord } from '../job-store.js';
 import { jobFromRow, type JobRow } from '../rows.js';
 import { inTakeOrder } from '../shared/job-results.js';
-import { TurnBatch } from './turn-batch.js';
+import { KeyedTurnBatches } from './turn-batch.js';
 import { generationOf } from '../shared/queue-generation-sql.js';
 import { jobRecordColumns } from '../shared/job-sql.js';
 import { carriedNotification, type NotificationCarrier } from './notifications.js';
@@ -42,7 +42,10 @@ interface TakeCall {
 }
 
 export class TakeBatches {
-  private readonly byEndpoint = new Map<string, TurnBatch<TakeCall, JobRecord[]>>();
+  // One worker's takes never share a statement: each gets its own rows.
+  private readonly byEndpoint = new KeyedTurnBatches<TakeCall, JobRecord[]>((endpointId, calls) => this.takeAll(endpointId, calls), {
+    key: (c) => c.workerId,
+  });
 
   constructor(
     private readonly pool: pg.Pool,
@@ -50,15 +53,7 @@ export class TakeBatches {
   ) {}
 
   take(endpointId: string, call: TakeCall): Promise<JobRecord[]> {
-    let batch = this.byEndpoint.get(endpointId);
-    if (!batch) {
-      // One worker's takes never share a statement: each gets its own rows.
-      batch = new TurnBatch((calls) => this.takeAll(endpointId, calls), { key: (c) => c.workerId });
-      // Idle endpoints' batchers are dropped now and then; one is cheap to make again.
-      if (this.byEndpoint.size >= 10_000) this.byEndpoint.clear();
-      this.byEndpoint.set(endpointId, batch);
-    }
-    return batch.add(call);
+    return this.byEndpoint.add(endpointId, call);
   }
 
   private async takeAll(endpointId: string, calls: TakeCall[]): Promise<JobRecord[][]> {

@@ -52,7 +52,7 @@ export class TurnBatch<I, R> {
   }
 
   private flush(): void {
-    if (this.running || this.queue.length === 0) return;
+    // Only schedule() gets here, and it came only while no batch was running and calls waited.
     this.running = true;
     void this.send(this.take()).finally(() => {
       this.running = false;
@@ -86,5 +86,28 @@ export class TurnBatch<I, R> {
     } catch (error) {
       for (const p of batch) p.reject(error);
     }
+  }
+}
+
+/**
+ * One TurnBatch per key (an endpoint's takes, an account's rate-limit counts): calls of different
+ * keys never share a statement. Idle keys' batchers are dropped now and then; one is cheap to make again.
+ */
+export class KeyedTurnBatches<I, R> {
+  private readonly byKey = new Map<string, TurnBatch<I, R>>();
+
+  constructor(
+    private readonly run: (key: string, items: I[]) => Promise<R[]>,
+    private readonly options: TurnBatchOptions<I> = {},
+  ) {}
+
+  add(key: string, item: I): Promise<R> {
+    let batch = this.byKey.get(key);
+    if (!batch) {
+      batch = new TurnBatch((items) => this.run(key, items), this.options);
+      if (this.byKey.size >= 10_000) this.byKey.clear();
+      this.byKey.set(key, batch);
+    }
+    return batch.add(item);
   }
 }
