@@ -87,7 +87,17 @@ interface Figures {
   walBytesPerJob: number | undefined;
   dispatch: number[];
   runsync: number[];
+  /** Database round trips per runsync sample (sequential: nothing else runs meanwhile); 0 on SQLite. */
+  queriesPerRunsync: number;
   backlog: Awaited<ReturnType<typeof backlog>> | undefined;
+}
+
+/** Runsync latencies, and the round trips the servers made for them (PostgreSQL deployments). */
+async function runsyncCounted(t: Target, settings: LoadSettings): Promise<{ runsync: number[]; queriesPerRunsync: number }> {
+  const queries = async () => (t.countsQueries ? (await Promise.all(t.nodes.map(queryCount))).reduce((sum, q) => sum + q.queries, 0) : 0);
+  const before = await queries();
+  const samples = await runsync(t, settings);
+  return { runsync: samples, queriesPerRunsync: ((await queries()) - before) / samples.length };
 }
 
 async function measure(t: Target, database?: string): Promise<Figures> {
@@ -120,7 +130,7 @@ async function measure(t: Target, database?: string): Promise<Figures> {
     },
     walBytesPerJob: database ? median(walPerJob) : undefined,
     dispatch: await dispatch(t, settings),
-    runsync: await runsync(t, settings),
+    ...(await runsyncCounted(t, settings)),
     backlog: QUEUED > 0 ? await backlog(t, QUEUED) : undefined,
   };
   await stopTarget(t);
@@ -187,6 +197,10 @@ line(
 line(
   'runsync p50 / p99, ms',
   results.map(([, r]) => p(r.runsync)),
+);
+line(
+  'database round trips per runsync',
+  results.map(([, r]) => (r.queriesPerRunsync > 0 ? f(r.queriesPerRunsync, 2) : '-')),
 );
 if (QUEUED > 0) {
   line(
