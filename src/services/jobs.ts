@@ -3,7 +3,7 @@ import type { EndpointRecord, Store } from '../store/store.js';
 import type { JobCounts, JobRecord } from '../store/job-store.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { timeOrderedUuid } from '../domain/ids.js';
-import { canCancel, canRetry, isTerminal, JOB_LIMITS } from '../domain/job-state.js';
+import { canCancel, canRetry, isTerminal, JOB_LIMITS, runsyncRetentionMs } from '../domain/job-state.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerCounts, WorkerRegistry } from '../runtime/worker-registry.js';
 import { statusJson } from './job-view.js';
@@ -191,13 +191,33 @@ export class JobService {
     return statusJson(job, this.now());
   }
 
-  /** Waits until the job is terminal or `waitMs` passes; returns its status body either way. */
-  async waitForResult(endpointId: string, jobId: string, waitMs: number, signal?: Cancellation): Promise<string> {
+  /**
+   * Submits a job and waits for its result (runsync). The job as it was written is the first look:
+   * reading it back would cost a database round trip, and on SQLite a wait for the next commit.
+   */
+  async runSync(endpoint: EndpointRecord, request: RunRequest, waitMs: number, signal?: Cancellation): Promise<string> {
+    // Marked before the insert: a worker that finishes the job at any moment after it wakes the wait.
+    const since = this.events.jobs.mark();
+    const job = await this.submit(endpoint, request, runsyncRetentionMs(waitMs));
+    return this.waitForResult(job.endpointId, job.id, waitMs, signal, { job, since });
+  }
+
+  /**
+   * Waits until the job is terminal or `waitMs` passes; returns its status body either way.
+   * `seen`: the job as this process just wrote it, with the mark taken before, instead of a first read.
+   */
+  async waitForResult(
+    endpointId: string,
+    jobId: string,
+    waitMs: number,
+    signal?: Cancellation,
+    seen?: { job: JobRecord; since: number },
+  ): Promise<string> {
     const deadline = this.now() + waitMs;
-    for (;;) {
+    for (let first = seen; ; first = undefined) {
       // Marked before the read: a change committed while the read waited for its commit is not slept through.
-      const since = this.events.jobs.mark();
-      const job = await this.live(endpointId, jobId);
+      const since = first?.since ?? this.events.jobs.mark();
+      const job = first?.job ?? (await this.live(endpointId, jobId));
       const left = deadline - this.now();
       if (isTerminal(job.status) || left <= 0 || signal?.aborted) return statusJson(job, this.now());
       const woken = await this.events.jobs.wait(jobId, left, signal, since);

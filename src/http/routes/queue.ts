@@ -4,7 +4,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/services.js';
-import { JOB_LIMITS, runsyncRetentionMs } from '../../domain/job-state.js';
+import { JOB_LIMITS } from '../../domain/job-state.js';
 import { problemResponses } from '../schemas/common.js';
 import { EndpointParams, JobParams, JobStatusResponse, RunBody, TtlQuery, WaitQuery } from '../schemas/queue.js';
 import { clientGone } from '../client-gone.js';
@@ -61,8 +61,7 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
       },
       async (request, reply) => {
         const wait = request.query.wait ?? JOB_LIMITS.runsyncDefaultWaitMs;
-        const job = await jobs.submit(await endpointOf(request), request.body, runsyncRetentionMs(wait));
-        return sendJson(reply, await jobs.waitForResult(job.endpointId, job.id, wait, clientGone(reply)));
+        return sendJson(reply, await jobs.runSync(await endpointOf(request), request.body, wait, clientGone(reply)));
       },
     );
 
