@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { hashSecret, secretMatches } from './secret-hash.js';
 import type { Store } from '../store/store.js';
 import { randomId } from '../domain/ids.js';
+import { SharedLoads } from '../domain/shared-loads.js';
 
 const TOKEN_PATTERN = /^gantry_wk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
 
@@ -14,6 +15,7 @@ const CACHE_MAX = 10_000;
 
 export class WorkerCredentialService {
   private readonly verified = new Map<string, { endpointId: string; until: number }>();
+  private readonly checks = new SharedLoads<string | undefined>();
 
   constructor(private readonly store: Store) {}
 
@@ -34,6 +36,11 @@ export class WorkerCredentialService {
   async verify(token: string, now = Date.now()): Promise<string | undefined> {
     const cached = this.verified.get(token);
     if (cached && cached.until > now) return cached.endpointId;
+    // A worker's take, results and heartbeat that arrive together as its copy runs out check it once.
+    return this.checks.load(token, () => this.check(token, now));
+  }
+
+  private async check(token: string, now: number): Promise<string | undefined> {
     const match = TOKEN_PATTERN.exec(token.trim());
     if (!match) return undefined;
     const [, id, secret] = match as unknown as [string, string, string];

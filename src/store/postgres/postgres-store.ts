@@ -135,14 +135,14 @@ export class PostgresStore implements Store {
   }
 
   async getApiKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const cached = this.keys.get(id);
-    if (cached) return cached;
-    const read = this.keys.readStarted();
-    const row = (await this.pool.query<KeyRow>({ name: 'gantry_api_key', text: 'SELECT * FROM api_keys WHERE id = $1', values: [id] }))
-      .rows[0];
-    const key = row && keyFromRow(row);
-    if (key) this.keys.remember(key, read);
-    return key;
+    return this.keys.get(id, async () => {
+      const { rows } = await this.pool.query<KeyRow>({
+        name: 'gantry_api_key',
+        text: 'SELECT * FROM api_keys WHERE id = $1',
+        values: [id],
+      });
+      return rows[0] && keyFromRow(rows[0]);
+    });
   }
 
   /** Drops the cached copy of a key another replica changed. */
