@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { openTestStore, TEST_STORE, type TestStore } from './support/test-store.js';
 import { anAccount, anEndpoint, aKey } from './store-conformance/records.js';
 import { EndpointCache } from '../src/services/endpoint-cache.js';
-import { ApiKeyCache } from '../src/store/postgres/key-cache.js';
+import { ShortLivedCopies } from '../src/domain/short-lived-copies.js';
 import { WorkerCredentialService } from '../src/services/worker-credentials.js';
 import type { EndpointRecord } from '../src/store/store.js';
 import type { ApiKeyRecord } from '../src/store/store.js';
@@ -85,29 +85,38 @@ test(`[${TEST_STORE}] an endpoint changed while its copy was being read is read 
   assert.equal(counter.reads, 2);
 });
 
-test('API key copies (kept by the PostgreSQL store): concurrent reads share one, and a key forgotten meanwhile is read anew', async () => {
+test('copies kept like API keys on PostgreSQL: concurrent reads share one, and a key forgotten meanwhile is read anew', async () => {
   const key = aKey(account.id);
   const revoked: ApiKeyRecord = { ...key, revokedAt: new Date().toISOString() };
-  const cache = new ApiKeyCache(() => 0);
+  const copies = new ShortLivedCopies<ApiKeyRecord | undefined>({
+    freshForMs: 1000,
+    maxEntries: 10,
+    now: () => 0,
+    keep: (k) => k !== undefined,
+  });
   let reads = 0;
   const held = gate();
-  let stored = key;
+  let stored: ApiKeyRecord | undefined = key;
   const read = async () => {
     reads++;
     const answer = stored;
     await held.opened;
     return answer;
   };
-  const first = Array.from({ length: 10 }, () => cache.get(key.id, read));
+  const first = Array.from({ length: 10 }, () => copies.get(key.id, read));
   assert.equal(reads, 1, 'ten reads at once, one query');
   stored = revoked;
-  cache.forget(key.id);
-  const afterRevocation = cache.get(key.id, read);
+  copies.forget(key.id);
+  const afterRevocation = copies.get(key.id, read);
   held.open();
   assert.deepEqual(new Set((await Promise.all(first)).map((k) => k?.revokedAt)), new Set([null]));
   assert.notEqual((await afterRevocation)?.revokedAt, null, 'a read after the revocation sees it');
-  assert.notEqual((await cache.get(key.id, read))?.revokedAt, null, 'and only that read is kept');
+  assert.notEqual((await copies.get(key.id, read))?.revokedAt, null, 'and only that read is kept');
   assert.equal(reads, 2);
+  stored = undefined;
+  assert.equal(await copies.get('unknown', read), undefined);
+  assert.equal(await copies.get('unknown', read), undefined);
+  assert.equal(reads, 4, 'an unknown key is not kept: one made meanwhile elsewhere works at once');
 });
 
 test(`[${TEST_STORE}] a worker's requests that arrive together check its credential once`, async (context) => {

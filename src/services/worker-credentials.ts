@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { hashSecret, secretMatches } from './secret-hash.js';
 import type { Store } from '../store/store.js';
 import { randomId } from '../domain/ids.js';
-import { SharedLoads } from '../domain/shared-loads.js';
+import { ShortLivedCopies } from '../domain/short-lived-copies.js';
 
 const TOKEN_PATTERN = /^gantry_wk_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
 
@@ -14,8 +14,12 @@ const CACHE_MS = 30_000;
 const CACHE_MAX = 10_000;
 
 export class WorkerCredentialService {
-  private readonly verified = new Map<string, { endpointId: string; until: number }>();
-  private readonly checks = new SharedLoads<string | undefined>();
+  /** Endpoints of verified credentials, by token; a worker's requests that arrive together as its copy runs out check it once. */
+  private readonly verified = new ShortLivedCopies<string | undefined>({
+    freshForMs: CACHE_MS,
+    maxEntries: CACHE_MAX,
+    keep: (endpointId) => endpointId !== undefined,
+  });
 
   constructor(private readonly store: Store) {}
 
@@ -33,14 +37,11 @@ export class WorkerCredentialService {
   }
 
   /** The endpoint the credential is for, or undefined when it is not a valid credential. */
-  async verify(token: string, now = Date.now()): Promise<string | undefined> {
-    const cached = this.verified.get(token);
-    if (cached && cached.until > now) return cached.endpointId;
-    // A worker's take, results and heartbeat that arrive together as its copy runs out check it once.
-    return this.checks.load(token, () => this.check(token, now));
+  verify(token: string): Promise<string | undefined> {
+    return this.verified.get(token, () => this.check(token));
   }
 
-  private async check(token: string, now: number): Promise<string | undefined> {
+  private async check(token: string): Promise<string | undefined> {
     const match = TOKEN_PATTERN.exec(token.trim());
     if (!match) return undefined;
     const [, id, secret] = match as unknown as [string, string, string];
@@ -48,8 +49,6 @@ export class WorkerCredentialService {
     if (!credential || credential.revokedAt) return undefined;
     if (!(await this.store.findEndpoint(credential.endpointId))) return undefined;
     if (!secretMatches(secret, credential.secretHash)) return undefined;
-    if (this.verified.size >= CACHE_MAX) this.verified.clear();
-    this.verified.set(token, { endpointId: credential.endpointId, until: now + CACHE_MS });
     return credential.endpointId;
   }
 }

@@ -28,7 +28,7 @@ import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
 import { PostgresWorkerSampleStore } from './postgres-worker-samples.js';
 import { PostgresUsageStore } from './postgres-usage.js';
 import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
-import { ApiKeyCache } from './key-cache.js';
+import { ShortLivedCopies } from '../../domain/short-lived-copies.js';
 import { EVENT_CHANNEL, keyChangedPayload, NotificationCarrier } from './notifications.js';
 
 /**
@@ -54,7 +54,17 @@ export class PostgresStore implements Store {
   readonly usage: PostgresUsageStore;
   readonly workerSamples: PostgresWorkerSampleStore;
   readonly webhookSecrets: PostgresWebhookSecretStore;
-  private readonly keys = new ApiKeyCache();
+  /**
+   * API keys are read on every request; found ones are kept a second. A revocation drops the copy at
+   * once on the replica that made it, and on every other one through the notification the revoking
+   * statement sends when it commits. The time bound covers a notification missed while a replica's
+   * listening connection was down. Unknown ids are not kept: a key made on another replica works at once.
+   */
+  private readonly keys = new ShortLivedCopies<ApiKeyRecord | undefined>({
+    freshForMs: 1000,
+    maxEntries: 10_000,
+    keep: (key) => key !== undefined,
+  });
   /** Where the hot job statements find the notifications they carry for the event bus. */
   readonly notifications = new NotificationCarrier();
 
