@@ -209,6 +209,10 @@ export async function throughput(t: Target, jobs: number, s: LoadSettings): Prom
   // Wake the workers' long-polls so they see the stop.
   for (let i = 0; i < s.workers * s.batch; i++) void call(t, i, 'POST', '/run', t.apiKey, { input: { drain: true } });
   await Promise.all(workers);
+  // The wake-up jobs no worker took stay queued: the dispatch and runsync samples that follow would
+  // take them instead of their own jobs and time a queued job, not a hand-off to a waiting worker.
+  const purged = await call(t, 0, 'POST', '/purge-queue', t.apiKey, {});
+  if (purged.status !== 200) throw new Error(`${t.name}: purge-queue answered ${purged.status}`);
   if (completed !== jobs) throw new Error(`${t.name}: ${completed} of ${jobs} jobs completed`);
   const perJob = (key: 'servers' | 'database' | 'bench') => ((cpuAfter[key] - cpuBefore[key]) * 1000) / jobs;
   const by = { servers: perJob('servers'), database: perJob('database'), bench: perJob('bench') };
