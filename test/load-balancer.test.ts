@@ -114,8 +114,10 @@ test('callers need an API key that may use the endpoint, and the endpoint must b
   assert.match(run.json().detail, /LOAD_BALANCER endpoint; it has no job queue/);
 });
 
-test('a 50 MB upload streams through to the worker without the server holding it', async () => {
-  const size = 50 * 1024 * 1024;
+test('a 200 MB upload streams through to the worker without the server holding it', async () => {
+  // Large against what streaming costs (RSS grows by 30-55 MiB however big the body, buffers and
+  // garbage not yet collected), so a server holding the body shows four times over.
+  const size = 200 * 1024 * 1024;
   const chunk = Buffer.alloc(64 * 1024, 'gantry-');
   const expected = createHash('sha256');
   let produced = 0;
@@ -141,8 +143,8 @@ test('a 50 MB upload streams through to the worker without the server holding it
   assert.equal(answer.status, 200, answer.text);
   assert.deepEqual([answer.json.bytes, answer.json.sha256], [size, expected.digest('hex')]);
   assert.ok(answer.json.firstByteAt < lastChunkAt, 'the worker was reading before the client had sent everything');
-  // Client and server share this process; holding the body would add at least its 50 MB.
-  assert.ok(rssPeak - rssBefore < size, `RSS grew by ${((rssPeak - rssBefore) / 1048576).toFixed(1)} MiB`);
+  // Client and server share this process; holding the body would add at least its 200 MB.
+  assert.ok(rssPeak - rssBefore < size / 2, `RSS grew by ${((rssPeak - rssBefore) / 1048576).toFixed(1)} MiB`);
 });
 
 test('server-sent events pass through one by one, as the worker sends them', async () => {
