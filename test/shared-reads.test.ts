@@ -130,3 +130,31 @@ test(`[${TEST_STORE}] a worker's requests that arrive together check its credent
   assert.equal(counter.reads, 1, 'five requests, one check');
   assert.equal(await credentials.verify(token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')), undefined, 'a wrong secret is refused');
 });
+
+test('copies kept while a mark holds (API keys on SQLite): a moved mark drops them all, and no mark keeps nothing', async () => {
+  let mark: number | undefined = 1;
+  let stored = 'before';
+  let reads = 0;
+  const held = gate();
+  const copies = new ShortLivedCopies<string>({ freshForMs: Infinity, maxEntries: 10, mark: () => mark });
+  const read = async () => {
+    reads++;
+    const answer = stored;
+    await held.opened;
+    return answer;
+  };
+  const first = Promise.all([copies.get('k', read), copies.get('k', read)]);
+  assert.equal(reads, 1, 'two misses at once, one read');
+  stored = 'after';
+  mark = 2; // another process wrote a key while that read was under way
+  const afterWrite = copies.get('k', read);
+  held.open();
+  assert.deepEqual(await first, ['before', 'before']);
+  assert.equal(await afterWrite, 'after', 'a request after the write does not join the read begun before it');
+  assert.equal(await copies.get('k', read), 'after', 'the copy kept is the one read after the write');
+  assert.equal(reads, 2);
+  mark = undefined;
+  await copies.get('k', read);
+  await copies.get('k', read);
+  assert.equal(reads, 4, 'a store that cannot tell is read every time');
+});

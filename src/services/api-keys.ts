@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { hashSecret, secretMatches } from './secret-hash.js';
 import type { ApiKeyRecord, KeyPermission, Store } from '../store/store.js';
 import { newAccountId, randomId } from '../domain/ids.js';
-import { MarkedCache } from './marked-cache.js';
+import { ShortLivedCopies } from '../domain/short-lived-copies.js';
 
 export const KEY_PREFIX = 'gantry_';
 const TOKEN_PATTERN = /^gantry_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
@@ -29,11 +29,14 @@ export interface CreatedKey {
 export type KeyCheck = { ok: true; key: ApiKeyRecord } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
 
 export class ApiKeyService {
-  /** Every authenticated request looks its key up: while no key has changed, the record read last time is current. */
-  private readonly records: MarkedCache<ApiKeyRecord | undefined>;
+  /**
+   * Every authenticated request looks its key up: while no key has changed (the store's mark,
+   * decision 17), the record read last time is current. A store with no mark reads every time.
+   */
+  private readonly records: ShortLivedCopies<ApiKeyRecord | undefined>;
 
   constructor(private readonly store: Store) {
-    this.records = new MarkedCache(() => store.apiKeysMark());
+    this.records = new ShortLivedCopies({ freshForMs: Infinity, maxEntries: 10_000, mark: () => store.apiKeysMark() });
   }
 
   async create(options: NewKeyOptions = {}, now = new Date()): Promise<CreatedKey> {

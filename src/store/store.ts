@@ -104,7 +104,7 @@ export interface Store {
   /**
    * A number that changes whenever an API key may have changed, by this process or another, read
    * without a query round trip; undefined when the store cannot tell that cheaply. While it stays
-   * the same, API key records read earlier are still current (see MarkedCache). It may be read once
+   * the same, API key records read earlier are still current (see ShortLivedCopies). It may be read once
    * per event-loop turn: every request handled in a turn arrived before the turn's first read.
    */
   apiKeysMark(): number | undefined;
