@@ -15,6 +15,7 @@ import { walBytesDuring } from './lib/postgres-wal.js';
 import {
   backlog,
   dispatch,
+  queriesOf,
   queryCount,
   runsync,
   startNode,
@@ -94,10 +95,9 @@ interface Figures {
 
 /** Runsync latencies, and the round trips the servers made for them (PostgreSQL deployments). */
 async function runsyncCounted(t: Target, settings: LoadSettings): Promise<{ runsync: number[]; queriesPerRunsync: number }> {
-  const queries = async () => (t.countsQueries ? (await Promise.all(t.nodes.map(queryCount))).reduce((sum, q) => sum + q.queries, 0) : 0);
-  const before = await queries();
+  const before = await queriesOf(t);
   const samples = await runsync(t, settings);
-  return { runsync: samples, queriesPerRunsync: ((await queries()) - before) / samples.length };
+  return { runsync: samples, queriesPerRunsync: ((await queriesOf(t)) - before) / samples.length };
 }
 
 async function measure(t: Target, database?: string): Promise<Figures> {

@@ -155,7 +155,8 @@ function ask<T>(node: Node, question: string): Promise<T> {
   });
 }
 
-async function queriesOf(t: Target): Promise<number> {
+/** Statements the target's servers have sent to PostgreSQL so far; 0 when it does not count them. */
+export async function queriesOf(t: Target): Promise<number> {
   if (!t.countsQueries) return 0;
   const counts = await Promise.all(t.nodes.map(queryCount));
   return counts.reduce((sum, c) => sum + c.queries, 0);
