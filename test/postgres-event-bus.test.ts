@@ -16,6 +16,7 @@ import { EVENT_CHANNEL } from '../src/store/postgres/notifications.js';
 import { silentLogger } from '../src/domain/logger.js';
 import { settles, sleep } from './support/live.js';
 import { aJob, aQueue } from './store-conformance/records.js';
+import { statementNames } from './support/statement-names.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (event bus)`);
 const skip = NO_POSTGRES ?? false;
@@ -98,27 +99,6 @@ test('a replica the heartbeat shows is sent events; a hello counts only for its 
   sender.bus.publish({ kind: 'stop', id: 'worker-2' });
   await settles(async () => assert.deepEqual(receiver.events, [{ kind: 'stop', id: 'worker-2' }]), 2000);
 });
-
-/** Runs `work` and answers the names of the prepared statements the store's pools sent meanwhile (the bus's among them). */
-async function statementNames(pools: pg.Pool[], work: () => Promise<unknown>): Promise<string[]> {
-  const names: string[] = [];
-  const restore = pools.map((pool) => {
-    const patched = pool as unknown as { query: (...args: unknown[]) => unknown };
-    const query = patched.query;
-    patched.query = (...args) => {
-      const config = args[0] as { name?: string };
-      if (config.name) names.push(config.name);
-      return query.apply(pool, args);
-    };
-    return () => (patched.query = query);
-  });
-  try {
-    await work();
-  } finally {
-    for (const undo of restore) undo();
-  }
-  return names;
-}
 
 test('events waiting when a job statement goes out ride on it, with no NOTIFY of their own', { skip }, async () => {
   const sender = await startBus(60_000, 1);
