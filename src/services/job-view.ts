@@ -2,8 +2,12 @@
 // and spliced in as they are, so a large payload is never parsed and re-serialised on the way out.
 import type { JobRecord } from '../store/job-store.js';
 
+/** What a status answer is made of. */
+type StatusFields = Pick<JobRecord, 'id' | 'status' | 'submittedAt' | 'startedAt' | 'completedAt' | 'output' | 'error' | 'retries'>;
+type Times = Pick<JobRecord, 'status' | 'submittedAt' | 'startedAt' | 'completedAt'>;
+
 /** `{id, status, delayTime?, executionTime?, output?, error?, retries?}`, as /status answers. */
-export function statusJson(job: JobRecord, now: number): string {
+export function statusJson(job: StatusFields, now: number): string {
   let body = `{"id":${JSON.stringify(job.id)},"status":"${job.status}"`;
   const delay = delayTime(job, now);
   if (delay !== undefined) body += `,"delayTime":${delay}`;
@@ -16,13 +20,13 @@ export function statusJson(job: JobRecord, now: number): string {
 }
 
 /** Time spent waiting in the queue: until it started, or until now/its end if it never did. */
-export function delayTime(job: JobRecord, now: number): number | undefined {
+export function delayTime(job: Times, now: number): number | undefined {
   if (job.startedAt !== null) return Math.max(0, job.startedAt - job.submittedAt);
   if (job.completedAt !== null) return Math.max(0, job.completedAt - job.submittedAt);
   return job.status === 'IN_QUEUE' ? Math.max(0, now - job.submittedAt) : undefined;
 }
 
-export function executionTime(job: JobRecord, now: number): number | undefined {
+export function executionTime(job: Pick<Times, 'startedAt' | 'completedAt'>, now: number): number | undefined {
   if (job.startedAt === null) return undefined;
   return Math.max(0, (job.completedAt ?? now) - job.startedAt);
 }

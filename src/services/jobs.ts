@@ -221,12 +221,15 @@ export class JobService {
       const left = deadline - this.now();
       if (isTerminal(job.status) || left <= 0 || signal?.aborted) return statusJson(job, this.now());
       const woken = await this.events.jobs.wait(jobId, left, signal, since);
-      // Finished by this process: the row its completion returned is the one a read would find.
-      if (typeof woken === 'object' && this.isLive(woken, endpointId)) return statusJson(woken, this.now());
+      // Finished here or on another replica: the state its completion returned, unless a retry
+      // since then has been read here (a late event of an earlier attempt).
+      if (typeof woken === 'object' && woken.retries >= job.retries && this.isLive(woken, endpointId)) {
+        return statusJson(woken, this.now());
+      }
     }
   }
 
-  private isLive(job: JobRecord, endpointId: string): boolean {
+  private isLive(job: Pick<JobRecord, 'endpointId' | 'expiresAt'>, endpointId: string): boolean {
     return job.endpointId === endpointId && job.expiresAt > this.now();
   }
 

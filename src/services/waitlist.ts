@@ -2,7 +2,7 @@
 // runs out, or its client goes away. With several replicas, wake-ups also arrive from the others
 // over the event bus, and every sleep is cut to a fallback period so that a missed notification
 // only delays a waiter, which re-reads the store when it wakes.
-import type { ClusterEvent, EventBus } from '../cluster/events.js';
+import { finishedJobOf, finishedJobText, type ClusterEvent, type EventBus, type FinishedJob } from '../cluster/events.js';
 import type { JobRecord } from '../store/job-store.js';
 import type { Cancellation } from '../domain/cancellation.js';
 
@@ -156,8 +156,11 @@ export interface TakerOffer {
 
 /** The notifications the queue runs on, delivered here at once and to the other replicas over the bus. */
 export class JobEvents {
-  /** Woken with the job's final row when this process finished it, so its waiters need not read it again. */
-  readonly jobs: Waitlist<JobRecord>;
+  /**
+   * Woken with the job's final state when this process finished it, or another replica did and
+   * sent it along, so its waiters need not read it again.
+   */
+  readonly jobs: Waitlist<FinishedJob>;
   /** Takers, woken by queued jobs or handed one as it is submitted (the wake-up's value then). */
   readonly queues: Waitlist<JobRecord[], TakerOffer>;
   readonly stops: Waitlist;
@@ -188,7 +191,9 @@ export class JobEvents {
   /** `finished`: the job's row as its terminal write returned it, handed to this process's waiters. */
   jobChanged(jobId: string, finished?: JobRecord): void {
     this.jobs.wakeAll(jobId, finished);
-    this.bus?.publish({ kind: 'job', id: jobId });
+    if (!this.bus) return;
+    const text = finished && finishedJobText(finished);
+    this.bus.publish(text === undefined ? { kind: 'job', id: jobId } : { kind: 'job', id: jobId, finished: text });
   }
 
   /** Wakes this replica's idle takers first; only the jobs none of them waits for go to the other replicas. */
@@ -215,8 +220,12 @@ export class JobEvents {
 
   private deliver(event: ClusterEvent): void {
     switch (event.kind) {
-      case 'job':
-        return this.jobs.wakeAll(event.id);
+      case 'job': {
+        // Read only for waiters here: every replica hears every job's event.
+        const finished =
+          event.finished !== undefined && this.jobs.count(event.id) > 0 ? finishedJobOf(event.id, event.finished) : undefined;
+        return this.jobs.wakeAll(event.id, finished);
+      }
       case 'stop':
         return this.stops.wakeAll(event.id);
       case 'endpoint':
