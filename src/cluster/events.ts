@@ -117,4 +117,9 @@ export interface EventBus {
   publish(event: ClusterEvent): void;
   /** Events from the other replicas. */
   subscribe(listener: (event: ClusterEvent) => void): void;
+  /**
+   * `event` as a line a store statement carries to the other replicas, going out when, and only
+   * if, it commits (NewJob.notice); undefined when no other replica listens.
+   */
+  noticeOf(event: ClusterEvent): string | undefined;
 }

@@ -112,6 +112,14 @@ export class PostgresEventBus implements EventBus, WaitingNotifications {
     this.scheduleFlush();
   }
 
+  /**
+   * The line that tells the other replicas of `event` when a statement carries it (take's `own`);
+   * undefined when no other replica listens.
+   */
+  noticeOf(event: ClusterEvent): string | undefined {
+    return this.closed || !this.anyoneElseListening() ? undefined : encodeEvent(event);
+  }
+
   private anyoneElseListening(): boolean {
     return this.otherReplicas() !== 0 || Date.now() - this.lastHelloHeard < this.helloCountsForMs;
   }
@@ -120,10 +128,14 @@ export class PostgresEventBus implements EventBus, WaitingNotifications {
     return this.pool.query({ name: 'gantry_notify', text: 'SELECT pg_notify($1, $2)', values: [CHANNEL, payload] });
   }
 
-  /** The waiting events as one payload (up to the size NOTIFY allows), taken from `pending`; null when none wait. */
-  take(): string | null {
-    if (this.closed || this.pending.size === 0) return null;
+  /**
+   * The waiting events as one payload (up to the size NOTIFY allows), taken from `pending` after
+   * `own` (lines from noticeOf, which fit in any case); null when none wait.
+   */
+  take(own: readonly string[] = []): string | null {
+    if (this.closed || (this.pending.size === 0 && own.length === 0)) return null;
     let payload = this.replicaId;
+    for (const line of own) payload += `\n${line}`;
     for (const line of this.pending) {
       if (payload !== this.replicaId && payload.length + line.length + 1 > MAX_PAYLOAD) break;
       payload += `\n${line}`;
@@ -134,7 +146,11 @@ export class PostgresEventBus implements EventBus, WaitingNotifications {
 
   /** A taken payload that did not go out: its events wait again. */
   giveBack(payload: string): void {
-    for (const line of payload.split('\n').slice(1)) this.pending.add(line);
+    this.sendLater(payload.split('\n').slice(1));
+  }
+
+  sendLater(lines: readonly string[]): void {
+    for (const line of lines) this.pending.add(line);
     this.scheduleFlush();
   }
 

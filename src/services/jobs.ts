@@ -132,8 +132,9 @@ export class JobService {
     // instead of a submit and a take (docs/decisions/0027).
     const taker = this.events.queues.claim(endpoint.id, (offer) => !this.workers.isParked(offer.workerId));
     if (!taker) {
-      await this.store.jobs.insert(queued);
-      this.events.jobsQueued(endpoint.id);
+      const notice = this.events.queuedNotice(endpoint.id);
+      await this.store.jobs.insert(notice === undefined ? queued : { ...queued, notice });
+      this.events.jobsQueued(endpoint.id, 1, notice !== undefined);
       return queued;
     }
     const handedTo = { workerId: taker.offer.workerId, startedAt: now, leaseUntil: now + taker.offer.leaseMs };

@@ -196,13 +196,24 @@ export class JobEvents {
     this.bus.publish(text === undefined ? { kind: 'job', id: jobId } : { kind: 'job', id: jobId, finished: text });
   }
 
-  /** Wakes this replica's idle takers first; only the jobs none of them waits for go to the other replicas. */
-  jobsQueued(endpointId: string, count = 1): void {
+  /**
+   * For a job about to be queued when no taker waits here: the notice its insert carries, so the
+   * other replicas' takers wake as it commits (NewJob.notice); undefined when none listens.
+   */
+  queuedNotice(endpointId: string): string | undefined {
+    return this.bus && this.queues.count(endpointId) === 0 ? this.bus.noticeOf({ kind: 'queued', id: endpointId, count: 1 }) : undefined;
+  }
+
+  /**
+   * Wakes this replica's idle takers first; only the jobs none of them waits for go to the other
+   * replicas, unless their inserts told them already (`announced`).
+   */
+  jobsQueued(endpointId: string, count = 1, announced = false): void {
     let left = count;
     while (left > 0 && this.queues.wakeOne(endpointId)) left--;
     if (left === 0) return;
     for (const listener of this.queuedListeners) listener(endpointId);
-    this.bus?.publish({ kind: 'queued', id: endpointId, count: left });
+    if (!announced) this.bus?.publish({ kind: 'queued', id: endpointId, count: left });
   }
 
   stopRequested(workerId: string): void {

@@ -22,6 +22,12 @@ export interface NewJob {
   expiresAt: number;
   /** Set when a waiting worker takes the job as it is submitted: it is stored already taken. */
   handedTo?: Handoff;
+  /**
+   * A notification to the other replicas that goes out when, and only if, the job is committed
+   * (PostgreSQL; the event bus's noticeOf). Sent after the commit instead, the wake-up it carries
+   * would cost a statement of its own and reach them a round trip later.
+   */
+  notice?: string;
 }
 
 /** A job's take, written with its submit (the same columns a take writes). */

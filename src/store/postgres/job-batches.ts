@@ -53,6 +53,10 @@ const COMPLETE = {
          RETURNING ${jobRecordColumns('jobs')}`,
 };
 
+function noticesOf(jobs: readonly NewJob[]): string[] {
+  return jobs.flatMap((job) => (job.notice === undefined ? [] : [job.notice]));
+}
+
 /** One completion as JobStore.complete names it; null where it names no endpoint or worker. */
 interface CompleteCall {
   id: string;
@@ -95,17 +99,19 @@ export class JobBatches {
   /** Answers, per job, undefined when it was stored or the error that kept it out. */
   private async insertAll(jobs: NewJob[]): Promise<unknown[]> {
     try {
-      await this.carrier.carry((told) => this.pool.query({ ...INSERT, values: [...insertColumns(jobs), told] }));
+      await this.carrier.carry((told) => this.pool.query({ ...INSERT, values: [...insertColumns(jobs), told] }), noticesOf(jobs));
       return jobs.map(() => undefined);
     } catch (error) {
       // The whole statement rolled back: only the clashing job may fail, so each goes again alone.
       if (!isUniqueViolation(error) || jobs.length === 1) throw error;
       return Promise.all(
         jobs.map((job) =>
-          this.pool.query({ ...INSERT, values: [...insertColumns([job]), null] }).then(
-            () => undefined,
-            (single: unknown) => single,
-          ),
+          this.carrier
+            .carry((told) => this.pool.query({ ...INSERT, values: [...insertColumns([job]), told] }), noticesOf([job]))
+            .then(
+              () => undefined,
+              (single: unknown) => single,
+            ),
         ),
       );
     }

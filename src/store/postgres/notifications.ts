@@ -13,11 +13,19 @@ export function keyChangedPayload(id: string): string {
 
 /** Notifications waiting to go out to the other replicas (the event bus's). */
 export interface WaitingNotifications {
-  /** One payload for a statement about to go out, or null when none waits; the statement sends it now. */
-  take(): string | null;
+  /**
+   * One payload for a statement about to go out, or null when none waits; the statement sends it
+   * now. `own`: lines this statement must carry itself (see NewJob.notice), placed first.
+   */
+  take(own?: readonly string[]): string | null;
   /** A taken payload whose statement failed (so, rolled back, it never went out): sent some other way. */
   giveBack(payload: string): void;
+  /** Lines a statement had to carry but had no room for, once it has committed: sent some other way. */
+  sendLater(lines: readonly string[]): void;
 }
+
+/** Room for a statement's own lines in a payload (the rest of NOTIFY's 8000 bytes is for waiting events). */
+const OWN_LINES_ROOM = 3500;
 
 /**
  * Lets the hot job statements carry waiting notifications: a NOTIFY inside a statement goes out
@@ -31,11 +39,21 @@ export class NotificationCarrier {
     this.waiting = waiting;
   }
 
-  /** Runs a statement with a waiting payload as its notification parameter (null: none). */
-  async carry<T>(send: (payload: string | null) => Promise<T>): Promise<T> {
-    const payload = this.waiting?.take() ?? null;
+  /**
+   * Runs a statement with a waiting payload as its notification parameter (null: none), `own`
+   * lines among it: they go out when, and only if, this statement commits.
+   */
+  async carry<T>(send: (payload: string | null) => Promise<T>, own: readonly string[] = []): Promise<T> {
+    const lines = own.length > 1 ? [...new Set(own)] : own;
+    let room = OWN_LINES_ROOM;
+    const fit = lines.findIndex((line) => (room -= line.length + 1) < 0);
+    const carried = fit === -1 ? lines : lines.slice(0, fit);
+    const payload = this.waiting?.take(carried) ?? null;
     try {
-      return await send(payload);
+      const result = await send(payload);
+      // Only now: sent before the commit, they would wake the other replicas too early.
+      if (fit !== -1) this.waiting?.sendLater(lines.slice(fit));
+      return result;
     } catch (error) {
       if (payload !== null) this.waiting?.giveBack(payload);
       throw error;

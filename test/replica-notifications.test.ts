@@ -1,8 +1,10 @@
-// A job finished on one replica answers the waiters on another with the state its completion
-// returned, sent along with the notification (src/cluster/events.ts), as a local wake-up hands it
-// over: the waiting replica does not read the job again. What a user would notice: a wrong or
-// garbled result, a result too large to go along that is lost, or a late notification of an
-// earlier attempt answering for a job that was retried since.
+// What one replica tells the others rides on the statements that change the job, and what they
+// need to answer comes along: a job queued on one replica wakes the takers of another when its
+// insert commits, with no NOTIFY of its own; a job finished on one replica answers the waiters on
+// another with the state its completion returned (src/cluster/events.ts), as a local wake-up hands
+// it over, so they do not read the job again. What a user would notice: a take that waits for the
+// slow re-check, a wrong or garbled result, a result too large to go along that is lost, or a late
+// notification of an earlier attempt answering for a job that was retried since.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -97,6 +99,29 @@ after(async () => {
     rmSync(replica.dataDir, { recursive: true, force: true });
   }
   await schema.drop();
+});
+
+test('a job submitted on B reaches a worker waiting on A with its insert alone, no NOTIFY of its own', { skip }, async () => {
+  const taking = a.services.workerProtocol.take(endpointId, 'worker-waiting', 1, new Cancellation(), 8000);
+  await sleep(300); // A's take found nothing and waits
+  let jobId = '';
+  const names = await statementNames(poolsOf(b), async () => {
+    jobId = (await call(b, 'POST', `/v2/${endpointId}/run`, { input: { to: 'a waiting worker' } })).json<{ id: string }>().id;
+    const [taken] = await taking;
+    assert.equal(taken?.id, jobId, 'the take on A was woken by the submit on B');
+    await sleep(100); // time for a NOTIFY of its own, had one been sent
+  });
+  assert.deepEqual(
+    names.filter((name) => name.startsWith('gantry_jobs_') || name === 'gantry_notify'),
+    ['gantry_jobs_insert'],
+  );
+  await a.services.workerProtocol.done(endpointId, 'worker-waiting', jobId, {
+    kind: 'result',
+    status: 'COMPLETED',
+    output: null,
+    error: null,
+    stopPod: false,
+  });
 });
 
 test('a runsync on B answers with the result reported on A, exactly, without reading the job again', { skip }, async () => {
