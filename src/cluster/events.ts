@@ -51,12 +51,12 @@ export function encodeEvent(event: ClusterEvent): string {
 }
 
 export function decodeEvent(line: string): ClusterEvent | undefined {
-  const idStart = line.indexOf(' ') + 1;
-  const idEnd = idStart === 0 ? -1 : line.indexOf(' ', idStart);
-  const kind = KINDS[line.slice(0, Math.max(0, idStart - 1)) as keyof typeof KINDS];
-  const id = idEnd === -1 ? line.slice(idStart) : line.slice(idStart, idEnd);
-  const rest = idEnd === -1 ? undefined : line.slice(idEnd + 1);
-  if (!kind || idStart === 0 || !id) return undefined;
+  const space = line.indexOf(' ');
+  const kind = space === -1 ? undefined : KINDS[line.slice(0, space) as keyof typeof KINDS];
+  const end = line.indexOf(' ', space + 1);
+  const id = end === -1 ? line.slice(space + 1) : line.slice(space + 1, end);
+  const rest = end === -1 ? '' : line.slice(end + 1);
+  if (!kind || !id) return undefined;
   if (kind === 'queued') return { kind, id, count: Math.max(1, Number(rest) || 1) };
   if (kind === 'job' && rest) return { kind, id, finished: rest };
   return { kind, id };
