@@ -11,7 +11,7 @@ import { NO_POSTGRES } from './support/test-store.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from './support/throwaway-database.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { PostgresEventBus } from '../src/cluster/postgres-event-bus.js';
-import type { ClusterEvent } from '../src/cluster/events.js';
+import { encodeEvent, type ClusterEvent } from '../src/cluster/events.js';
 import { EVENT_CHANNEL } from '../src/store/postgres/notifications.js';
 import { silentLogger } from '../src/domain/logger.js';
 import { settles, sleep } from './support/live.js';
@@ -139,9 +139,7 @@ test('notices of more jobs than one payload holds all reach the other replicas, 
   const endpoints: string[] = [];
   for (let bytes = 0; bytes < 10_000; bytes += `q ${endpoints.at(-1)} 1\n`.length) endpoints.push(`${aQueue()}-${'x'.repeat(60)}`);
   await Promise.all(
-    endpoints.map((endpoint) =>
-      store.jobs.insert({ ...aJob(endpoint), notice: sender.bus.noticeOf({ kind: 'queued', id: endpoint, count: 1 }) }),
-    ),
+    endpoints.map((endpoint) => store.jobs.insert({ ...aJob(endpoint), notice: encodeEvent({ kind: 'queued', id: endpoint, count: 1 }) })),
   );
   await settles(async () => {
     const woken = new Set(receiver.events.flatMap((event) => (event.kind === 'queued' ? [event.id] : [])));

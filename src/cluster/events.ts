@@ -118,8 +118,8 @@ export interface EventBus {
   /** Events from the other replicas. */
   subscribe(listener: (event: ClusterEvent) => void): void;
   /**
-   * `event` as a line a store statement carries to the other replicas, going out when, and only
-   * if, it commits (NewJob.notice); undefined when no other replica listens.
+   * Whether another replica listens now: what only they would read (a finished job's state, a
+   * notice for a statement to carry, NewJob.notice) need not be made otherwise.
    */
-  noticeOf(event: ClusterEvent): string | undefined;
+  othersListening(): boolean;
 }

@@ -107,21 +107,13 @@ export class PostgresEventBus implements EventBus, WaitingNotifications {
   }
 
   publish(event: ClusterEvent): void {
-    if (this.closed || !this.anyoneElseListening()) return;
+    if (!this.othersListening()) return;
     this.pending.add(encodeEvent(event));
     this.scheduleFlush();
   }
 
-  /**
-   * The line that tells the other replicas of `event` when a statement carries it (take's `own`);
-   * undefined when no other replica listens.
-   */
-  noticeOf(event: ClusterEvent): string | undefined {
-    return this.closed || !this.anyoneElseListening() ? undefined : encodeEvent(event);
-  }
-
-  private anyoneElseListening(): boolean {
-    return this.otherReplicas() !== 0 || Date.now() - this.lastHelloHeard < this.helloCountsForMs;
+  othersListening(): boolean {
+    return !this.closed && (this.otherReplicas() !== 0 || Date.now() - this.lastHelloHeard < this.helloCountsForMs);
   }
 
   private notify(payload: string): Promise<unknown> {
@@ -130,7 +122,7 @@ export class PostgresEventBus implements EventBus, WaitingNotifications {
 
   /**
    * The waiting events as one payload (up to the size NOTIFY allows), taken from `pending` after
-   * `own` (lines from noticeOf, which fit in any case); null when none wait.
+   * `own` (encoded events a statement carries itself, which fit in any case); null when none wait.
    */
   take(own: readonly string[] = []): string | null {
     if (this.closed || (this.pending.size === 0 && own.length === 0)) return null;

@@ -2,7 +2,7 @@
 // runs out, or its client goes away. With several replicas, wake-ups also arrive from the others
 // over the event bus, and every sleep is cut to a fallback period so that a missed notification
 // only delays a waiter, which re-reads the store when it wakes.
-import { finishedJobOf, finishedJobText, type ClusterEvent, type EventBus, type FinishedJob } from '../cluster/events.js';
+import { encodeEvent, finishedJobOf, finishedJobText, type ClusterEvent, type EventBus, type FinishedJob } from '../cluster/events.js';
 import type { JobRecord } from '../store/job-store.js';
 import type { Cancellation } from '../domain/cancellation.js';
 
@@ -191,7 +191,7 @@ export class JobEvents {
   /** `finished`: the job's row as its terminal write returned it, handed to this process's waiters. */
   jobChanged(jobId: string, finished?: JobRecord): void {
     this.jobs.wakeAll(jobId, finished);
-    if (!this.bus) return;
+    if (!this.bus?.othersListening()) return;
     const text = finished && finishedJobText(finished);
     this.bus.publish(text === undefined ? { kind: 'job', id: jobId } : { kind: 'job', id: jobId, finished: text });
   }
@@ -201,7 +201,8 @@ export class JobEvents {
    * other replicas' takers wake as it commits (NewJob.notice); undefined when none listens.
    */
   queuedNotice(endpointId: string): string | undefined {
-    return this.bus && this.queues.count(endpointId) === 0 ? this.bus.noticeOf({ kind: 'queued', id: endpointId, count: 1 }) : undefined;
+    const heard = this.bus?.othersListening() && this.queues.count(endpointId) === 0;
+    return heard ? encodeEvent({ kind: 'queued', id: endpointId, count: 1 }) : undefined;
   }
 
   /**

@@ -24,7 +24,7 @@ export interface NewJob {
   handedTo?: Handoff;
   /**
    * A notification to the other replicas that goes out when, and only if, the job is committed
-   * (PostgreSQL; the event bus's noticeOf). Sent after the commit instead, the wake-up it carries
+   * (PostgreSQL; an encoded cluster event). Sent after the commit instead, the wake-up it carries
    * would cost a statement of its own and reach them a round trip later.
    */
   notice?: string;
