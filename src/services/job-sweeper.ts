@@ -63,7 +63,7 @@ export class JobSweeper {
 
   private async afterFinish(displaced: DisplacedJob): Promise<void> {
     if (displaced.workerId) await this.jobs.stopOnWorker(displaced.endpointId, displaced.workerId, displaced.id);
-    const job = await this.store.jobs.get(displaced.id);
+    const job = await this.store.jobs.getState(displaced.id);
     if (job) this.jobs.finished(job);
   }
 }

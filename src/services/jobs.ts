@@ -1,6 +1,6 @@
 // The queue as clients use it: submit, wait, read status and streams, cancel, retry, purge, health.
 import type { EndpointRecord, Store } from '../store/store.js';
-import type { JobCounts, JobRecord } from '../store/job-store.js';
+import type { JobCounts, JobRecord, JobState } from '../store/job-store.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { timeOrderedUuid } from '../domain/ids.js';
 import { canCancel, canRetry, isTerminal, JOB_LIMITS, runsyncRetentionMs } from '../domain/job-state.js';
@@ -34,7 +34,7 @@ export interface QueueTimings {
 export type Clock = () => number;
 
 export interface JobObserver {
-  jobFinished(job: JobRecord): void;
+  jobFinished(job: JobState): void;
 }
 
 export interface JobServiceParts {
@@ -178,8 +178,8 @@ export class JobService {
   }
 
   /** A job of this endpoint that has not expired; anything else is 404. */
-  async live(endpointId: string, jobId: string): Promise<JobRecord> {
-    const job = await this.store.jobs.get(jobId);
+  async live(endpointId: string, jobId: string): Promise<JobState> {
+    const job = await this.store.jobs.getState(jobId);
     if (!job || !this.isLive(job, endpointId)) {
       throw notFound(`job ${jobId} not found (unknown, or its results have expired)`);
     }
@@ -212,7 +212,7 @@ export class JobService {
     jobId: string,
     waitMs: number,
     signal?: Cancellation,
-    seen?: { job: JobRecord; since: number },
+    seen?: { job: JobState; since: number },
   ): Promise<string> {
     const deadline = this.now() + waitMs;
     for (let first = seen; ; first = undefined) {
@@ -230,7 +230,7 @@ export class JobService {
     }
   }
 
-  private isLive(job: Pick<JobRecord, 'endpointId' | 'expiresAt'>, endpointId: string): boolean {
+  private isLive(job: Pick<JobState, 'endpointId' | 'expiresAt'>, endpointId: string): boolean {
     return job.endpointId === endpointId && job.expiresAt > this.now();
   }
 
@@ -255,7 +255,7 @@ export class JobService {
     }
   }
 
-  async cancel(endpointId: string, jobId: string): Promise<JobRecord> {
+  async cancel(endpointId: string, jobId: string): Promise<JobState> {
     const job = await this.live(endpointId, jobId);
     if (!canCancel(job.status)) {
       throw conflict(`job ${jobId} is ${job.status}; only IN_QUEUE or IN_PROGRESS jobs can be cancelled`);
@@ -313,7 +313,7 @@ export class JobService {
   }
 
   /** Everything that follows a job reaching a terminal status. */
-  finished(job: JobRecord): void {
+  finished(job: JobState): void {
     this.events.jobChanged(job.id, isTerminal(job.status) ? job : undefined);
     if (isTerminal(job.status)) this.observer?.jobFinished(job);
     if (job.webhook && isTerminal(job.status)) this.webhooks.wake();

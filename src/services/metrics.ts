@@ -4,7 +4,7 @@
 // time, so they cost nothing between scrapes.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Store } from '../store/store.js';
-import { QUEUE_STATS_CAP, type JobRecord } from '../store/job-store.js';
+import { QUEUE_STATS_CAP, type JobState } from '../store/job-store.js';
 import type { WorkerCounts } from '../runtime/worker-registry.js';
 
 /** Whose series a scrape may see: the operator's (every account) or one account's endpoints. */
@@ -146,7 +146,7 @@ export class GantryMetrics {
     this.lbDuration.observe({ endpoint: endpointId }, seconds);
   }
 
-  jobFinished(job: JobRecord): void {
+  jobFinished(job: JobState): void {
     this.finished.inc({ endpoint: job.endpointId, status: job.status });
     if (job.startedAt !== null) {
       this.delay.observe({ endpoint: job.endpointId }, (job.startedAt - job.submittedAt) / 1000);

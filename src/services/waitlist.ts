@@ -3,7 +3,7 @@
 // over the event bus, and every sleep is cut to a fallback period so that a missed notification
 // only delays a waiter, which re-reads the store when it wakes.
 import { encodeEvent, finishedJobOf, finishedJobText, type ClusterEvent, type EventBus, type FinishedJob } from '../cluster/events.js';
-import type { JobRecord } from '../store/job-store.js';
+import type { JobRecord, JobState } from '../store/job-store.js';
 import type { Cancellation } from '../domain/cancellation.js';
 
 interface Waiter<T, O> {
@@ -189,7 +189,7 @@ export class JobEvents {
   }
 
   /** `finished`: the job's row as its terminal write returned it, handed to this process's waiters. */
-  jobChanged(jobId: string, finished?: JobRecord): void {
+  jobChanged(jobId: string, finished?: JobState): void {
     this.jobs.wakeAll(jobId, finished);
     if (!this.bus?.othersListening()) return;
     const text = finished && finishedJobText(finished);

@@ -2,7 +2,7 @@
 // stream chunks, the stop channel and pings. Results are accepted at least once and
 // repeated posts of a finished job are harmless.
 import type { Store } from '../store/store.js';
-import type { JobRecord } from '../store/job-store.js';
+import type { JobRecord, JobState } from '../store/job-store.js';
 import { isTerminal, JOB_LIMITS } from '../domain/job-state.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
@@ -138,7 +138,7 @@ export class WorkerProtocolService {
     const finished = await this.complete(endpointId, jobId, report);
     if (!finished) {
       // A finished, expired or unknown job: the post is a repeat or came too late; accept it quietly.
-      const job = await this.store.jobs.get(jobId);
+      const job = await this.store.jobs.getState(jobId);
       if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
       this.workers.jobReleased(workerId, jobId);
       return;
@@ -153,13 +153,7 @@ export class WorkerProtocolService {
   }
 
   /** What follows a recorded result: the worker's books, a recycle it asked for, the job's waiters. */
-  private async recorded(
-    endpointId: string,
-    workerId: string,
-    jobId: string,
-    report: DoneReport & { kind: 'result' },
-    finished: JobRecord,
-  ) {
+  private async recorded(endpointId: string, workerId: string, jobId: string, report: DoneReport & { kind: 'result' }, finished: JobState) {
     if (finished.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
     this.workers.jobReleased(workerId, jobId);
     if (report.stopPod) this.workers.requestRecycle(workerId);
@@ -176,7 +170,7 @@ export class WorkerProtocolService {
       this.events.jobChanged(jobId);
       return;
     }
-    const job = await this.store.jobs.get(jobId);
+    const job = await this.store.jobs.getState(jobId);
     if (job?.endpointId !== endpointId) return this.workers.jobReleased(workerId, jobId);
     if (job.workerId === workerId) this.workers.reported(workerId, endpointId, now);
     if (isTerminal(job.status)) this.workers.jobReleased(workerId, jobId);
@@ -264,7 +258,7 @@ export class WorkerProtocolService {
       return;
     }
     // A late chunk of a finished job that was this worker's still tells that the worker reports.
-    const job = await this.store.jobs.get(jobId);
+    const job = await this.store.jobs.getState(jobId);
     if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, now);
   }
 

@@ -20,7 +20,7 @@ export async function ownership(
   workerId: string,
   jobId: string,
 ): Promise<'owned' | 'finished' | { rejected: string }> {
-  const job = await store.jobs.get(jobId);
+  const job = await store.jobs.getState(jobId);
   if (!job || job.endpointId !== endpointId) return { rejected: `job ${jobId} is not a job of this endpoint` };
   if (job.workerId !== workerId) return { rejected: `job ${jobId} is not held by this worker` };
   return isTerminal(job.status) ? 'finished' : 'owned';

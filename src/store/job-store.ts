@@ -50,6 +50,9 @@ export interface JobRecord extends NewJob {
   leaseLosses: number;
 }
 
+/** A job without what only its worker reads (input, S3 settings): an input can be megabytes. */
+export type JobState = Omit<JobRecord, 'input' | 's3Config'>;
+
 export interface JobCounts {
   inQueue: number;
   inProgress: number;
@@ -110,6 +113,8 @@ export interface WorkerCredentialRecord {
 export interface JobStore {
   insert(job: NewJob): Promise<void>;
   get(id: string): Promise<JobRecord | undefined>;
+  /** As get, without the input and S3 settings: what status answers and checks read. */
+  getState(id: string): Promise<JobState | undefined>;
   /** Leases up to `limit` queued jobs of the endpoint to the worker, oldest normal-priority first. */
   take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]>;
   /** Extends the leases the worker holds on these jobs of the endpoint; returns how many it still holds. */
@@ -119,7 +124,7 @@ export interface JobStore {
   /**
    * Moves a job to a terminal status if it is in one of `from` (and, with `endpointId`, of that
    * endpoint; with `workerId`, held by that worker); returns the updated job, whose `workerId` is
-   * the worker that held it. A job a purge has hidden is not found.
+   * the worker that held it, without its input (JobState). A job a purge has hidden is not found.
    */
   complete(
     id: string,
@@ -127,7 +132,7 @@ export interface JobStore {
     completion: Completion,
     endpointId?: string,
     workerId?: string,
-  ): Promise<JobRecord | undefined>;
+  ): Promise<JobState | undefined>;
   /** Puts a failed or timed-out job back in the queue with its original input. */
   requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined>;
   setExpiry(id: string, expiresAt: number): Promise<void>;

@@ -12,7 +12,7 @@ import type {
   TemplateRecord,
 } from './store.js';
 import type { VolumeType } from '../domain/network-volume.js';
-import type { DueWebhook, JobRecord, WorkerCredentialRecord } from './job-store.js';
+import type { DueWebhook, JobRecord, JobState, WorkerCredentialRecord } from './job-store.js';
 
 export interface AccountRow {
   id: string;
@@ -95,15 +95,16 @@ export interface JobRow {
 
 export const LOST_LEASE_ERROR = 'the job was lost by its workers too many times (their leases lapsed without a result)';
 
-export function jobFromRow(row: JobRow): JobRecord {
+/** The columns of a job's state (JOB_STATE_COLUMNS). */
+export type JobStateRow = Omit<JobRow, 'input' | 's3_config'>;
+
+export function jobStateFromRow(row: JobStateRow): JobState {
   return {
     id: row.id,
     endpointId: row.endpoint_id,
     accountId: row.account_id,
     status: row.status,
-    input: row.input,
     webhook: row.webhook,
-    s3Config: row.s3_config,
     executionTimeoutMs: row.execution_timeout_ms,
     lowPriority: Boolean(row.low_priority),
     retentionMs: row.retention_ms,
@@ -119,6 +120,14 @@ export function jobFromRow(row: JobRow): JobRecord {
     retries: row.retries,
     leaseLosses: row.lease_losses,
   };
+}
+
+export function jobFromRow(row: JobRow): JobRecord {
+  // Added to the state's object rather than spread into a new one, which costs a copy per job.
+  const job = jobStateFromRow(row) as JobRecord;
+  job.input = row.input;
+  job.s3Config = row.s3_config;
+  return job;
 }
 
 export interface WebhookRow extends JobRow {

@@ -30,6 +30,35 @@ test(`[${TEST_STORE}] a submitted job reads back as submitted, queued and untouc
   assert.equal(await suite.store.jobs.get('job-missing'), undefined);
 });
 
+test(`[${TEST_STORE}] a job's state is the job without its input and S3 settings, through every status`, async () => {
+  const { jobs } = suite.store;
+  const endpointId = aQueue();
+  // An input of a megabyte: a status read or a completion that carried it would copy it each time.
+  const job = aJob(endpointId, {
+    input: JSON.stringify('x'.repeat(1 << 20)),
+    s3Config: '{"bucket":"b"}',
+    webhook: 'https://example.test/h',
+  });
+  await jobs.insert(job);
+  const withoutWorkerFields = ({ input: _input, s3Config: _s3, ...state }: NonNullable<Awaited<ReturnType<typeof jobs.get>>>) => state;
+  const stateNow = async () => {
+    const whole = await jobs.get(job.id);
+    const state = await jobs.getState(job.id);
+    assert.ok(whole && state);
+    assert.deepEqual(state, withoutWorkerFields(whole));
+    return state;
+  };
+  assert.equal((await stateNow()).status, 'IN_QUEUE');
+  const [taken] = await jobs.take(endpointId, 'w1', 1, NOW + 10, NOW + 5000);
+  assert.equal(taken?.input, job.input, 'a take hands the worker its input');
+  assert.equal((await stateNow()).status, 'IN_PROGRESS');
+  const completed = await jobs.complete(job.id, ['IN_PROGRESS'], done(NOW + 20));
+  assert.ok(completed);
+  assert.ok(!('input' in completed) && !('s3Config' in completed), 'a completion answers the state only');
+  assert.deepEqual(completed, await stateNow());
+  assert.equal(await jobs.getState('job-missing'), undefined);
+});
+
 test(`[${TEST_STORE}] a job id is unique`, async () => {
   const job = aJob(aQueue());
   await suite.store.jobs.insert(job);

@@ -2,12 +2,12 @@
 // turn into one statement (see turn-batch.ts) and prepared once per connection by name.
 import type pg from 'pg';
 import type { JobStatus } from '../../domain/job-state.js';
-import type { Completion, JobRecord, NewJob } from '../job-store.js';
-import { jobFromRow, type JobRow } from '../rows.js';
+import type { Completion, JobRecord, JobState, NewJob } from '../job-store.js';
+import { jobFromRow, jobStateFromRow, type JobRow, type JobStateRow } from '../rows.js';
 import { isUniqueViolation } from '../shared/conflicts.js';
 import { TurnBatch } from './turn-batch.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
-import { jobRecordColumns } from '../shared/job-sql.js';
+import { jobStateColumns, jobRecordColumns } from '../shared/job-sql.js';
 import { carriedNotification, type NotificationCarrier } from './notifications.js';
 
 const INSERT_TOLD = carriedNotification(16);
@@ -30,10 +30,17 @@ const INSERT = {
          WHERE ${INSERT_TOLD.condition}`,
 };
 
-const GET = {
+/** Status reads: a job's state, without the input no status answer shows. */
+const GET_STATE = {
   name: 'gantry_jobs_get',
   text: `WITH ${GET_TOLD.cte}
-         SELECT ${jobRecordColumns()} FROM jobs WHERE id = ANY($1::text[]) AND NOT ${purgedRow()} AND ${GET_TOLD.condition}`,
+         SELECT ${jobStateColumns()} FROM jobs WHERE id = ANY($1::text[]) AND NOT ${purgedRow()} AND ${GET_TOLD.condition}`,
+};
+
+/** A whole job, input included: read rarely (a job's page), so one statement per read. */
+const GET = {
+  name: 'gantry_jobs_get_whole',
+  text: `SELECT ${jobRecordColumns()} FROM jobs WHERE id = $1 AND NOT ${purgedRow()}`,
 };
 
 /**
@@ -50,7 +57,7 @@ const COMPLETE = {
          WHERE jobs.id = c.id AND jobs.status = ANY(string_to_array(c.from_list, ','))
            AND (c.endpoint_id IS NULL OR jobs.endpoint_id = c.endpoint_id)
            AND (c.worker_id IS NULL OR jobs.worker_id = c.worker_id) AND NOT ${purgedRow()} AND ${COMPLETE_TOLD.condition}
-         RETURNING ${jobRecordColumns('jobs')}`,
+         RETURNING ${jobStateColumns('jobs')}`,
 };
 
 function noticesOf(jobs: readonly NewJob[]): string[] {
@@ -68,15 +75,15 @@ interface CompleteCall {
 
 export class JobBatches {
   private readonly inserts: TurnBatch<NewJob, unknown>;
-  private readonly gets: TurnBatch<string, JobRecord | undefined>;
-  private readonly completes: TurnBatch<CompleteCall, JobRecord | undefined>;
+  private readonly states: TurnBatch<string, JobState | undefined>;
+  private readonly completes: TurnBatch<CompleteCall, JobState | undefined>;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly carrier: NotificationCarrier,
   ) {
     this.inserts = new TurnBatch((jobs) => this.insertAll(jobs));
-    this.gets = new TurnBatch((ids) => this.getAll(ids));
+    this.states = new TurnBatch((ids) => this.statesOf(ids));
     // One job twice in one statement would be updated once with either call's values: a later
     // call for the same job waits for the next batch, so the two apply in order as before.
     this.completes = new TurnBatch((calls) => this.completeAll(calls), { key: (call) => call.id });
@@ -88,11 +95,16 @@ export class JobBatches {
     if (outcome) throw outcome;
   }
 
-  get(id: string): Promise<JobRecord | undefined> {
-    return this.gets.add(id);
+  async get(id: string): Promise<JobRecord | undefined> {
+    const { rows } = await this.pool.query<JobRow>({ ...GET, values: [id] });
+    return rows[0] && jobFromRow(rows[0]);
   }
 
-  complete(call: CompleteCall): Promise<JobRecord | undefined> {
+  getState(id: string): Promise<JobState | undefined> {
+    return this.states.add(id);
+  }
+
+  complete(call: CompleteCall): Promise<JobState | undefined> {
     return this.completes.add(call);
   }
 
@@ -117,18 +129,18 @@ export class JobBatches {
     }
   }
 
-  private async getAll(ids: string[]): Promise<(JobRecord | undefined)[]> {
-    const { rows } = await this.carrier.carry((told) => this.pool.query<JobRow>({ ...GET, values: [[...new Set(ids)], told] }));
+  private async statesOf(ids: string[]): Promise<(JobState | undefined)[]> {
+    const { rows } = await this.carrier.carry((told) => this.pool.query<JobStateRow>({ ...GET_STATE, values: [[...new Set(ids)], told] }));
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => {
       const row = byId.get(id);
-      return row && jobFromRow(row);
+      return row && jobStateFromRow(row);
     });
   }
 
-  private async completeAll(calls: CompleteCall[]): Promise<(JobRecord | undefined)[]> {
+  private async completeAll(calls: CompleteCall[]): Promise<(JobState | undefined)[]> {
     const { rows } = await this.carrier.carry((told) =>
-      this.pool.query<JobRow>({
+      this.pool.query<JobStateRow>({
         ...COMPLETE,
         values: [
           calls.map((c) => c.id),
@@ -146,7 +158,7 @@ export class JobBatches {
     const byId = new Map(rows.map((row) => [row.id, row]));
     return calls.map((c) => {
       const row = byId.get(c.id);
-      return row && jobFromRow(row);
+      return row && jobStateFromRow(row);
     });
   }
 }

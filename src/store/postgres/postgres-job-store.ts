@@ -8,6 +8,7 @@ import type {
   DueWebhook,
   JobCounts,
   JobRecord,
+  JobState,
   JobStore,
   JobWriter,
   NewJob,
@@ -102,6 +103,10 @@ export class PostgresJobStore implements JobStore {
     return this.batches.get(id);
   }
 
+  getState(id: string): Promise<JobState | undefined> {
+    return this.batches.getState(id);
+  }
+
   take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
     return this.takes.take(endpointId, { workerId, limit, now, leaseUntil });
   }
@@ -124,7 +129,7 @@ export class PostgresJobStore implements JobStore {
     return result.rowCount === 1;
   }
 
-  complete(id: string, from: readonly JobStatus[], c: Completion, endpointId?: string, workerId?: string): Promise<JobRecord | undefined> {
+  complete(id: string, from: readonly JobStatus[], c: Completion, endpointId?: string, workerId?: string): Promise<JobState | undefined> {
     return this.batches.complete({ id, from, completion: c, endpointId: endpointId ?? null, workerId: workerId ?? null });
   }
 

@@ -7,15 +7,16 @@ export const TIMED_OUT_ERROR_SQL = `'the job ran longer than its execution timeo
 /** Terminal statuses as an SQL list; they are a closed enum, never user text. */
 export const TERMINAL_STATUS_LIST = [...TERMINAL_STATUSES].map((status) => `'${status}'`).join(', ');
 
-/** The columns a job record is made from, in this order: what job reads return instead of every column. */
-export const JOB_RECORD_COLUMNS = [
+/**
+ * The columns of a job's state, in this order: everything but what only its worker reads. Status
+ * reads select these, since an input can be megabytes that no status answer shows.
+ */
+export const JOB_STATE_COLUMNS = [
   'id',
   'endpoint_id',
   'account_id',
   'status',
-  'input',
   'webhook',
-  's3_config',
   'execution_timeout_ms',
   'low_priority',
   'retention_ms',
@@ -32,7 +33,19 @@ export const JOB_RECORD_COLUMNS = [
   'lease_losses',
 ] as const;
 
+/** The columns a job record is made from, in this order: its state, then what its worker reads. */
+export const JOB_RECORD_COLUMNS = [...JOB_STATE_COLUMNS, 'input', 's3_config'] as const;
+
 /** JOB_RECORD_COLUMNS as a select list, each qualified by `table` when one is given (UPDATE ... FROM needs it). */
 export function jobRecordColumns(table?: string): string {
-  return JOB_RECORD_COLUMNS.map((column) => (table ? `${table}.${column}` : column)).join(', ');
+  return selectList(JOB_RECORD_COLUMNS, table);
+}
+
+/** JOB_STATE_COLUMNS as a select list, as jobRecordColumns. */
+export function jobStateColumns(table?: string): string {
+  return selectList(JOB_STATE_COLUMNS, table);
+}
+
+function selectList(columns: readonly string[], table: string | undefined): string {
+  return columns.map((column) => (table ? `${table}.${column}` : column)).join(', ');
 }

@@ -7,6 +7,7 @@ import type {
   DueWebhook,
   JobCounts,
   JobRecord,
+  JobState,
   JobStore,
   JobWriter,
   NewJob,
@@ -17,11 +18,11 @@ import type {
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import { dueWebhookFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type WebhookRow, type WorkerCredentialRow } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
-import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
+import { jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
 import { SqliteEndpointJobs } from './sqlite-endpoint-jobs.js';
-import { JOB_COLUMNS, jobFromValues } from './job-columns.js';
+import { JOB_COLUMNS, jobFromValues, jobStateFromValues } from './job-columns.js';
 import type { HistoryReader } from './history-reader.js';
 import { countJobs } from './sqlite-job-counts.js';
 
@@ -122,6 +123,11 @@ export class SqliteJobStore implements JobStore {
     return values && jobFromValues(values);
   }
 
+  async getState(id: string): Promise<JobState | undefined> {
+    const values = this.s.getState.get(id) as unknown[] | undefined;
+    return values && jobStateFromValues(values);
+  }
+
   async take(endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number): Promise<JobRecord[]> {
     return this.takeQueued(endpointId, workerId, limit, now, leaseUntil);
   }
@@ -158,7 +164,7 @@ export class SqliteJobStore implements JobStore {
     c: Completion,
     endpointId?: string,
     workerId?: string,
-  ): Promise<JobRecord | undefined> {
+  ): Promise<JobState | undefined> {
     const key = statusList(from);
     let statement = this.completeBy.get(key);
     if (!statement) {
@@ -169,14 +175,14 @@ export class SqliteJobStore implements JobStore {
         expires_at = min(expires_at, ? + retention_ms)
         WHERE id = ? AND status IN (${key}) AND (@endpointId IS NULL OR endpoint_id = @endpointId)
           AND (@workerId IS NULL OR worker_id = @workerId) AND NOT ${purgedRow()}
-        RETURNING ${JOB_COLUMNS}`,
+        RETURNING ${jobStateColumns()}`,
         )
         .raw(true);
       this.completeBy.set(key, statement);
     }
     const scope = { endpointId: endpointId ?? null, workerId: workerId ?? null };
     const values = statement.get(c.status, c.output, c.error, c.completedAt, c.completedAt, id, scope) as unknown[] | undefined;
-    return values && jobFromValues(values);
+    return values && jobStateFromValues(values);
   }
 
   async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined> {
@@ -322,6 +328,7 @@ function prepare(db: Database.Database) {
       worker_id, started_at, lease_expires_at, status)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${GENERATION}, ?, ?, ?, CASE WHEN ? IS NULL THEN 'IN_QUEUE' ELSE 'IN_PROGRESS' END)`),
     get: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
+    getState: db.prepare(`SELECT ${jobStateColumns()} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
     takeOne: db
       .prepare(
         `UPDATE jobs SET status = 'IN_PROGRESS', worker_id = ?, started_at = ?, lease_expires_at = ?

@@ -90,7 +90,7 @@ export class SqliteStore implements Store {
     // Every part that writes or reads the database joins the turn's transaction, so no answer precedes its commit.
     // The job reads of every request join it only when it is open (see GroupCommit.read); reads of a
     // whole history wait for it on their own (see HistoryReader).
-    groupMethods(this.jobs, this.group, ['counts'], ['get', 'oldestQueuedAt', 'getWorkerCredential']);
+    groupMethods(this.jobs, this.group, ['counts'], ['get', 'getState', 'oldestQueuedAt', 'getWorkerCredential']);
     groupMethods(this.jobHistory, this.group, ['list', 'series']);
     for (const part of [
       this,
