@@ -105,7 +105,8 @@ export async function call(
   return { status: res.statusCode, json: (text ? JSON.parse(text) : {}) as Json };
 }
 
-function cpuOfPids(pids: number[]): number {
+/** CPU seconds so far of these processes together (one that ended meanwhile counts nothing). */
+export function cpuOfPids(pids: number[]): number {
   return pids.reduce((sum, pid) => {
     try {
       return sum + cpuSeconds(pid);
