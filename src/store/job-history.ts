@@ -2,7 +2,7 @@
 // list and charts): newest first with a cursor, the stream chunks without moving the read position,
 // and an endpoint's jobs counted step by step for its charts. Nothing here is on the queue's hot path.
 import type { JobStatus } from '../domain/job-state.js';
-import type { JobRecord } from './job-store.js';
+import type { JobState } from './job-store.js';
 
 export interface JobListQuery {
   /** Only jobs in one of these statuses; all when empty. */
@@ -13,7 +13,8 @@ export interface JobListQuery {
 }
 
 export interface JobPage {
-  jobs: JobRecord[];
+  /** The jobs' states: a list shows no input. */
+  jobs: JobState[];
   /** The position to pass as `before` for the next page; null on the last one. */
   next: number | null;
 }

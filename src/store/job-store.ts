@@ -195,7 +195,7 @@ export interface JobStore {
 }
 
 export interface DueWebhook {
-  job: JobRecord;
+  job: JobState;
   /** 1 for the first attempt. */
   attempt: number;
   /** The job's endpoint's signing secret, sealed; null when the endpoint has none yet. */

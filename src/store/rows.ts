@@ -130,13 +130,13 @@ export function jobFromRow(row: JobRow): JobRecord {
   return job;
 }
 
-export interface WebhookRow extends JobRow {
+export interface WebhookRow extends JobStateRow {
   webhook_attempts: number;
   sealed_webhook_secret: string | null;
 }
 
 export function dueWebhookFromRow(row: WebhookRow): DueWebhook {
-  return { job: jobFromRow(row), attempt: row.webhook_attempts, sealedSecret: row.sealed_webhook_secret ?? null };
+  return { job: jobStateFromRow(row), attempt: row.webhook_attempts, sealedSecret: row.sealed_webhook_secret ?? null };
 }
 
 export function keyFromRow(row: KeyRow): ApiKeyRecord {

@@ -29,6 +29,7 @@ test(`[${TEST_STORE}] jobs list newest first, by status, in pages that follow on
     [...ids].reverse(),
   );
   assert.equal(all.next, null);
+  assert.deepEqual(await jobs.getState(ids[1]!), all.jobs[3], 'a listed job is its state, without the input no list shows');
 
   const first = await jobHistory.list(queue, { statuses: [], limit: 2 });
   const second = await jobHistory.list(queue, { statuses: [], limit: 2, before: first.next! });

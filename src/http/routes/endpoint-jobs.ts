@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/services.js';
-import type { JobRecord } from '../../store/job-store.js';
+import type { JobState } from '../../store/job-store.js';
 import type { JobStatus } from '../../domain/job-state.js';
 import { notFound } from '../../domain/errors.js';
 import { delayTime, executionTime } from '../../services/job-view.js';
@@ -24,7 +24,7 @@ const parsed = (text: string) => {
   }
 };
 
-function summary(job: JobRecord, now: number) {
+function summary(job: JobState, now: number) {
   return {
     id: job.id,
     status: job.status,

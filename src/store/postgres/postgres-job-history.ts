@@ -1,7 +1,8 @@
 // An endpoint's recent jobs on PostgreSQL (see job-history.ts).
 import type pg from 'pg';
 import type { JobHistoryStore, JobListQuery, JobPage, JobSeriesPoint, SeriesSpan } from '../job-history.js';
-import { jobFromRow, type JobRow } from '../rows.js';
+import { jobStateFromRow, type JobStateRow } from '../rows.js';
+import { jobStateColumns } from '../shared/job-sql.js';
 import { purgedRow } from '../shared/queue-generation-sql.js';
 import { postgresJobSeries } from './postgres-job-series.js';
 
@@ -15,12 +16,12 @@ export class PostgresJobHistory implements JobHistoryStore {
       statusFilter = ' AND status = ANY($4::text[])';
       params.push(query.statuses);
     }
-    const { rows } = await this.pool.query<JobRow & { seq: string | number }>(
-      `SELECT * FROM jobs WHERE endpoint_id = $1 AND seq < $2${statusFilter} AND NOT ${purgedRow()} ORDER BY seq DESC LIMIT $3`,
+    const { rows } = await this.pool.query<JobStateRow & { seq: string | number }>(
+      `SELECT seq, ${jobStateColumns()} FROM jobs WHERE endpoint_id = $1 AND seq < $2${statusFilter} AND NOT ${purgedRow()} ORDER BY seq DESC LIMIT $3`,
       params,
     );
     const page = rows.slice(0, query.limit);
-    return { jobs: page.map(jobFromRow), next: rows.length > query.limit ? Number(page[page.length - 1]!.seq) : null };
+    return { jobs: page.map(jobStateFromRow), next: rows.length > query.limit ? Number(page[page.length - 1]!.seq) : null };
   }
 
   async chunks(jobId: string, limit: number): Promise<string[]> {

@@ -28,7 +28,7 @@ import {
 } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
 import { countsFromRows } from '../shared/job-results.js';
-import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
+import { jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { transaction, type Queryable } from './database.js';
 import { JobBatches } from './job-batches.js';
 import { TakeBatches } from './take-batches.js';
@@ -332,7 +332,8 @@ export class PostgresJobStore implements JobStore {
       `WITH due AS (SELECT seq, webhook_due_at FROM jobs WHERE webhook_due_at <= $2
                     ORDER BY webhook_due_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED),
        claimed AS (UPDATE jobs SET webhook_due_at = $1, webhook_attempts = webhook_attempts + 1 FROM due
-                   WHERE jobs.seq = due.seq RETURNING jobs.*, due.webhook_due_at AS due_before)
+                   WHERE jobs.seq = due.seq
+                   RETURNING ${jobStateColumns('jobs')}, jobs.webhook_attempts, jobs.seq, due.webhook_due_at AS due_before)
        SELECT claimed.*, endpoints.sealed_webhook_secret FROM claimed LEFT JOIN endpoints ON endpoints.id = claimed.endpoint_id
        ORDER BY claimed.due_before, claimed.seq`,
       [now + claimMs, now, limit],

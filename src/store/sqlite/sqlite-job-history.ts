@@ -1,7 +1,8 @@
 // An endpoint's recent jobs on SQLite (see job-history.ts). A list or a series can read the whole
 // history, so both run on the history reader, off the event loop.
 import type Database from 'better-sqlite3';
-import { jobFromRow, type JobRow } from '../rows.js';
+import { jobStateFromRow, type JobStateRow } from '../rows.js';
+import { jobStateColumns } from '../shared/job-sql.js';
 import type { HistoryReader, RowReducer } from './history-reader.js';
 import { seriesOfRows } from '../shared/job-series.js';
 import { JOB_STATUSES, type JobStatus } from '../../domain/job-state.js';
@@ -15,7 +16,10 @@ import {
   type SeriesSpan,
 } from '../job-history.js';
 
-const LIST_ALL = `SELECT * FROM jobs WHERE endpoint_id = ? AND seq < ? AND NOT ${purgedRow()} ORDER BY seq DESC LIMIT ?`;
+/** What a list shows of a job: its state (no input), and its place for the next page. */
+const LISTED = `seq, ${jobStateColumns()}`;
+
+const LIST_ALL = `SELECT ${LISTED} FROM jobs WHERE endpoint_id = ? AND seq < ? AND NOT ${purgedRow()} ORDER BY seq DESC LIMIT ?`;
 
 /**
  * The statements that list the jobs of each status newest first, each walking an index in seq
@@ -28,12 +32,14 @@ const LIST_BY_STATUS = new Map<JobStatus, string[]>(
     status,
     status === 'IN_QUEUE'
       ? [0, 1].map(
-          (lowPriority) => `SELECT * FROM jobs INDEXED BY jobs_queue WHERE endpoint_id = ? AND queue_generation = ${generationOf('?')}
+          (
+            lowPriority,
+          ) => `SELECT ${LISTED} FROM jobs INDEXED BY jobs_queue WHERE endpoint_id = ? AND queue_generation = ${generationOf('?')}
             AND low_priority = ${lowPriority} AND status = 'IN_QUEUE' AND seq < ? ORDER BY seq DESC LIMIT ?`,
         )
       : // status <> 'IN_QUEUE' lets SQLite use the partial index, which holds no queued job.
         [
-          `SELECT * FROM jobs INDEXED BY jobs_by_endpoint_status WHERE endpoint_id = ? AND status = '${status}'
+          `SELECT ${LISTED} FROM jobs INDEXED BY jobs_by_endpoint_status WHERE endpoint_id = ? AND status = '${status}'
             AND status <> 'IN_QUEUE' AND seq < ? ORDER BY seq DESC LIMIT ?`,
         ],
   ]),
@@ -72,12 +78,12 @@ export class SqliteJobHistory implements JobHistoryStore {
             })),
           );
     // Each statement's rows come newest first; their merge is the page.
-    const rows = ((await this.history.read(statements)) as (JobRow & { seq: number })[][])
+    const rows = ((await this.history.read(statements)) as (JobStateRow & { seq: number })[][])
       .flat()
       .sort((a, b) => b.seq - a.seq)
       .slice(0, take);
     const page = rows.slice(0, query.limit);
-    return { jobs: page.map(jobFromRow), next: rows.length > query.limit ? page[page.length - 1]!.seq : null };
+    return { jobs: page.map(jobStateFromRow), next: rows.length > query.limit ? page[page.length - 1]!.seq : null };
   }
 
   async chunks(jobId: string, limit: number): Promise<string[]> {

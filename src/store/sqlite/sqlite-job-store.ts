@@ -388,7 +388,8 @@ function prepare(db: Database.Database) {
     forgetStops: db.prepare('DELETE FROM job_stops WHERE requested_at < ?'),
     dueWebhooks: db.prepare('SELECT seq FROM jobs WHERE webhook_due_at <= ? ORDER BY webhook_due_at, seq LIMIT ?'),
     claimWebhook: db.prepare(`UPDATE jobs SET webhook_due_at = ?, webhook_attempts = webhook_attempts + 1 WHERE seq = ?
-      RETURNING *, (SELECT sealed_webhook_secret FROM endpoints WHERE endpoints.id = jobs.endpoint_id) AS sealed_webhook_secret`),
+      RETURNING ${jobStateColumns()}, webhook_attempts,
+        (SELECT sealed_webhook_secret FROM endpoints WHERE endpoints.id = jobs.endpoint_id) AS sealed_webhook_secret`),
     webhookAttempted: db.prepare(`UPDATE jobs SET webhook_due_at = ?
       WHERE id = ? AND webhook_due_at IS NOT NULL AND status IN (${TERMINAL_STATUS_LIST})`),
     insertCredential: db.prepare(`INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at)
