@@ -1,8 +1,8 @@
 // Large inputs: what a job's input costs the reads that do not show it. A job with an input of
 // each `--sizes` KB is submitted, taken and completed; then its status is read `--reads` times,
-// one after another, as a client polling it does. Prints the status read's p50 and the server's
-// CPU per read (with the PostgreSQL server's processes), on SQLite and (with
-// GANTRY_BENCH_POSTGRES_URL) PostgreSQL.
+// one after another, as a client polling it does; then a page of 50 queued jobs of that size is
+// listed as often. Prints each read's p50 and the server's CPU per read (with the PostgreSQL
+// server's processes), on SQLite and (with GANTRY_BENCH_POSTGRES_URL) PostgreSQL.
 // Run: npm run bench:large-inputs -- [--sizes 1,100,1000] [--reads 300]
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -20,32 +20,70 @@ const SIZES = opts.sizes.split(',').map(Number);
 const READS = Number(opts.reads);
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL;
 
-/** A finished job with an input of `kb` KB, then READS status reads of it: their p50 and CPU per read. */
-async function statusReads(t: Target, cpuPids: number[], kb: number): Promise<{ p50: number; cpuMs: number }> {
-  const submitted = await call(t, 0, 'POST', '/run', t.apiKey, { input: { data: 'x'.repeat(kb * 1024) } });
-  const taken = await call(t, 0, 'GET', '/job-take/large', t.workerKey);
-  if (taken.json.id !== submitted.json.id) throw new Error('the worker took another job');
-  await call(t, 0, 'POST', `/job-done/large/${submitted.json.id}`, t.workerKey, { output: 'done' });
-  const path = `/status/${submitted.json.id}`;
-  for (let i = 0; i < 20; i++) await call(t, 0, 'GET', path, t.apiKey); // warm-up
+interface Reads {
+  p50: number;
+  cpuMs: number;
+}
+
+/** READS sequential reads of `path` (a whole API path) after a warm-up: their p50 and the CPU per read of `cpuPids`. */
+async function reads(t: Target, cpuPids: number[], path: string): Promise<Reads> {
+  const get = async () => {
+    const res = await t.nodes[0]!.pool.request({ method: 'GET', path, headers: { authorization: `Bearer ${t.apiKey}` } });
+    await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode}`);
+  };
+  for (let i = 0; i < 20; i++) await get();
   const times: number[] = [];
   const cpuBefore = cpuOfPids(cpuPids);
   for (let i = 0; i < READS; i++) {
     const started = performance.now();
-    const answer = await call(t, 0, 'GET', path, t.apiKey);
+    await get();
     times.push(performance.now() - started);
-    if (answer.json.status !== 'COMPLETED') throw new Error(`status ${String(answer.json.status)}`);
   }
   return { p50: percentile(times, 50), cpuMs: ((cpuOfPids(cpuPids) - cpuBefore) * 1000) / READS };
+}
+
+const inputOf = (kb: number) => ({ input: { data: 'x'.repeat(kb * 1024) } });
+
+/** A finished job with an input of `kb` KB, its status read READS times. */
+async function statusReads(t: Target, cpuPids: number[], kb: number): Promise<Reads> {
+  const submitted = await call(t, 0, 'POST', '/run', t.apiKey, inputOf(kb));
+  const taken = await call(t, 0, 'GET', '/job-take/large', t.workerKey);
+  if (taken.json.id !== submitted.json.id) throw new Error('the worker took another job');
+  await call(t, 0, 'POST', `/job-done/large/${submitted.json.id}`, t.workerKey, { output: 'done' });
+  return reads(t, cpuPids, `/v2/${t.endpointId}/status/${submitted.json.id}`);
+}
+
+/** 50 queued jobs with inputs of `kb` KB on an endpoint of their own, listed READS times as one page. */
+async function listReads(t: Target, cpuPids: number[], kb: number): Promise<Reads> {
+  const created = await t.nodes[0]!.pool.request({
+    method: 'POST',
+    path: '/v2/serverless',
+    headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: `list-${kb}`,
+      type: 'QUEUE',
+      image: 'bench/none:1',
+      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+      scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
+      workers: { min: 0, max: 0 },
+    }),
+  });
+  const { id } = (await created.body.json()) as { id: string };
+  for (let i = 0; i < 50; i++) await call({ ...t, endpointId: id }, 0, 'POST', '/run', t.apiKey, inputOf(kb));
+  return reads(t, cpuPids, `/v2/serverless/${id}/jobs?limit=50`);
 }
 
 async function measure(name: string, env: Record<string, string>, database: boolean): Promise<void> {
   const target = await startTarget(name, 'bench/lib/gantry-server.ts', false, env, database ? postgresPids : () => []);
   try {
+    const pids = [target.nodes[0]!.child.pid!, ...target.cpuPids()];
     for (const kb of SIZES) {
-      const { p50, cpuMs } = await statusReads(target, [target.nodes[0]!.child.pid!, ...target.cpuPids()], kb);
+      const status = await statusReads(target, pids, kb);
+      const list = await listReads(target, pids, kb);
       console.log(
-        `${name.padEnd(12)} input ${String(kb).padStart(5)} KB: status read p50 ${p50.toFixed(3)} ms, CPU ${cpuMs.toFixed(3)} ms per read`,
+        `${name.padEnd(11)} input ${String(kb).padStart(5)} KB: status read p50 ${status.p50.toFixed(3)} ms, CPU ${status.cpuMs.toFixed(3)} ms;` +
+          ` page of 50 p50 ${list.p50.toFixed(3)} ms, CPU ${list.cpuMs.toFixed(3)} ms`,
       );
     }
   } finally {
@@ -54,7 +92,7 @@ async function measure(name: string, env: Record<string, string>, database: bool
 }
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
-console.log(`${READS} status reads of one finished job per input size\n`);
+console.log(`${READS} reads of each: the status of one finished job, a page of 50 queued jobs\n`);
 await measure('SQLite', {}, false);
 if (POSTGRES) await withSchema(POSTGRES, (url) => measure('PostgreSQL', { BENCH_DATABASE: url }, true));
 else console.log('PostgreSQL: skipped (set GANTRY_BENCH_POSTGRES_URL to measure it)');
