@@ -5,9 +5,9 @@
 // Run: npm run bench:streams -- [--streams 8] [--chunks 2000] [--repeat 3]
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { cpuSeconds, median } from './lib/measure.js';
+import { median } from './lib/measure.js';
 import { postgresPids, withSchema } from './lib/postgres-schema.js';
-import { call, queryCount, startTarget, stopTarget, type Target } from './lib/queue-load.js';
+import { call, cpuOfPids, queryCount, startTarget, stopTarget, type Target } from './lib/queue-load.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -26,15 +26,13 @@ interface StreamFigures {
   statementsPerChunk: number;
 }
 
-const cpuOf = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-
 /** One round: STREAMS jobs taken, CHUNKS chunks posted to each, then their results. */
 async function round(t: Target, cpuPids: () => number[], counted: boolean): Promise<StreamFigures> {
   const jobs = await Promise.all(Array.from({ length: STREAMS }, () => call(t, 0, 'POST', '/run', t.apiKey, { input: {} })));
   const taken = await Promise.all(jobs.map((_, w) => call(t, w, 'GET', `/job-take/s${w}`, t.workerKey)));
   const node = t.nodes[0]!;
   const statementsBefore = counted ? (await queryCount(node)).queries : 0;
-  const cpuBefore = cpuOf(cpuPids());
+  const cpuBefore = cpuOfPids(cpuPids());
   const started = performance.now();
   await Promise.all(
     taken.map(async (take, w) => {
@@ -43,7 +41,7 @@ async function round(t: Target, cpuPids: () => number[], counted: boolean): Prom
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpu = cpuOf(cpuPids()) - cpuBefore;
+  const cpu = cpuOfPids(cpuPids()) - cpuBefore;
   const statements = counted ? (await queryCount(node)).queries - statementsBefore : 0;
   await Promise.all(taken.map((take, w) => call(t, w, 'POST', `/job-done/s${w}/${take.json.id}`, t.workerKey, { output: 'done' })));
   const chunks = STREAMS * CHUNKS;
