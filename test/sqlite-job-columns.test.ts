@@ -1,5 +1,6 @@
 // The SQLite job store reads its hot rows as arrays of named columns in a fixed order; each field
-// must land where a read of the whole row by name puts it, through every statement that returns one.
+// must land where a read of the whole row by name puts it, through every statement that returns one
+// (the whole job, or its state: every field but the input and the S3 settings).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -9,12 +10,14 @@ import { openSqliteDatabase } from '../src/store/sqlite/sqlite-store.js';
 import { SqliteJobStore } from '../src/store/sqlite/sqlite-job-store.js';
 import { HistoryReader } from '../src/store/sqlite/history-reader.js';
 import { GroupCommit } from '../src/store/sqlite/group-commit.js';
-import { jobFromRow, type JobRow } from '../src/store/rows.js';
+import { jobFromRow, jobStateFromRow, type JobRow } from '../src/store/rows.js';
 
-test('every field of a job read, taken, completed or requeued is the one stored in its column', async () => {
+test('every field of a job read, taken, completed or requeued, or of its state, is the one stored in its column', async () => {
   const db = openSqliteDatabase(join(mkdtempSync(join(tmpdir(), 'gantry-columns-')), 'gantry.db'));
   const jobs = new SqliteJobStore(db, new HistoryReader(db, new GroupCommit(db), (error) => assert.fail(error)));
-  const stored = (id: string) => jobFromRow(db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow);
+  const row = (id: string) => db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow;
+  const stored = (id: string) => jobFromRow(row(id));
+  const storedState = (id: string) => jobStateFromRow(row(id));
   // Every field distinct, so a swapped pair of columns cannot go unnoticed.
   await jobs.insert({
     id: 'job-1',
@@ -31,11 +34,13 @@ test('every field of a job read, taken, completed or requeued is the one stored 
     expiresAt: 900_000,
   });
   assert.deepEqual(await jobs.get('job-1'), stored('job-1'));
+  assert.deepEqual(await jobs.getState('job-1'), storedState('job-1'));
   const [taken] = await jobs.take('endpoint-1', 'worker-1', 1, 2_000, 55_555);
   assert.deepEqual(taken, stored('job-1'));
   assert.equal(taken!.leaseExpiresAt, 55_555);
   const failed = await jobs.complete('job-1', ['IN_PROGRESS'], { status: 'FAILED', output: '"out"', error: 'boom', completedAt: 3_000 });
-  assert.deepEqual(failed, stored('job-1'));
+  assert.deepEqual(failed, storedState('job-1'));
+  assert.deepEqual(await jobs.getState('job-1'), storedState('job-1'));
   assert.deepEqual([failed!.output, failed!.error, failed!.completedAt, failed!.expiresAt], ['"out"', 'boom', 3_000, 3_222]);
   const requeued = await jobs.requeue('job-1', ['FAILED'], 800_000);
   assert.deepEqual(requeued, stored('job-1'));
