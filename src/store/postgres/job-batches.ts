@@ -2,12 +2,12 @@
 // turn into one statement (see turn-batch.ts) and prepared once per connection by name.
 import type pg from 'pg';
 import type { JobStatus } from '../../domain/job-state.js';
-import type { Completion, JobRecord, JobState, NewJob } from '../job-store.js';
-import { jobFromRow, jobStateFromRow, type JobRow, type JobStateRow } from '../rows.js';
+import type { Completion, JobState, NewJob } from '../job-store.js';
+import { jobStateFromRow, type JobStateRow } from '../rows.js';
 import { isUniqueViolation } from '../shared/conflicts.js';
 import { TurnBatch } from './turn-batch.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
-import { jobStateColumns, jobRecordColumns } from '../shared/job-sql.js';
+import { jobStateColumns } from '../shared/job-sql.js';
 import { carriedNotification, type NotificationCarrier } from './notifications.js';
 
 const INSERT_TOLD = carriedNotification(16);
@@ -35,12 +35,6 @@ const GET_STATE = {
   name: 'gantry_jobs_get',
   text: `WITH ${GET_TOLD.cte}
          SELECT ${jobStateColumns()} FROM jobs WHERE id = ANY($1::text[]) AND NOT ${purgedRow()} AND ${GET_TOLD.condition}`,
-};
-
-/** A whole job, input included: read rarely (a job's page), so one statement per read. */
-const GET = {
-  name: 'gantry_jobs_get_whole',
-  text: `SELECT ${jobRecordColumns()} FROM jobs WHERE id = $1 AND NOT ${purgedRow()}`,
 };
 
 /**
@@ -93,11 +87,6 @@ export class JobBatches {
   async insert(job: NewJob): Promise<void> {
     const outcome = await this.inserts.add(job);
     if (outcome) throw outcome;
-  }
-
-  async get(id: string): Promise<JobRecord | undefined> {
-    const { rows } = await this.pool.query<JobRow>({ ...GET, values: [id] });
-    return rows[0] && jobFromRow(rows[0]);
   }
 
   getState(id: string): Promise<JobState | undefined> {

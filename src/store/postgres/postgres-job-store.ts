@@ -28,7 +28,7 @@ import {
 } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
 import { countsFromRows } from '../shared/job-results.js';
-import { jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
+import { jobRecordColumns, jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { transaction, type Queryable } from './database.js';
 import { JobBatches } from './job-batches.js';
 import { TakeBatches } from './take-batches.js';
@@ -99,8 +99,17 @@ export class PostgresJobStore implements JobStore {
     );
   }
 
-  get(id: string): Promise<JobRecord | undefined> {
-    return this.batches.get(id);
+  /**
+   * A whole job, input included: read rarely (a job's page), so alone and on the pool of the
+   * statements that are not batched (decision 33).
+   */
+  async get(id: string): Promise<JobRecord | undefined> {
+    const { rows } = await this.pool.query<JobRow>({
+      name: 'gantry_jobs_get_whole',
+      text: `SELECT ${jobRecordColumns()} FROM jobs WHERE id = $1 AND NOT ${purgedRow()}`,
+      values: [id],
+    });
+    return rows[0] && jobFromRow(rows[0]);
   }
 
   getState(id: string): Promise<JobState | undefined> {
