@@ -39,6 +39,8 @@ export async function startLive(
     await reservation.release();
     throw error;
   });
+  // As the server does (src/server.ts): loaded first, so the port is free only until the bind.
+  await h.app.ready();
   await reservation.release();
   await h.app.listen({ port, host: '127.0.0.1' });
   await h.services.start();
