@@ -1,10 +1,11 @@
-// `gantry serve` as a child process on a fixed port, so a scenario can kill it with SIGKILL and
-// start it again on the same address and data. Every process started here is killed when the
+// `gantry serve` as a child process, so a scenario can kill it with SIGKILL and start it again on
+// the same address and data. The first start asks for port 0 and reads the port the server bound
+// from its banner: a port picked here and then handed to a starting process would be free for
+// any socket to take while the process loads. Every process started here is killed when the
 // test process exits, even after a failed assertion or an uncaught error.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { reservePort } from '../../../src/reserve-port.js';
 
 /** The repository root: the CLI is run from source through tsx, as the rest of the suite does. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -17,41 +18,37 @@ process.on('exit', () => {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-export async function freePort(): Promise<number> {
-  const reservation = await reservePort('127.0.0.1');
-  await reservation.release();
-  return reservation.port;
-}
-
 export interface GantryOptions {
   /** Flags after `serve` (the port, host and log level are set here). */
   args: string[];
-  port?: number;
   /** Start node with --expose-gc and a SIGUSR2 handler that collects garbage. */
   gcOnSignal?: boolean;
   startTimeoutMs?: number;
 }
 
 export class GantryProcess {
-  readonly port: number;
-  readonly url: string;
+  /** 0 until the first start has bound a port; later starts reuse it. */
+  private boundPort = 0;
   private child: ChildProcess | undefined;
   private printed = '';
   /** The admin key printed on the very first start of an empty store, if this process printed it. */
   adminKey: string | undefined;
 
-  private constructor(
-    private readonly options: GantryOptions,
-    port: number,
-  ) {
-    this.port = port;
-    this.url = `http://127.0.0.1:${port}`;
-  }
+  private constructor(private readonly options: GantryOptions) {}
 
   static async start(options: GantryOptions): Promise<GantryProcess> {
-    const server = new GantryProcess(options, options.port ?? (await freePort()));
+    const server = new GantryProcess(options);
     await server.start();
     return server;
+  }
+
+  get port(): number {
+    if (this.boundPort === 0) throw new Error('gantry has not listened yet');
+    return this.boundPort;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
   }
 
   get pid(): number | undefined {
@@ -86,7 +83,7 @@ export class GantryProcess {
         '--host',
         '127.0.0.1',
         '--port',
-        String(this.port),
+        String(this.boundPort),
         '--log-level',
         'warn',
         ...this.options.args,
@@ -102,15 +99,17 @@ export class GantryProcess {
     };
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
-    const startedOutputAt = this.printed.length;
+    let printedThisStart = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new Error(`gantry serve did not listen within ${this.options.startTimeoutMs ?? 30_000} ms: ${this.output()}`));
       }, this.options.startTimeoutMs ?? 30_000);
-      const onData = () => {
-        const fresh = this.printed.slice(Math.max(0, startedOutputAt - 100));
-        if (!/listening on http:\/\/\S+\n/.test(fresh)) return;
+      const onData = (data: Buffer) => {
+        printedThisStart += data.toString();
+        const listening = /listening on http:\/\/[^\s:]+:(\d+)\S*\n/.exec(printedThisStart);
+        if (!listening) return;
+        this.boundPort = Number(listening[1]);
         child.stdout!.off('data', onData);
         clearTimeout(timer);
         // The banner (with a first start's admin key) is written in one piece after that line.
