@@ -1,9 +1,12 @@
-// Large inputs: what a job's input costs the reads that do not show it. A job with an input of
-// each `--sizes` KB is submitted, taken and completed; then its status is read `--reads` times,
-// one after another, as a client polling it does; then a page of 50 queued jobs of that size is
-// listed as often. Prints each read's p50 and the server's CPU per read (with the PostgreSQL
-// server's processes), on SQLite and (with GANTRY_BENCH_POSTGRES_URL) PostgreSQL.
+// Large inputs: what a job's input costs the steps that do not need it again. Jobs with an input
+// of each `--sizes` KB are submitted, taken and completed one after another: the bytes the
+// server's processes wrote to disk per job (from /proc/<pid>/io), against the input's size. Then
+// one finished job's status is read `--reads` times, as a client polling it does, and a page of 50
+// queued jobs of that size is listed as often. Prints each read's p50 and the server's CPU per
+// read (with the PostgreSQL server's processes), on SQLite and (with GANTRY_BENCH_POSTGRES_URL)
+// PostgreSQL.
 // Run: npm run bench:large-inputs -- [--sizes 1,100,1000] [--reads 300]
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { percentile } from './lib/measure.js';
@@ -19,6 +22,8 @@ const { values: opts } = parseArgs({
 const SIZES = opts.sizes.split(',').map(Number);
 const READS = Number(opts.reads);
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL;
+/** Jobs per size whose way through the queue is measured. */
+const WAY_JOBS = 20;
 
 interface Reads {
   p50: number;
@@ -45,13 +50,36 @@ async function reads(t: Target, cpuPids: number[], path: string): Promise<Reads>
 
 const inputOf = (kb: number) => ({ input: { data: 'x'.repeat(kb * 1024) } });
 
-/** A finished job with an input of `kb` KB, its status read READS times. */
-async function statusReads(t: Target, cpuPids: number[], kb: number): Promise<Reads> {
+/** Bytes the processes have caused to be written to storage so far (a process gone meanwhile counts 0). */
+function bytesWritten(pids: number[]): number {
+  return pids.reduce((sum, pid) => {
+    try {
+      return sum + Number(/^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
+/** Submits a job with an input of `kb` KB, takes it and reports its result; answers its id. */
+async function runJob(t: Target, kb: number): Promise<string> {
   const submitted = await call(t, 0, 'POST', '/run', t.apiKey, inputOf(kb));
   const taken = await call(t, 0, 'GET', '/job-take/large', t.workerKey);
   if (taken.json.id !== submitted.json.id) throw new Error('the worker took another job');
   await call(t, 0, 'POST', `/job-done/large/${submitted.json.id}`, t.workerKey, { output: 'done' });
-  return reads(t, cpuPids, `/v2/${t.endpointId}/status/${submitted.json.id}`);
+  return submitted.json.id as string;
+}
+
+/** WAY_JOBS jobs with inputs of `kb` KB through the queue, one after another: MB written to disk per job. */
+async function wayThrough(t: Target, ioPids: number[], kb: number): Promise<number> {
+  const before = bytesWritten(ioPids);
+  for (let i = 0; i < WAY_JOBS; i++) await runJob(t, kb);
+  return (bytesWritten(ioPids) - before) / WAY_JOBS / 1e6;
+}
+
+/** A finished job with an input of `kb` KB, its status read READS times. */
+async function statusReads(t: Target, cpuPids: number[], kb: number): Promise<Reads> {
+  return reads(t, cpuPids, `/v2/${t.endpointId}/status/${await runJob(t, kb)}`);
 }
 
 /** 50 queued jobs with inputs of `kb` KB on an endpoint of their own, listed READS times as one page. */
@@ -79,10 +107,12 @@ async function measure(name: string, env: Record<string, string>, database: bool
   try {
     const pids = [target.nodes[0]!.child.pid!, ...target.cpuPids()];
     for (const kb of SIZES) {
+      const written = await wayThrough(target, pids, kb);
       const status = await statusReads(target, pids, kb);
       const list = await listReads(target, pids, kb);
       console.log(
-        `${name.padEnd(11)} input ${String(kb).padStart(5)} KB: status read p50 ${status.p50.toFixed(3)} ms, CPU ${status.cpuMs.toFixed(3)} ms;` +
+        `${name.padEnd(11)} input ${String(kb).padStart(5)} KB: written per job ${written.toFixed(3)} MB;` +
+          ` status read p50 ${status.p50.toFixed(3)} ms, CPU ${status.cpuMs.toFixed(3)} ms;` +
           ` page of 50 p50 ${list.p50.toFixed(3)} ms, CPU ${list.cpuMs.toFixed(3)} ms`,
       );
     }
@@ -92,7 +122,7 @@ async function measure(name: string, env: Record<string, string>, database: bool
 }
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
-console.log(`${READS} reads of each: the status of one finished job, a page of 50 queued jobs\n`);
+console.log(`${WAY_JOBS} jobs of each size submitted, taken and completed; ${READS} reads of each: the status of one finished job, a page of 50 queued jobs\n`);
 await measure('SQLite', {}, false);
 if (POSTGRES) await withSchema(POSTGRES, (url) => measure('PostgreSQL', { BENCH_DATABASE: url }, true));
 else console.log('PostgreSQL: skipped (set GANTRY_BENCH_POSTGRES_URL to measure it)');
