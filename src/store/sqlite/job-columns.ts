@@ -3,10 +3,28 @@
 // cost more than the statement itself (5.5 against 2.4 us for a job read by id).
 import type { JobStatus } from '../../domain/job-state.js';
 import type { JobRecord, JobState } from '../job-store.js';
-import { jobRecordColumns } from '../shared/job-sql.js';
+import { jobStateColumns } from '../shared/job-sql.js';
 
-/** The select list of jobFromValues' values. */
-export const JOB_COLUMNS = jobRecordColumns();
+/**
+ * Inputs of more than this many bytes are kept in job_inputs, and the job's row holds '' (decision
+ * 35). A row with a smaller one still fits in its page, with no overflow pages to write again.
+ */
+const INLINE_INPUT_MAX_BYTES = 2048;
+
+/** Whether an input is kept in job_inputs rather than in its job's row. */
+export function keptApart(input: string): boolean {
+  // A UTF-16 code unit is 1 to 3 bytes of UTF-8: only the lengths in between need counting.
+  if (input.length > INLINE_INPUT_MAX_BYTES) return true;
+  if (input.length * 3 <= INLINE_INPUT_MAX_BYTES) return false;
+  return Buffer.byteLength(input) > INLINE_INPUT_MAX_BYTES;
+}
+
+/** A job's input wherever it is kept. JSON text is never empty, so '' marks one kept apart. */
+const INPUT = `CASE WHEN jobs.input <> '' THEN jobs.input
+  ELSE (SELECT job_inputs.input FROM job_inputs WHERE job_inputs.seq = jobs.seq) END`;
+
+/** The select list of jobFromValues' values: JOB_RECORD_COLUMNS, the input found where it is kept. */
+export const JOB_COLUMNS = `${jobStateColumns()}, ${INPUT}, s3_config`;
 
 /** A job's state from the values of JOB_STATE_COLUMNS, in that order. */
 export function jobStateFromValues(v: unknown[]): JobState {

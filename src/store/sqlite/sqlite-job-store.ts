@@ -22,7 +22,7 @@ import { jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../s
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
 import { SqliteEndpointJobs } from './sqlite-endpoint-jobs.js';
-import { JOB_COLUMNS, jobFromValues, jobStateFromValues } from './job-columns.js';
+import { JOB_COLUMNS, keptApart, jobFromValues, jobStateFromValues } from './job-columns.js';
 import type { HistoryReader } from './history-reader.js';
 import { countJobs } from './sqlite-job-counts.js';
 
@@ -49,6 +49,7 @@ export class SqliteJobStore implements JobStore {
   private readonly appendChunks;
   private readonly readChunks;
   private readonly handBackAll;
+  private readonly insertApart;
 
   constructor(
     private readonly db: Database.Database,
@@ -89,18 +90,22 @@ export class SqliteJobStore implements JobStore {
       this.s.markRead.run(row.stream_written, id);
       return { chunks, from: row.stream_read, through: row.stream_written };
     });
+    this.insertApart = db.transaction((insertRow: () => Database.RunResult, input: string) => {
+      this.s.insertInput.run(insertRow().lastInsertRowid, input);
+    });
     this.handBackAll = db.transaction((workerId: string, ids: readonly string[]) =>
       ids.flatMap((id) => this.s.handBack.all(id, workerId) as DisplacedJob[]),
     );
   }
 
   async insert(job: NewJob): Promise<void> {
-    const insert = () =>
+    const apart = keptApart(job.input);
+    const insertRow = () =>
       this.s.insert.run(
         job.id,
         job.endpointId,
         job.accountId,
-        job.input,
+        apart ? '' : job.input,
         job.webhook,
         job.s3Config,
         job.executionTimeoutMs,
@@ -115,6 +120,7 @@ export class SqliteJobStore implements JobStore {
         job.handedTo?.leaseUntil ?? null,
         job.handedTo?.workerId ?? null,
       );
+    const insert = apart ? () => this.insertApart(insertRow, job.input) : insertRow;
     await uniquely(insert, () => conflictText.job(job.id));
   }
 
@@ -327,6 +333,7 @@ function prepare(db: Database.Database) {
       execution_timeout_ms, low_priority, retention_ms, ttl_ms, submitted_at, expires_at, queue_generation,
       worker_id, started_at, lease_expires_at, status)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${GENERATION}, ?, ?, ?, CASE WHEN ? IS NULL THEN 'IN_QUEUE' ELSE 'IN_PROGRESS' END)`),
+    insertInput: db.prepare('INSERT INTO job_inputs (seq, input) VALUES (?, ?)'),
     get: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
     getState: db.prepare(`SELECT ${jobStateColumns()} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
     takeOne: db
