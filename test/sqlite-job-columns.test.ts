@@ -43,7 +43,7 @@ test('every field of a job read, taken, completed or requeued, or of its state, 
   assert.deepEqual(await jobs.getState('job-1'), storedState('job-1'));
   assert.deepEqual([failed!.output, failed!.error, failed!.completedAt, failed!.expiresAt], ['"out"', 'boom', 3_000, 3_222]);
   const requeued = await jobs.requeue('job-1', ['FAILED'], 800_000);
-  assert.deepEqual(requeued, stored('job-1'));
+  assert.deepEqual(requeued, storedState('job-1'));
   assert.deepEqual([requeued!.status, requeued!.retries, requeued!.lowPriority], ['IN_QUEUE', 1, true]);
   db.close();
 });

@@ -61,7 +61,8 @@ test('a large input comes back whole from every read that hands it out, and a sm
     ],
   );
   await jobs.complete('large', ['IN_PROGRESS'], { status: 'FAILED', output: null, error: 'boom', completedAt: 3_000 });
-  assert.equal((await jobs.requeue('large', ['FAILED'], 800_000))?.input, MB_INPUT);
+  await jobs.requeue('large', ['FAILED'], 800_000);
+  assert.equal((await jobs.take('endpoint-1', 'worker-2', 1, 4_000, 60_000))[0]?.input, MB_INPUT, 'a retry is taken with its input');
   db.close();
 });
 

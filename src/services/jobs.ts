@@ -272,7 +272,7 @@ export class JobService {
     return cancelled;
   }
 
-  async retry(endpointId: string, jobId: string): Promise<JobRecord> {
+  async retry(endpointId: string, jobId: string): Promise<JobState> {
     const job = await this.live(endpointId, jobId);
     if (!canRetry(job.status)) {
       throw conflict(`job ${jobId} is ${job.status}; only FAILED or TIMED_OUT jobs can be retried`);

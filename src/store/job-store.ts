@@ -133,8 +133,8 @@ export interface JobStore {
     endpointId?: string,
     workerId?: string,
   ): Promise<JobState | undefined>;
-  /** Puts a failed or timed-out job back in the queue with its original input. */
-  requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined>;
+  /** Puts a failed or timed-out job back in the queue with its original input; answers its new state. */
+  requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobState | undefined>;
   setExpiry(id: string, expiresAt: number): Promise<void>;
   /**
    * Removes every queued job of the endpoint at once and answers how many: they are never taken,

@@ -20,9 +20,11 @@ import { QUEUE_STATS_CAP } from '../job-store.js';
 import {
   dueWebhookFromRow,
   jobFromRow,
+  jobStateFromRow,
   LOST_LEASE_ERROR,
   workerCredentialFromRow,
   type JobRow,
+  type JobStateRow,
   type WebhookRow,
   type WorkerCredentialRow,
 } from '../rows.js';
@@ -142,21 +144,21 @@ export class PostgresJobStore implements JobStore {
     return this.batches.complete({ id, from, completion: c, endpointId: endpointId ?? null, workerId: workerId ?? null });
   }
 
-  async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined> {
+  async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobState | undefined> {
     const row = await transaction(this.pool, async (client) => {
       const updated = (
-        await client.query<JobRow>(
+        await client.query<JobStateRow>(
           `UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL, completed_at = NULL, worker_id = NULL,
              lease_expires_at = NULL, retries = retries + 1, lease_losses = 0, expires_at = $1, stream_read = 0, stream_written = 0,
              queue_generation = ${ROW_GENERATION}
-           WHERE id = $2 AND status = ANY($3) RETURNING *`,
+           WHERE id = $2 AND status = ANY($3) RETURNING ${jobStateColumns()}`,
           [expiresAt, id, from],
         )
       ).rows[0];
       if (updated) await client.query('DELETE FROM job_stream WHERE job_id = $1', [id]);
       return updated;
     });
-    return row && jobFromRow(row);
+    return row && jobStateFromRow(row);
   }
 
   async setExpiry(id: string, expiresAt: number): Promise<void> {

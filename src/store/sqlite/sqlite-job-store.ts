@@ -191,7 +191,7 @@ export class SqliteJobStore implements JobStore {
     return values && jobStateFromValues(values);
   }
 
-  async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobRecord | undefined> {
+  async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobState | undefined> {
     const key = statusList(from);
     let statement = this.requeueBy.get(key);
     if (!statement) {
@@ -200,13 +200,13 @@ export class SqliteJobStore implements JobStore {
           `UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL,
         completed_at = NULL, worker_id = NULL, lease_expires_at = NULL, retries = retries + 1, lease_losses = 0,
         expires_at = ?, stream_read = 0, stream_written = 0, queue_generation = ${ROW_GENERATION}
-        WHERE id = ? AND status IN (${key}) RETURNING ${JOB_COLUMNS}`,
+        WHERE id = ? AND status IN (${key}) RETURNING ${jobStateColumns()}`,
         )
         .raw(true);
       this.requeueBy.set(key, statement);
     }
     const row = this.requeueAndClear(statement, id, expiresAt);
-    return row && jobFromValues(row);
+    return row && jobStateFromValues(row);
   }
 
   async setExpiry(id: string, expiresAt: number): Promise<void> {
