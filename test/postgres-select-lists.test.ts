@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
+import { watchQueries } from './support/statement-names.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (what PostgreSQL reads return)`);
 const skip = NO_POSTGRES ?? false;
@@ -35,21 +36,13 @@ async function resultColumns(work: () => Promise<unknown>): Promise<Set<string>>
     for (const one of Array.isArray(result) ? result : [result]) for (const field of one?.fields ?? []) seen.add(field.name);
   };
   // A pool's query hands its client a callback; a client's own query (in a transaction) answers a promise.
-  const patched = [pg.Pool.prototype, pg.Client.prototype].map((prototype) => {
-    const target = prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const query = target.query;
-    target.query = function (this: unknown, ...args: unknown[]) {
-      const answer = query.apply(this, args);
+  await watchQueries(
+    [pg.Pool.prototype, pg.Client.prototype],
+    (_args, answer) => {
       if (answer instanceof Promise) void answer.then(record, () => undefined);
-      return answer;
-    };
-    return () => (target.query = query);
-  });
-  try {
-    await work();
-  } finally {
-    for (const restore of patched) restore();
-  }
+    },
+    work,
+  );
   return seen;
 }
 

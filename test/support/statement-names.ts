@@ -1,16 +1,23 @@
-// Which prepared statements a store sent: a test of what a request costs the database counts them.
+// What a store sends to PostgreSQL: a test of what a request costs the database counts the
+// prepared statements, and a test of what a read carries looks at the columns that came back.
 import type pg from 'pg';
 
-/** Runs `work` and answers the names of the prepared statements `pools` sent meanwhile. */
-export async function statementNames(pools: pg.Pool[], work: () => Promise<unknown>): Promise<string[]> {
-  const names: string[] = [];
-  const restore = pools.map((pool) => {
-    const patched = pool as unknown as { query: (...args: unknown[]) => unknown };
+/**
+ * Runs `work` with every `query` call on `targets` (pools, clients, or their prototypes to catch
+ * every one) shown to `observe`, with its arguments and what it returned.
+ */
+export async function watchQueries(
+  targets: object[],
+  observe: (args: unknown[], answer: unknown) => void,
+  work: () => Promise<unknown>,
+): Promise<void> {
+  const restore = targets.map((target) => {
+    const patched = target as { query: (...args: unknown[]) => unknown };
     const query = patched.query;
-    patched.query = (...args) => {
-      const config = args[0] as { name?: string };
-      if (config.name) names.push(config.name);
-      return query.apply(pool, args);
+    patched.query = function (this: unknown, ...args: unknown[]) {
+      const answer = query.apply(this, args);
+      observe(args, answer);
+      return answer;
     };
     return () => (patched.query = query);
   });
@@ -19,5 +26,18 @@ export async function statementNames(pools: pg.Pool[], work: () => Promise<unkno
   } finally {
     for (const undo of restore) undo();
   }
+}
+
+/** Runs `work` and answers the names of the prepared statements `pools` sent meanwhile. */
+export async function statementNames(pools: pg.Pool[], work: () => Promise<unknown>): Promise<string[]> {
+  const names: string[] = [];
+  await watchQueries(
+    pools,
+    (args) => {
+      const { name } = args[0] as { name?: string };
+      if (name) names.push(name);
+    },
+    work,
+  );
   return names;
 }
