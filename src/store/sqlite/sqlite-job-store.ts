@@ -22,6 +22,7 @@ import { jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../s
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
 import { SqliteEndpointJobs } from './sqlite-endpoint-jobs.js';
+import { SqliteJobStreams } from './sqlite-job-streams.js';
 import { JOB_COLUMNS, keptApart, jobFromValues, jobStateFromValues } from './job-columns.js';
 import type { HistoryReader } from './history-reader.js';
 import { countJobs } from './sqlite-job-counts.js';
@@ -42,12 +43,11 @@ export class SqliteJobStore implements JobStore {
   private readonly requeueBy = new Map<string, Database.Statement>();
   private readonly purges: SqliteQueuePurges;
   private readonly endpointJobs: SqliteEndpointJobs;
+  private readonly streams: SqliteJobStreams;
   // Transaction functions of per-request calls, made once: better-sqlite3 builds four wrappers
   // and their properties on every db.transaction() call, a visible cost on a busy queue.
   private readonly takeQueued;
   private readonly requeueAndClear;
-  private readonly appendChunks;
-  private readonly readChunks;
   private readonly handBackAll;
   private readonly insertApart;
 
@@ -58,6 +58,7 @@ export class SqliteJobStore implements JobStore {
     this.s = prepare(db);
     this.purges = new SqliteQueuePurges(db);
     this.endpointJobs = new SqliteEndpointJobs(db, this.purges);
+    this.streams = new SqliteJobStreams(db);
     // A select, then one update by primary key per job: an UPDATE ... WHERE seq IN (subquery)
     // costs several times more, above all on the empty queue idle workers poll.
     this.takeQueued = db.transaction((endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number) => {
@@ -71,24 +72,8 @@ export class SqliteJobStore implements JobStore {
     });
     this.requeueAndClear = db.transaction((statement: Database.Statement, id: string, expiresAt: number) => {
       const updated = statement.get(expiresAt, id) as unknown[] | undefined;
-      if (updated) this.s.deleteStream.run(id);
+      if (updated) this.streams.clear(id);
       return updated;
-    });
-    this.appendChunks = db.transaction((id: string, outputs: string[], writer: JobWriter) => {
-      const row = this.s.bumpWritten.get({ n: outputs.length, id, ...writer }) as
-        { stream_written: number; worker_id: string | null } | undefined;
-      if (!row) return undefined;
-      let seq = row.stream_written - outputs.length;
-      for (const output of outputs) this.s.insertChunk.run(id, ++seq, output);
-      return { workerId: row.worker_id };
-    });
-    this.readChunks = db.transaction((id: string): StreamRead => {
-      const row = this.s.streamPositions.get(id) as { stream_read: number; stream_written: number } | undefined;
-      const at = row?.stream_read ?? 0;
-      if (!row || row.stream_read >= row.stream_written) return { chunks: [], from: at, through: at };
-      const chunks = (this.s.chunksAfter.all(id, row.stream_read) as { output: string }[]).map((c) => c.output);
-      this.s.markRead.run(row.stream_written, id);
-      return { chunks, from: row.stream_read, through: row.stream_written };
     });
     this.insertApart = db.transaction((insertRow: () => Database.RunResult, input: string) => {
       this.s.insertInput.run(insertRow().lastInsertRowid, input);
@@ -241,22 +226,21 @@ export class SqliteJobStore implements JobStore {
   }
 
   async appendStream(id: string, outputs: string[], writer: JobWriter): Promise<{ workerId: string | null } | undefined> {
-    return this.appendChunks(id, outputs, writer);
+    return this.streams.append(id, outputs, writer);
   }
 
   async readStream(id: string): Promise<StreamRead> {
-    return this.readChunks(id);
+    return this.streams.read(id);
   }
 
   async unreadStream(id: string, read: StreamRead): Promise<boolean> {
-    if (read.chunks.length === 0) return false;
-    return this.s.unread.run(read.from, id, read.through).changes > 0;
+    return this.streams.putBack(id, read);
   }
 
   async deleteExpired(now: number, limit: number): Promise<DisplacedJob[]> {
     return this.db.transaction(() => {
       const gone = this.s.deleteExpired.all(now, limit) as DisplacedJob[];
-      for (const job of gone) this.s.deleteStream.run(job.id);
+      for (const job of gone) this.streams.clear(job.id);
       return gone;
     })();
   }
@@ -356,16 +340,6 @@ function prepare(db: Database.Database) {
     oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION}
       AND status = 'IN_QUEUE' AND low_priority = 0
       ORDER BY low_priority, seq LIMIT 1`),
-    bumpWritten: db.prepare(`UPDATE jobs SET stream_written = stream_written + @n,
-        lease_expires_at = CASE WHEN worker_id = @workerId AND status = 'IN_PROGRESS' THEN @leaseUntil ELSE lease_expires_at END
-      WHERE id = @id AND endpoint_id = @endpointId AND status NOT IN (${TERMINAL_STATUS_LIST}) AND NOT ${purgedRow()}
-      RETURNING stream_written, worker_id`),
-    insertChunk: db.prepare('INSERT INTO job_stream (job_id, seq, output) VALUES (?, ?, ?)'),
-    streamPositions: db.prepare('SELECT stream_read, stream_written FROM jobs WHERE id = ?'),
-    chunksAfter: db.prepare('SELECT output FROM job_stream WHERE job_id = ? AND seq > ? ORDER BY seq'),
-    markRead: db.prepare('UPDATE jobs SET stream_read = ? WHERE id = ?'),
-    unread: db.prepare('UPDATE jobs SET stream_read = ? WHERE id = ? AND stream_read = ?'),
-    deleteStream: db.prepare('DELETE FROM job_stream WHERE job_id = ?'),
     deleteExpired: db.prepare(`DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= ? LIMIT ?)
       RETURNING ${DISPLACED}`),
     timeOut: db.prepare(`UPDATE jobs SET status = 'TIMED_OUT', completed_at = ?, lease_expires_at = NULL,
