@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './support/harness.js';
 import { problem } from './support/harness.js';
+import { queueEndpointBody } from './support/endpoint-bodies.js';
 
 let h: Harness;
 before(async () => {
@@ -62,13 +63,7 @@ test('a read-only key lists keys but may neither create nor revoke one (403)', a
 });
 
 test('a key limited to endpoints cannot reach the keys at all', async () => {
-  const ep = await h.call('POST', '/v2/serverless', {
-    name: 'keys-ep',
-    type: 'QUEUE',
-    scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
-    image: 'acme/echo:1',
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-  });
+  const ep = await h.call('POST', '/v2/serverless', queueEndpointBody('keys-ep'));
   assert.equal(ep.statusCode, 201, ep.body);
   const limited = await h.newKey({ permission: 'endpoints', endpointIds: [ep.json().id] });
   assert.equal((await h.call('GET', '/v2/account/keys', undefined, limited)).statusCode, 403);

@@ -20,6 +20,7 @@ import { decodeEvent, encodeEvent, finishedJobOf, finishedJobText, MAX_FINISHED_
 import { createPostgresSchema, NO_POSTGRES, TEST_SECRET_KEY } from './support/test-store.js';
 import { sleep } from './support/live.js';
 import { statementNames } from './support/statement-names.js';
+import { queueEndpointBody } from './support/endpoint-bodies.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (results across replicas)`);
 const skip = NO_POSTGRES ?? false;
@@ -80,13 +81,7 @@ before(async () => {
   a = await startReplica();
   b = await startReplica();
   key = (await a.services.apiKeys.create({ name: 'admin' })).token;
-  const created = await call(a, 'POST', '/v2/serverless', {
-    name: 'finished-across',
-    type: 'QUEUE',
-    scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
-    image: 'acme/echo:1',
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-  });
+  const created = await call(a, 'POST', '/v2/serverless', queueEndpointBody('finished-across'));
   assert.equal(created.statusCode, 201, created.body);
   endpointId = created.json<{ id: string }>().id;
 });

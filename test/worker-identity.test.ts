@@ -4,18 +4,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startLive, type Live } from './support/live.js';
+import { queueEndpointBody } from './support/endpoint-bodies.js';
 
 let g: Live;
 let other: { id: string; key: string };
 before(async () => {
   g = await startLive({ maxWorkersPerEndpoint: '4', takeWaitMs: '300' });
-  const created = await g.call('POST', '/v2/serverless', {
-    name: 'other-endpoint',
-    type: 'QUEUE',
-    scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
-    image: 'acme/echo:1',
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-  });
+  const created = await g.call('POST', '/v2/serverless', queueEndpointBody('other-endpoint'));
   assert.equal(created.statusCode, 201, created.body);
   const id = created.json().id as string;
   other = { id, key: await g.services.workerCredentials.create(id) };

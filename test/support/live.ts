@@ -3,6 +3,7 @@
 import { startHarness, type Harness, type HarnessOptions } from './harness.js';
 import type { ConfigFlags } from '../../src/config.js';
 import { reservePort } from '../../src/reserve-port.js';
+import { queueEndpointBody } from './endpoint-bodies.js';
 
 export interface Live extends Harness {
   url: string;
@@ -45,14 +46,7 @@ export async function startLive(
   await h.app.listen({ port, host: '127.0.0.1' });
   await h.services.start();
   const url = `http://127.0.0.1:${port}`;
-  const created = await h.call('POST', '/v2/serverless', {
-    name: 'queue-test',
-    type: 'QUEUE',
-    scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
-    image: 'acme/echo:1',
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    ...endpoint,
-  });
+  const created = await h.call('POST', '/v2/serverless', queueEndpointBody('queue-test', endpoint));
   if (created.statusCode !== 201) throw new Error(`endpoint create failed: ${created.body}`);
   const endpointId = created.json().id as string;
   const workerKey = await h.services.workerCredentials.create(endpointId);

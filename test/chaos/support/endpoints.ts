@@ -1,16 +1,6 @@
 // Endpoint bodies the scenarios create: the smallest valid queue and load-balancing endpoints.
 import { callJson } from './http.js';
-
-export function queueEndpointBody(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name,
-    type: 'QUEUE',
-    image: 'chaos/echo:1',
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
-    ...extra,
-  };
-}
+export { queueEndpointBody } from '../../support/endpoint-bodies.js';
 
 export function loadBalancerEndpointBody(name: string): Record<string, unknown> {
   return {
