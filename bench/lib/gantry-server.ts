@@ -25,6 +25,8 @@ const config = loadConfig(
     port: '0',
     logLevel: 'silent',
     takeWaitMs: '20000',
+    // bench:large-jobs receives its webhooks on this machine.
+    webhookAllowCidrs: '127.0.0.0/8',
     workerProvider: 'none',
     ...(database ? { database, databasePoolSize: '16' } : {}),
     ...(rateLimited ? { rateLimitMinute: QUOTA, rateLimitHour: QUOTA, rateLimitDay: QUOTA } : {}),

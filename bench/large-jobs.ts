@@ -1,13 +1,16 @@
-// Large inputs: what a job's input costs the steps that do not need it again. Jobs with an input
-// of each `--sizes` KB are submitted, taken and completed one after another: the bytes the
+// Large jobs: what a job's input and output cost the steps that do not need them again. Jobs with
+// an input of each `--sizes` KB are submitted, taken and completed one after another: the bytes the
 // server's processes wrote to disk per job (from /proc/<pid>/io), against the input's size. Then
 // one finished job's status is read `--reads` times, as a client polling it does, and a page of 50
-// queued jobs of that size is listed as often. Prints each read's p50 and the server's CPU per
-// read (with the PostgreSQL server's processes), on SQLite and (with GANTRY_BENCH_POSTGRES_URL)
-// PostgreSQL.
-// Run: npm run bench:large-inputs -- [--sizes 1,100,1000] [--reads 300]
+// queued jobs of that size is listed as often. Last, jobs with a small input and an output of each
+// size, without and with a webhook (delivered to a receiver on this machine before the next job):
+// the bytes written per job. Prints each read's p50 and the server's CPU per read (with the
+// PostgreSQL server's processes), on SQLite and (with GANTRY_BENCH_POSTGRES_URL) PostgreSQL.
+// Run: npm run bench:large-jobs -- [--sizes 1,100,1000] [--reads 300]
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { percentile } from './lib/measure.js';
@@ -49,8 +52,9 @@ async function reads(t: Target, cpuPids: number[], path: string): Promise<Reads>
   return { p50: percentile(times, 50), cpuMs: ((cpuOfPids(cpuPids) - cpuBefore) * 1000) / READS };
 }
 
-/** Random base64, as an image sent inline is: PostgreSQL would compress repeated text to next to nothing. */
-const inputOf = (kb: number) => ({ input: { data: randomBytes(kb * 768).toString('base64') } });
+/** Random base64 of `kb` KB, as an image sent inline is: PostgreSQL would compress repeated text to next to nothing. */
+const dataOf = (kb: number) => ({ data: randomBytes(kb * 768).toString('base64') });
+const inputOf = (kb: number) => ({ input: dataOf(kb) });
 
 /** Bytes the processes have caused to be written to storage so far (a process gone meanwhile counts 0). */
 function bytesWritten(pids: number[]): number {
@@ -63,28 +67,66 @@ function bytesWritten(pids: number[]): number {
   }, 0);
 }
 
-/** Submits a job with an input of `kb` KB, takes it and reports its result; answers its id. */
-async function runJob(t: Target, kb: number): Promise<string> {
-  const submitted = await call(t, 0, 'POST', '/run', t.apiKey, inputOf(kb));
+interface JobShape {
+  inputKb: number;
+  /** The result's output: a short text unless a size is given. */
+  outputKb?: number;
+  webhook?: string;
+}
+
+/** Submits a job of this shape, takes it and reports its result; answers its id. */
+async function runJob(t: Target, shape: JobShape): Promise<string> {
+  const body = { ...inputOf(shape.inputKb), ...(shape.webhook ? { webhook: shape.webhook } : {}) };
+  const submitted = await call(t, 0, 'POST', '/run', t.apiKey, body);
   const taken = await call(t, 0, 'GET', '/job-take/large', t.workerKey);
   if (taken.json.id !== submitted.json.id) throw new Error('the worker took another job');
-  await call(t, 0, 'POST', `/job-done/large/${submitted.json.id}`, t.workerKey, { output: 'done' });
+  const output = shape.outputKb === undefined ? 'done' : dataOf(shape.outputKb);
+  await call(t, 0, 'POST', `/job-done/large/${submitted.json.id}`, t.workerKey, { output });
   return submitted.json.id as string;
 }
 
-/** WAY_JOBS jobs with inputs of `kb` KB through the queue, one after another: MB written to disk per job. */
-async function wayThrough(t: Target, kb: number): Promise<number> {
+/** WAY_JOBS jobs of this shape through the queue, one after another, each done once `settled` resolves: MB written to disk per job. */
+async function wayThrough(t: Target, shape: JobShape, settled: (jobId: string) => Promise<void> = async () => {}): Promise<number> {
   // Asked afresh: the PostgreSQL backends that write the jobs' WAL may have started since.
   const ioPids = () => [t.nodes[0]!.child.pid!, ...t.cpuPids()];
-  await runJob(t, kb);
+  await settled(await runJob(t, shape));
   const before = bytesWritten(ioPids());
-  for (let i = 0; i < WAY_JOBS; i++) await runJob(t, kb);
+  for (let i = 0; i < WAY_JOBS; i++) await settled(await runJob(t, shape));
   return (bytesWritten(ioPids()) - before) / WAY_JOBS / 1e6;
+}
+
+interface WebhookReceiver {
+  url: string;
+  /** Resolves once the job's webhook has arrived. */
+  delivered: (jobId: string) => Promise<void>;
+  close: () => void;
+}
+
+/** An HTTP server on loopback that answers every webhook 200 and notes the job it names. */
+async function webhookReceiver(): Promise<WebhookReceiver> {
+  const arrived = new Set<string>();
+  const waiting = new Map<string, () => void>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      res.end();
+      const { id } = JSON.parse(Buffer.concat(chunks).toString()) as { id: string };
+      arrived.add(id);
+      waiting.get(id)?.();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    delivered: (jobId) => (arrived.has(jobId) ? Promise.resolve() : new Promise((resolve) => waiting.set(jobId, resolve))),
+    close: () => server.close(),
+  };
 }
 
 /** A finished job with an input of `kb` KB, its status read READS times. */
 async function statusReads(t: Target, cpuPids: number[], kb: number): Promise<Reads> {
-  return reads(t, cpuPids, `/v2/${t.endpointId}/status/${await runJob(t, kb)}`);
+  return reads(t, cpuPids, `/v2/${t.endpointId}/status/${await runJob(t, { inputKb: kb })}`);
 }
 
 /** 50 queued jobs with inputs of `kb` KB on an endpoint of their own, listed READS times as one page. */
@@ -109,10 +151,11 @@ async function listReads(t: Target, cpuPids: number[], kb: number): Promise<Read
 
 async function measure(name: string, env: Record<string, string>, database: boolean): Promise<void> {
   const target = await startTarget(name, 'bench/lib/gantry-server.ts', false, env, database ? postgresPids : () => []);
+  const receiver = await webhookReceiver();
   try {
     const pids = [target.nodes[0]!.child.pid!, ...target.cpuPids()];
     for (const kb of SIZES) {
-      const written = await wayThrough(target, kb);
+      const written = await wayThrough(target, { inputKb: kb });
       const status = await statusReads(target, pids, kb);
       const list = await listReads(target, pids, kb);
       console.log(
@@ -121,14 +164,23 @@ async function measure(name: string, env: Record<string, string>, database: bool
           ` page of 50 p50 ${list.p50.toFixed(3)} ms, CPU ${list.cpuMs.toFixed(3)} ms`,
       );
     }
+    for (const kb of SIZES) {
+      const plain = await wayThrough(target, { inputKb: 1, outputKb: kb });
+      const hooked = await wayThrough(target, { inputKb: 1, outputKb: kb, webhook: receiver.url }, receiver.delivered);
+      console.log(
+        `${name.padEnd(11)} output ${String(kb).padStart(4)} KB: written per job ${plain.toFixed(3)} MB; with a webhook ${hooked.toFixed(3)} MB`,
+      );
+    }
   } finally {
+    receiver.close();
     await stopTarget(target);
   }
 }
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
 console.log(
-  `${WAY_JOBS} jobs of each size submitted, taken and completed; ${READS} reads of each: the status of one finished job, a page of 50 queued jobs\n`,
+  `${WAY_JOBS} jobs of each size submitted, taken and completed; ${READS} reads of each: the status of one finished job, a page of 50 queued jobs;\n` +
+    `then ${WAY_JOBS} jobs with an output of each size, without and with a webhook\n`,
 );
 await measure('SQLite', {}, false);
 if (POSTGRES) await withSchema(POSTGRES, (url) => measure('PostgreSQL', { BENCH_DATABASE: url }, true));
