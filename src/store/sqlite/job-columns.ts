@@ -3,28 +3,41 @@
 // cost more than the statement itself (5.5 against 2.4 us for a job read by id).
 import type { JobStatus } from '../../domain/job-state.js';
 import type { JobRecord, JobState } from '../job-store.js';
-import { jobStateColumns } from '../shared/job-sql.js';
+import { JOB_STATE_COLUMNS } from '../shared/job-sql.js';
 
 /**
- * Inputs of more than this many bytes are kept in job_inputs, and the job's row holds '' (decision
- * 35). A row with a smaller one still fits in its page, with no overflow pages to write again.
+ * Inputs and outputs of more than this many bytes are kept in job_inputs and job_outputs, and the
+ * job's row holds '' (decisions 35 and 36). A row with smaller ones still fits in its page, with no
+ * overflow pages to write again.
  */
-const INLINE_INPUT_MAX_BYTES = 2048;
+const INLINE_MAX_BYTES = 2048;
 
-/** Whether an input is kept in job_inputs rather than in its job's row. */
-export function keptApart(input: string): boolean {
+/** Whether an input or an output (JSON text) is kept in its own table rather than in its job's row. */
+export function keptApart(text: string): boolean {
   // A UTF-16 code unit is 1 to 3 bytes of UTF-8: only the lengths in between need counting.
-  if (input.length > INLINE_INPUT_MAX_BYTES) return true;
-  if (input.length * 3 <= INLINE_INPUT_MAX_BYTES) return false;
-  return Buffer.byteLength(input) > INLINE_INPUT_MAX_BYTES;
+  if (text.length > INLINE_MAX_BYTES) return true;
+  if (text.length * 3 <= INLINE_MAX_BYTES) return false;
+  return Buffer.byteLength(text) > INLINE_MAX_BYTES;
 }
 
 /** A job's input wherever it is kept. JSON text is never empty, so '' marks one kept apart. */
 const INPUT = `CASE WHEN jobs.input <> '' THEN jobs.input
   ELSE (SELECT job_inputs.input FROM job_inputs WHERE job_inputs.seq = jobs.seq) END`;
 
-/** The select list of jobFromValues' values: JOB_RECORD_COLUMNS, the input found where it is kept. */
-export const JOB_COLUMNS = `${jobStateColumns()}, ${INPUT}, s3_config`;
+/** A job's output wherever it is kept; NULL (no output yet) stays NULL. */
+const OUTPUT = `CASE WHEN jobs.output = '' THEN (SELECT job_outputs.output FROM job_outputs WHERE job_outputs.seq = jobs.seq)
+  ELSE jobs.output END`;
+
+/**
+ * The select list of JOB_STATE_COLUMNS, in that order and by those names (for jobStateFromValues
+ * and for rows read as objects), the output found where it is kept.
+ */
+export const JOB_STATE_COLUMNS_SQL = JOB_STATE_COLUMNS.map((column) =>
+  column === 'output' ? `${OUTPUT} AS output` : `jobs.${column}`,
+).join(', ');
+
+/** The select list of jobFromValues' values: JOB_RECORD_COLUMNS, input and output found where they are kept. */
+export const JOB_COLUMNS = `${JOB_STATE_COLUMNS_SQL}, ${INPUT}, jobs.s3_config`;
 
 /** A job's state from the values of JOB_STATE_COLUMNS, in that order. */
 export function jobStateFromValues(v: unknown[]): JobState {

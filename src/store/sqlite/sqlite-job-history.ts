@@ -2,11 +2,11 @@
 // history, so both run on the history reader, off the event loop.
 import type Database from 'better-sqlite3';
 import { jobStateFromRow, type JobStateRow } from '../rows.js';
-import { jobStateColumns } from '../shared/job-sql.js';
 import type { HistoryReader, RowReducer } from './history-reader.js';
 import { seriesOfRows } from '../shared/job-series.js';
 import { JOB_STATUSES, type JobStatus } from '../../domain/job-state.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
+import { JOB_STATE_COLUMNS_SQL } from './job-columns.js';
 import {
   JOB_WINDOW_CAP,
   type JobHistoryStore,
@@ -17,7 +17,7 @@ import {
 } from '../job-history.js';
 
 /** What a list shows of a job: its state (no input), and its place for the next page. */
-const LISTED = `seq, ${jobStateColumns()}`;
+const LISTED = `seq, ${JOB_STATE_COLUMNS_SQL}`;
 
 const LIST_ALL = `SELECT ${LISTED} FROM jobs WHERE endpoint_id = ? AND seq < ? AND NOT ${purgedRow()} ORDER BY seq DESC LIMIT ?`;
 

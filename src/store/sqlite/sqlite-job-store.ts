@@ -23,7 +23,8 @@ import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generat
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
 import { SqliteEndpointJobs } from './sqlite-endpoint-jobs.js';
 import { SqliteJobStreams } from './sqlite-job-streams.js';
-import { JOB_COLUMNS, keptApart, jobFromValues, jobStateFromValues } from './job-columns.js';
+import { SqliteKeptApart } from './sqlite-kept-apart.js';
+import { JOB_COLUMNS, JOB_STATE_COLUMNS_SQL, keptApart, jobFromValues, jobStateFromValues } from './job-columns.js';
 import type { HistoryReader } from './history-reader.js';
 import { countJobs } from './sqlite-job-counts.js';
 
@@ -44,12 +45,12 @@ export class SqliteJobStore implements JobStore {
   private readonly purges: SqliteQueuePurges;
   private readonly endpointJobs: SqliteEndpointJobs;
   private readonly streams: SqliteJobStreams;
+  private readonly apart: SqliteKeptApart;
   // Transaction functions of per-request calls, made once: better-sqlite3 builds four wrappers
   // and their properties on every db.transaction() call, a visible cost on a busy queue.
   private readonly takeQueued;
   private readonly requeueAndClear;
   private readonly handBackAll;
-  private readonly insertApart;
 
   constructor(
     private readonly db: Database.Database,
@@ -59,6 +60,7 @@ export class SqliteJobStore implements JobStore {
     this.purges = new SqliteQueuePurges(db);
     this.endpointJobs = new SqliteEndpointJobs(db, this.purges);
     this.streams = new SqliteJobStreams(db);
+    this.apart = new SqliteKeptApart(db);
     // A select, then one update by primary key per job: an UPDATE ... WHERE seq IN (subquery)
     // costs several times more, above all on the empty queue idle workers poll.
     this.takeQueued = db.transaction((endpointId: string, workerId: string, limit: number, now: number, leaseUntil: number) => {
@@ -72,11 +74,11 @@ export class SqliteJobStore implements JobStore {
     });
     this.requeueAndClear = db.transaction((statement: Database.Statement, id: string, expiresAt: number) => {
       const updated = statement.get(expiresAt, id) as unknown[] | undefined;
-      if (updated) this.streams.clear(id);
+      if (updated) {
+        this.streams.clear(id);
+        this.apart.dropOutput(id);
+      }
       return updated;
-    });
-    this.insertApart = db.transaction((insertRow: () => Database.RunResult, input: string) => {
-      this.s.insertInput.run(insertRow().lastInsertRowid, input);
     });
     this.handBackAll = db.transaction((workerId: string, ids: readonly string[]) =>
       ids.flatMap((id) => this.s.handBack.all(id, workerId) as DisplacedJob[]),
@@ -105,7 +107,7 @@ export class SqliteJobStore implements JobStore {
         job.handedTo?.leaseUntil ?? null,
         job.handedTo?.workerId ?? null,
       );
-    const insert = apart ? () => this.insertApart(insertRow, job.input) : insertRow;
+    const insert = apart ? () => this.apart.insert(insertRow, job.input) : insertRow;
     await uniquely(insert, () => conflictText.job(job.id));
   }
 
@@ -159,6 +161,7 @@ export class SqliteJobStore implements JobStore {
     const key = statusList(from);
     let statement = this.completeBy.get(key);
     if (!statement) {
+      // It returns the output as stored, never read from job_outputs: SqliteKeptApart puts a kept one back.
       statement = this.db
         .prepare(
           `UPDATE jobs SET status = ?, output = ?, error = ?, completed_at = ?,
@@ -166,13 +169,15 @@ export class SqliteJobStore implements JobStore {
         expires_at = min(expires_at, ? + retention_ms)
         WHERE id = ? AND status IN (${key}) AND (@endpointId IS NULL OR endpoint_id = @endpointId)
           AND (@workerId IS NULL OR worker_id = @workerId) AND NOT ${purgedRow()}
-        RETURNING ${jobStateColumns()}`,
+        RETURNING ${jobStateColumns()}, seq`,
         )
         .raw(true);
       this.completeBy.set(key, statement);
     }
     const scope = { endpointId: endpointId ?? null, workerId: workerId ?? null };
-    const values = statement.get(c.status, c.output, c.error, c.completedAt, c.completedAt, id, scope) as unknown[] | undefined;
+    const completeRow = (output: string | null) =>
+      statement.get(c.status, output, c.error, c.completedAt, c.completedAt, id, scope) as unknown[] | undefined;
+    const values = c.output !== null && keptApart(c.output) ? this.apart.complete(completeRow, c.output) : completeRow(c.output);
     return values && jobStateFromValues(values);
   }
 
@@ -185,7 +190,7 @@ export class SqliteJobStore implements JobStore {
           `UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL,
         completed_at = NULL, worker_id = NULL, lease_expires_at = NULL, retries = retries + 1, lease_losses = 0,
         expires_at = ?, stream_read = 0, stream_written = 0, queue_generation = ${ROW_GENERATION}
-        WHERE id = ? AND status IN (${key}) RETURNING ${jobStateColumns()}`,
+        WHERE id = ? AND status IN (${key}) RETURNING ${JOB_STATE_COLUMNS_SQL}`,
         )
         .raw(true);
       this.requeueBy.set(key, statement);
@@ -317,9 +322,8 @@ function prepare(db: Database.Database) {
       execution_timeout_ms, low_priority, retention_ms, ttl_ms, submitted_at, expires_at, queue_generation,
       worker_id, started_at, lease_expires_at, status)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${GENERATION}, ?, ?, ?, CASE WHEN ? IS NULL THEN 'IN_QUEUE' ELSE 'IN_PROGRESS' END)`),
-    insertInput: db.prepare('INSERT INTO job_inputs (seq, input) VALUES (?, ?)'),
     get: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
-    getState: db.prepare(`SELECT ${jobStateColumns()} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
+    getState: db.prepare(`SELECT ${JOB_STATE_COLUMNS_SQL} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
     takeOne: db
       .prepare(
         `UPDATE jobs SET status = 'IN_PROGRESS', worker_id = ?, started_at = ?, lease_expires_at = ?
@@ -369,7 +373,7 @@ function prepare(db: Database.Database) {
     forgetStops: db.prepare('DELETE FROM job_stops WHERE requested_at < ?'),
     dueWebhooks: db.prepare('SELECT seq FROM jobs WHERE webhook_due_at <= ? ORDER BY webhook_due_at, seq LIMIT ?'),
     claimWebhook: db.prepare(`UPDATE jobs SET webhook_due_at = ?, webhook_attempts = webhook_attempts + 1 WHERE seq = ?
-      RETURNING ${jobStateColumns()}, webhook_attempts,
+      RETURNING ${JOB_STATE_COLUMNS_SQL}, webhook_attempts,
         (SELECT sealed_webhook_secret FROM endpoints WHERE endpoints.id = jobs.endpoint_id) AS sealed_webhook_secret`),
     webhookAttempted: db.prepare(`UPDATE jobs SET webhook_due_at = ?
       WHERE id = ? AND webhook_due_at IS NOT NULL AND status IN (${TERMINAL_STATUS_LIST})`),

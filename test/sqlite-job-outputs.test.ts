@@ -1,0 +1,151 @@
+// On SQLite a large output is kept apart from its job's row (decision 36), as a large input is: a
+// finished job's row still changes size (a webhook's claim and delivery), and SQLite writes such a
+// row again whole, output and all. These tests hold the output's way through the store and the
+// disk writes it no longer causes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { openSqliteDatabase } from '../src/store/sqlite/sqlite-store.js';
+import { SqliteJobStore } from '../src/store/sqlite/sqlite-job-store.js';
+import { SqliteJobHistory } from '../src/store/sqlite/sqlite-job-history.js';
+import { HistoryReader } from '../src/store/sqlite/history-reader.js';
+import { GroupCommit } from '../src/store/sqlite/group-commit.js';
+import type { Completion, NewJob } from '../src/store/job-store.js';
+
+const MB_OUTPUT = JSON.stringify({ image: 'é'.repeat(512 * 1024) });
+
+function openJobs(): { db: Database.Database; file: string; jobs: SqliteJobStore; history: SqliteJobHistory } {
+  const file = join(mkdtempSync(join(tmpdir(), 'gantry-outputs-')), 'gantry.db');
+  const db = openSqliteDatabase(file);
+  const reader = new HistoryReader(db, new GroupCommit(db), (error) => assert.fail(error));
+  return { db, file, jobs: new SqliteJobStore(db, reader), history: new SqliteJobHistory(db, reader) };
+}
+
+function aJob(id: string, webhook: string | null = null, expiresAt = 900_000): NewJob {
+  return {
+    id,
+    endpointId: 'endpoint-1',
+    accountId: 'account-1',
+    input: '{"prompt":"draw"}',
+    webhook,
+    s3Config: null,
+    executionTimeoutMs: 60_000,
+    lowPriority: false,
+    retentionMs: 60_000,
+    ttlMs: 600_000,
+    submittedAt: 1_000,
+    expiresAt,
+  };
+}
+
+const done = (output: string | null, completedAt = 3_000): Completion => ({ status: 'COMPLETED', output, error: null, completedAt });
+
+/** Submits and takes these jobs, then reports each one's output. */
+async function finish(jobs: SqliteJobStore, outputs: Record<string, string>, webhook: string | null = null): Promise<void> {
+  for (const id of Object.keys(outputs)) await jobs.insert(aJob(id, webhook));
+  await jobs.take('endpoint-1', 'worker-1', Object.keys(outputs).length, 2_000, 60_000);
+  for (const [id, output] of Object.entries(outputs)) {
+    const state = await jobs.complete(id, ['IN_PROGRESS'], done(output), 'endpoint-1', 'worker-1');
+    assert.equal(state?.output, output, `the completion answers ${id}'s output`);
+  }
+}
+
+const storedOutputs = (db: Database.Database) => (db.prepare('SELECT count(*) AS n FROM job_outputs').get() as { n: number }).n;
+const rowOutput = (db: Database.Database, id: string) =>
+  (db.prepare('SELECT output FROM jobs WHERE id = ?').get(id) as { output: string | null }).output;
+
+test('a large output comes back whole from every read that shows it, and a small one stays in its row', async () => {
+  const { db, jobs, history } = openJobs();
+  await finish(jobs, { large: MB_OUTPUT, small: '{"ok":true}' }, 'https://hooks.example.com/done');
+  assert.equal(rowOutput(db, 'large'), '', 'the large output is not in its row');
+  assert.equal(rowOutput(db, 'small'), '{"ok":true}');
+  assert.equal(storedOutputs(db), 1);
+
+  assert.equal((await jobs.getState('large'))?.output, MB_OUTPUT);
+  assert.equal((await jobs.get('large'))?.output, MB_OUTPUT);
+  const page = await history.list('endpoint-1', { statuses: [], limit: 10 });
+  assert.deepEqual(
+    page.jobs.map((job) => [job.id, job.output]),
+    [
+      ['small', '{"ok":true}'],
+      ['large', MB_OUTPUT],
+    ],
+  );
+  const webhooks = await jobs.claimWebhooks(4_000, 30_000, 10);
+  assert.deepEqual(webhooks.map((w) => [w.job.id, w.job.output]).sort(), [
+    ['large', MB_OUTPUT],
+    ['small', '{"ok":true}'],
+  ]);
+  db.close();
+});
+
+test('an output is kept apart once it is over 2 KB as UTF-8, as an input is', async () => {
+  const { db, jobs } = openJobs();
+  const outputs = {
+    'ascii-2048': JSON.stringify('a'.repeat(2046)),
+    'ascii-2049': JSON.stringify('a'.repeat(2047)),
+    'euro-683': JSON.stringify('€'.repeat(683)), // 2,051 bytes in 685 characters
+  };
+  await finish(jobs, outputs);
+  assert.deepEqual(
+    Object.keys(outputs).map((id) => [id, rowOutput(db, id) === '' ? 'apart' : 'in its row']),
+    [
+      ['ascii-2048', 'in its row'],
+      ['ascii-2049', 'apart'],
+      ['euro-683', 'apart'],
+    ],
+  );
+  for (const [id, output] of Object.entries(outputs)) assert.equal((await jobs.getState(id))?.output, output);
+  db.close();
+});
+
+test('claiming and delivering the webhook of a job with a 1 MB output do not write the output again', async () => {
+  const { db, file, jobs } = openJobs();
+  // The WAL only grows while nothing checkpoints it: its growth is what each step wrote.
+  db.pragma('wal_autocheckpoint = 0');
+  const walBytes = () => statSync(`${file}-wal`).size;
+  await finish(jobs, { large: MB_OUTPUT }, 'https://hooks.example.com/done');
+  const afterResult = walBytes();
+  const [claimed] = await jobs.claimWebhooks(4_000, 30_000, 10);
+  assert.equal(claimed?.job.output, MB_OUTPUT);
+  await jobs.webhookAttempted('large', null);
+  const written = walBytes() - afterResult;
+  assert.ok(written < 64 * 1024, `the webhook's claim and delivery wrote ${written} bytes`);
+  db.close();
+});
+
+test('a result refused (the job already finished) leaves the first output in place', async () => {
+  const { db, jobs } = openJobs();
+  await finish(jobs, { large: MB_OUTPUT });
+  const again = JSON.stringify({ other: 'x'.repeat(4096) });
+  assert.equal(await jobs.complete('large', ['IN_PROGRESS'], done(again, 5_000), 'endpoint-1', 'worker-1'), undefined);
+  assert.equal((await jobs.getState('large'))?.output, MB_OUTPUT);
+  assert.equal(storedOutputs(db), 1);
+  db.close();
+});
+
+test('a retried job drops its kept output, and its next result is the one read', async () => {
+  const { db, jobs } = openJobs();
+  await finish(jobs, { large: MB_OUTPUT });
+  const retried = await jobs.requeue('large', ['COMPLETED'], 800_000);
+  assert.equal(retried?.output, null);
+  assert.equal(storedOutputs(db), 0, 'the first output is gone with the retry');
+  await jobs.take('endpoint-1', 'worker-2', 1, 6_000, 60_000);
+  await jobs.complete('large', ['IN_PROGRESS'], done('{"second":true}', 7_000), 'endpoint-1', 'worker-2');
+  assert.equal((await jobs.getState('large'))?.output, '{"second":true}');
+  db.close();
+});
+
+test('a job deleted by expiry takes its kept output along', async () => {
+  const { db, jobs } = openJobs();
+  await jobs.insert(aJob('expiring', null, 10_000));
+  await jobs.take('endpoint-1', 'worker-1', 1, 2_000, 60_000);
+  await jobs.complete('expiring', ['IN_PROGRESS'], done(MB_OUTPUT), 'endpoint-1', 'worker-1');
+  assert.equal(storedOutputs(db), 1);
+  assert.equal((await jobs.deleteExpired(10_000, 100)).length, 1);
+  assert.equal(storedOutputs(db), 0);
+  db.close();
+});
