@@ -149,3 +149,12 @@ test('a job deleted by expiry takes its kept output along', async () => {
   assert.equal(storedOutputs(db), 0);
   db.close();
 });
+
+test('a large output stored in its row, as before migration 023, still reads whole', async () => {
+  const { db, jobs, history } = openJobs();
+  await finish(jobs, { older: '{"ok":true}' });
+  db.prepare('UPDATE jobs SET output = ? WHERE id = ?').run(MB_OUTPUT, 'older');
+  assert.equal((await jobs.getState('older'))?.output, MB_OUTPUT);
+  assert.equal((await history.list('endpoint-1', { statuses: ['COMPLETED'], limit: 10 })).jobs[0]?.output, MB_OUTPUT);
+  db.close();
+});
