@@ -4,8 +4,8 @@
 // one finished job's status is read `--reads` times, as a client polling it does, and a page of 50
 // queued jobs of that size is listed as often. Last, jobs with a small input and an output of each
 // size, without and with a webhook (delivered to a receiver on this machine before the next job):
-// the bytes written per job. Prints each read's p50 and the server's CPU per read (with the
-// PostgreSQL server's processes), on SQLite and (with GANTRY_BENCH_POSTGRES_URL) PostgreSQL.
+// the bytes written and the CPU spent per job. Prints each read's p50 and the server's CPU per read
+// (with the PostgreSQL server's processes), on SQLite and (with GANTRY_BENCH_POSTGRES_URL) PostgreSQL.
 // Run: npm run bench:large-jobs -- [--sizes 1,100,1000] [--reads 300]
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -85,14 +85,24 @@ async function runJob(t: Target, shape: JobShape): Promise<string> {
   return submitted.json.id as string;
 }
 
-/** WAY_JOBS jobs of this shape through the queue, one after another, each done once `settled` resolves: MB written to disk per job. */
-async function wayThrough(t: Target, shape: JobShape, settled: (jobId: string) => Promise<void> = async () => {}): Promise<number> {
+interface Way {
+  /** MB the server's processes wrote to disk per job. */
+  writtenMb: number;
+  /** CPU of the server's processes (the database server's included) per job, ms. */
+  cpuMs: number;
+}
+
+/** WAY_JOBS jobs of this shape through the queue, one after another, each done once `settled` resolves. */
+async function wayThrough(t: Target, shape: JobShape, settled: (jobId: string) => Promise<void> = async () => {}): Promise<Way> {
   // Asked afresh: the PostgreSQL backends that write the jobs' WAL may have started since.
-  const ioPids = () => [t.nodes[0]!.child.pid!, ...t.cpuPids()];
+  const pids = () => [t.nodes[0]!.child.pid!, ...t.cpuPids()];
   await settled(await runJob(t, shape));
-  const before = bytesWritten(ioPids());
+  const [writtenBefore, cpuBefore] = [bytesWritten(pids()), cpuOfPids(pids())];
   for (let i = 0; i < WAY_JOBS; i++) await settled(await runJob(t, shape));
-  return (bytesWritten(ioPids()) - before) / WAY_JOBS / 1e6;
+  return {
+    writtenMb: (bytesWritten(pids()) - writtenBefore) / WAY_JOBS / 1e6,
+    cpuMs: ((cpuOfPids(pids()) - cpuBefore) * 1000) / WAY_JOBS,
+  };
 }
 
 interface WebhookReceiver {
@@ -155,7 +165,7 @@ async function measure(name: string, env: Record<string, string>, database: bool
   try {
     const pids = [target.nodes[0]!.child.pid!, ...target.cpuPids()];
     for (const kb of SIZES) {
-      const written = await wayThrough(target, { inputKb: kb });
+      const written = (await wayThrough(target, { inputKb: kb })).writtenMb;
       const status = await statusReads(target, pids, kb);
       const list = await listReads(target, pids, kb);
       console.log(
@@ -168,7 +178,8 @@ async function measure(name: string, env: Record<string, string>, database: bool
       const plain = await wayThrough(target, { inputKb: 1, outputKb: kb });
       const hooked = await wayThrough(target, { inputKb: 1, outputKb: kb, webhook: receiver.url }, receiver.delivered);
       console.log(
-        `${name.padEnd(11)} output ${String(kb).padStart(4)} KB: written per job ${plain.toFixed(3)} MB; with a webhook ${hooked.toFixed(3)} MB`,
+        `${name.padEnd(11)} output ${String(kb).padStart(4)} KB: written per job ${plain.writtenMb.toFixed(3)} MB, CPU ${plain.cpuMs.toFixed(2)} ms;` +
+          ` with a webhook ${hooked.writtenMb.toFixed(3)} MB, CPU ${hooked.cpuMs.toFixed(2)} ms`,
       );
     }
   } finally {
