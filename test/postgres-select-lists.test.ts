@@ -1,8 +1,9 @@
 // On PostgreSQL a job's input crosses the socket and the driver only for the reads that hand it
 // out: a take and the whole job's read. A status read, a completion, a retry, a page of the job
 // list and a webhook claim show no input, and a client polling a job with megabytes of input
-// must not have Gantry copy them on every poll. Their answers map to the same objects with or
-// without the input, so what the statements return is checked: the columns of their results.
+// must not have Gantry copy them on every poll. Nor does a completion return the output and error
+// it has just written. Their answers map to the same objects with or without those columns, so
+// what the statements return is checked: the columns of their results.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -47,7 +48,7 @@ async function resultColumns(work: () => Promise<unknown>): Promise<Set<string>>
 }
 
 test(
-  'only a take and the whole job read select the input; status, completion, retry, list and webhook claim do not',
+  'only a take and the whole job read select the input, and a completion selects neither the output nor the error it wrote',
   { skip },
   async () => {
     const jobs = store.jobs;
@@ -72,9 +73,11 @@ test(
     };
     const withoutInput = {
       getState: await resultColumns(() => jobs.getState('job-1')),
-      complete: await resultColumns(() =>
-        jobs.complete('job-1', ['IN_PROGRESS'], { status: 'FAILED', output: null, error: 'boom', completedAt: NOW + 2 }),
-      ),
+      complete: await resultColumns(async () => {
+        const failed = { status: 'FAILED', output: '{"partial":true}', error: 'boom', completedAt: NOW + 2 } as const;
+        const state = await jobs.complete('job-1', ['IN_PROGRESS'], failed);
+        assert.deepEqual([state?.output, state?.error], [failed.output, failed.error], 'the completion answers what it wrote');
+      }),
       claimWebhooks: await resultColumns(async () => assert.equal((await jobs.claimWebhooks(NOW + 3, 30_000, 10)).length, 1)),
       list: await resultColumns(async () =>
         assert.equal((await store.jobHistory.list(endpointId, { statuses: [], limit: 50 })).jobs.length, 1),
@@ -86,5 +89,7 @@ test(
       assert.ok(columns.has('status'), `${read} answered a job's columns: ${[...columns].join(', ')}`);
       assert.ok(!columns.has('input'), `${read} selects no input: ${[...columns].join(', ')}`);
     }
+    const completed = [...withoutInput.complete].join(', ');
+    assert.ok(!withoutInput.complete.has('output') && !withoutInput.complete.has('error'), `the completion selects ${completed}`);
   },
 );

@@ -7,7 +7,7 @@ import { jobStateFromRow, type JobStateRow } from '../rows.js';
 import { isUniqueViolation } from '../shared/conflicts.js';
 import { TurnBatch } from './turn-batch.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
-import { jobStateColumns } from '../shared/job-sql.js';
+import { jobStateColumns, jobStateColumnsBut } from '../shared/job-sql.js';
 import { carriedNotification, type NotificationCarrier } from './notifications.js';
 
 const INSERT_TOLD = carriedNotification(16);
@@ -39,7 +39,8 @@ const GET_STATE = {
 
 /**
  * Each job moves only from one of the statuses its caller allows (listed with commas), of its
- * endpoint and held by its worker when those are named.
+ * endpoint and held by its worker when those are named. It returns neither the output nor the
+ * error it wrote: the caller sent them.
  */
 const COMPLETE = {
   name: 'gantry_jobs_complete',
@@ -51,7 +52,7 @@ const COMPLETE = {
          WHERE jobs.id = c.id AND jobs.status = ANY(string_to_array(c.from_list, ','))
            AND (c.endpoint_id IS NULL OR jobs.endpoint_id = c.endpoint_id)
            AND (c.worker_id IS NULL OR jobs.worker_id = c.worker_id) AND NOT ${purgedRow()} AND ${COMPLETE_TOLD.condition}
-         RETURNING ${jobStateColumns('jobs')}`,
+         RETURNING ${jobStateColumnsBut(['output', 'error'], 'jobs')}`,
 };
 
 function noticesOf(jobs: readonly NewJob[]): string[] {
@@ -129,7 +130,7 @@ export class JobBatches {
 
   private async completeAll(calls: CompleteCall[]): Promise<(JobState | undefined)[]> {
     const { rows } = await this.carrier.carry((told) =>
-      this.pool.query<JobStateRow>({
+      this.pool.query<Omit<JobStateRow, 'output' | 'error'>>({
         ...COMPLETE,
         values: [
           calls.map((c) => c.id),
@@ -147,7 +148,7 @@ export class JobBatches {
     const byId = new Map(rows.map((row) => [row.id, row]));
     return calls.map((c) => {
       const row = byId.get(c.id);
-      return row && jobStateFromRow(row);
+      return row && jobStateFromRow({ ...row, output: c.completion.output, error: c.completion.error });
     });
   }
 }

@@ -46,6 +46,17 @@ export function jobStateColumns(table?: string): string {
   return selectList(JOB_STATE_COLUMNS, table);
 }
 
+/**
+ * JOB_STATE_COLUMNS but `omitted`, as jobStateColumns: for a statement that wrote those columns
+ * itself, whose caller has their values already (a large output would cross the socket back).
+ */
+export function jobStateColumnsBut(omitted: readonly (typeof JOB_STATE_COLUMNS)[number][], table?: string): string {
+  return selectList(
+    JOB_STATE_COLUMNS.filter((column) => !omitted.includes(column)),
+    table,
+  );
+}
+
 function selectList(columns: readonly string[], table: string | undefined): string {
   return columns.map((column) => (table ? `${table}.${column}` : column)).join(', ');
 }

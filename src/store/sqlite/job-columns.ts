@@ -39,6 +39,28 @@ export const JOB_STATE_COLUMNS_SQL = JOB_STATE_COLUMNS.map((column) =>
 /** The select list of jobFromValues' values: JOB_RECORD_COLUMNS, input and output found where they are kept. */
 export const JOB_COLUMNS = `${JOB_STATE_COLUMNS_SQL}, ${INPUT}, jobs.s3_config`;
 
+const WRITTEN_BY_COMPLETION = new Set(['output', 'error']);
+const COMPLETED_STATE = JOB_STATE_COLUMNS.map((column) => (WRITTEN_BY_COMPLETION.has(column) ? 'NULL' : `jobs.${column}`));
+
+/**
+ * What a completion returns: JOB_STATE_COLUMNS with NULL for the output and the error it wrote
+ * (its caller has them, and an output kept apart is not in the row), then the row's seq.
+ */
+export const COMPLETED_COLUMNS = `${COMPLETED_STATE.join(', ')}, jobs.seq`;
+
+/** The row's seq among a completion's values (COMPLETED_COLUMNS). */
+export function completedSeq(values: unknown[]): number {
+  return values[JOB_STATE_COLUMNS.length] as number;
+}
+
+/** A completed job's state: its completion's values (COMPLETED_COLUMNS) and the output and error it wrote. */
+export function completedState(values: unknown[], output: string | null, error: string | null): JobState {
+  const state = jobStateFromValues(values);
+  state.output = output;
+  state.error = error;
+  return state;
+}
+
 /** A job's state from the values of JOB_STATE_COLUMNS, in that order. */
 export function jobStateFromValues(v: unknown[]): JobState {
   return {

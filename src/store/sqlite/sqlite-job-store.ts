@@ -18,13 +18,21 @@ import type {
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import { dueWebhookFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type WebhookRow, type WorkerCredentialRow } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
-import { jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
+import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
 import { SqliteEndpointJobs } from './sqlite-endpoint-jobs.js';
 import { SqliteJobStreams } from './sqlite-job-streams.js';
 import { SqliteKeptApart } from './sqlite-kept-apart.js';
-import { JOB_COLUMNS, JOB_STATE_COLUMNS_SQL, keptApart, jobFromValues, jobStateFromValues } from './job-columns.js';
+import {
+  COMPLETED_COLUMNS,
+  completedState,
+  JOB_COLUMNS,
+  JOB_STATE_COLUMNS_SQL,
+  keptApart,
+  jobFromValues,
+  jobStateFromValues,
+} from './job-columns.js';
 import type { HistoryReader } from './history-reader.js';
 import { countJobs } from './sqlite-job-counts.js';
 
@@ -161,7 +169,6 @@ export class SqliteJobStore implements JobStore {
     const key = statusList(from);
     let statement = this.completeBy.get(key);
     if (!statement) {
-      // It returns the output as stored, never read from job_outputs: SqliteKeptApart puts a kept one back.
       statement = this.db
         .prepare(
           `UPDATE jobs SET status = ?, output = ?, error = ?, completed_at = ?,
@@ -169,7 +176,7 @@ export class SqliteJobStore implements JobStore {
         expires_at = min(expires_at, ? + retention_ms)
         WHERE id = ? AND status IN (${key}) AND (@endpointId IS NULL OR endpoint_id = @endpointId)
           AND (@workerId IS NULL OR worker_id = @workerId) AND NOT ${purgedRow()}
-        RETURNING ${jobStateColumns()}, seq`,
+        RETURNING ${COMPLETED_COLUMNS}`,
         )
         .raw(true);
       this.completeBy.set(key, statement);
@@ -178,7 +185,7 @@ export class SqliteJobStore implements JobStore {
     const completeRow = (output: string | null) =>
       statement.get(c.status, output, c.error, c.completedAt, c.completedAt, id, scope) as unknown[] | undefined;
     const values = c.output !== null && keptApart(c.output) ? this.apart.complete(completeRow, c.output) : completeRow(c.output);
-    return values && jobStateFromValues(values);
+    return values && completedState(values, c.output, c.error);
   }
 
   async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobState | undefined> {

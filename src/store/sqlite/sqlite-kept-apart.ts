@@ -2,19 +2,14 @@
 // into job_inputs or job_outputs in the same savepoint as the row that holds '' in its place, so
 // neither is ever stored without the other. Reads find them through job-columns.ts.
 import type Database from 'better-sqlite3';
-import { JOB_STATE_COLUMNS } from '../shared/job-sql.js';
-
-/** Where a completion's values (its state columns, then its seq) hold the output and the row's seq. */
-const COMPLETED_OUTPUT = JOB_STATE_COLUMNS.indexOf('output');
-const COMPLETED_SEQ = JOB_STATE_COLUMNS.length;
+import { completedSeq } from './job-columns.js';
 
 export class SqliteKeptApart {
   /** Inserts a job's row (holding '' as its input), then its input. */
   readonly insert: (insertRow: () => Database.RunResult, input: string) => void;
   /**
-   * Completes a job's row (holding '' as its output; it returns its state columns, then its seq),
-   * then stores the output. The values come back with the output as given, rather than read back;
-   * a completion that matched no row stores nothing.
+   * Completes a job's row (holding '' as its output; it returns COMPLETED_COLUMNS), then stores the
+   * output. A completion that matched no row stores nothing.
    */
   readonly complete: (completeRow: (output: string) => unknown[] | undefined, output: string) => unknown[] | undefined;
   private readonly deleteOutput: Database.Statement;
@@ -30,8 +25,7 @@ export class SqliteKeptApart {
     this.complete = db.transaction((completeRow: (output: string) => unknown[] | undefined, output: string) => {
       const values = completeRow('');
       if (!values) return undefined;
-      putOutput.run(values[COMPLETED_SEQ], output);
-      values[COMPLETED_OUTPUT] = output;
+      putOutput.run(completedSeq(values), output);
       return values;
     });
   }
