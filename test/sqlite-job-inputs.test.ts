@@ -3,41 +3,12 @@
 // hold the input's way through the store and the disk writes it no longer causes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openSqliteDatabase } from '../src/store/sqlite/sqlite-store.js';
-import { SqliteJobStore } from '../src/store/sqlite/sqlite-job-store.js';
-import { HistoryReader } from '../src/store/sqlite/history-reader.js';
-import { GroupCommit } from '../src/store/sqlite/group-commit.js';
 import type { NewJob } from '../src/store/job-store.js';
+import { aNewJob, MB_JSON as MB_INPUT, openSqliteJobs as openJobs } from './support/sqlite-jobs.js';
 
-const MB_INPUT = JSON.stringify({ image: 'é'.repeat(512 * 1024) });
-
-function openJobs(): { db: Database.Database; file: string; jobs: SqliteJobStore } {
-  const file = join(mkdtempSync(join(tmpdir(), 'gantry-inputs-')), 'gantry.db');
-  const db = openSqliteDatabase(file);
-  const jobs = new SqliteJobStore(db, new HistoryReader(db, new GroupCommit(db), (error) => assert.fail(error)));
-  return { db, file, jobs };
-}
-
-function aJob(id: string, input: string, endpointId = 'endpoint-1', expiresAt = 900_000): NewJob {
-  return {
-    id,
-    endpointId,
-    accountId: 'account-1',
-    input,
-    webhook: null,
-    s3Config: null,
-    executionTimeoutMs: 60_000,
-    lowPriority: false,
-    retentionMs: 60_000,
-    ttlMs: 600_000,
-    submittedAt: 1_000,
-    expiresAt,
-  };
-}
+const aJob = (id: string, input: string, endpointId = 'endpoint-1', expiresAt = 900_000): NewJob =>
+  aNewJob(id, { input, endpointId, expiresAt });
 
 const storedInputs = (db: Database.Database) => (db.prepare('SELECT count(*) AS n FROM job_inputs').get() as { n: number }).n;
 const rowInput = (db: Database.Database, id: string) =>
@@ -89,16 +60,14 @@ test('an input is kept apart once it is over 2 KB as UTF-8, however few its char
 });
 
 test('taking a job with a 1 MB input and reporting its result do not write the input again', async () => {
-  const { db, file, jobs } = openJobs();
-  // The WAL only grows while nothing checkpoints it: its growth is what each step wrote.
-  db.pragma('wal_autocheckpoint = 0');
-  const walBytes = () => statSync(`${file}-wal`).size;
+  const { db, jobs, walGrowth } = openJobs();
+  const bySubmit = walGrowth();
   await jobs.insert(aJob('large', MB_INPUT));
-  const afterInsert = walBytes();
-  assert.ok(afterInsert > 1_000_000, `the submit wrote the input once (${afterInsert} bytes)`);
+  assert.ok(bySubmit() > 1_000_000, `the submit wrote the input once (${bySubmit()} bytes)`);
+  const sinceSubmit = walGrowth();
   await jobs.take('endpoint-1', 'worker-1', 1, 2_000, 60_000);
   await jobs.complete('large', ['IN_PROGRESS'], { status: 'COMPLETED', output: '{"ok":true}', error: null, completedAt: 3_000 });
-  const written = walBytes() - afterInsert;
+  const written = sinceSubmit();
   assert.ok(written < 64 * 1024, `the take and the result wrote ${written} bytes`);
   db.close();
 });

@@ -4,42 +4,12 @@
 // disk writes it no longer causes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openSqliteDatabase } from '../src/store/sqlite/sqlite-store.js';
-import { SqliteJobStore } from '../src/store/sqlite/sqlite-job-store.js';
-import { SqliteJobHistory } from '../src/store/sqlite/sqlite-job-history.js';
-import { HistoryReader } from '../src/store/sqlite/history-reader.js';
-import { GroupCommit } from '../src/store/sqlite/group-commit.js';
 import type { Completion, NewJob } from '../src/store/job-store.js';
+import type { SqliteJobStore } from '../src/store/sqlite/sqlite-job-store.js';
+import { aNewJob, MB_JSON as MB_OUTPUT, openSqliteJobs as openJobs } from './support/sqlite-jobs.js';
 
-const MB_OUTPUT = JSON.stringify({ image: 'é'.repeat(512 * 1024) });
-
-function openJobs(): { db: Database.Database; file: string; jobs: SqliteJobStore; history: SqliteJobHistory } {
-  const file = join(mkdtempSync(join(tmpdir(), 'gantry-outputs-')), 'gantry.db');
-  const db = openSqliteDatabase(file);
-  const reader = new HistoryReader(db, new GroupCommit(db), (error) => assert.fail(error));
-  return { db, file, jobs: new SqliteJobStore(db, reader), history: new SqliteJobHistory(db, reader) };
-}
-
-function aJob(id: string, webhook: string | null = null, expiresAt = 900_000): NewJob {
-  return {
-    id,
-    endpointId: 'endpoint-1',
-    accountId: 'account-1',
-    input: '{"prompt":"draw"}',
-    webhook,
-    s3Config: null,
-    executionTimeoutMs: 60_000,
-    lowPriority: false,
-    retentionMs: 60_000,
-    ttlMs: 600_000,
-    submittedAt: 1_000,
-    expiresAt,
-  };
-}
+const aJob = (id: string, webhook: string | null = null, expiresAt = 900_000): NewJob => aNewJob(id, { webhook, expiresAt });
 
 const done = (output: string | null, completedAt = 3_000): Completion => ({ status: 'COMPLETED', output, error: null, completedAt });
 
@@ -103,16 +73,13 @@ test('an output is kept apart once it is over 2 KB as UTF-8, as an input is', as
 });
 
 test('claiming and delivering the webhook of a job with a 1 MB output do not write the output again', async () => {
-  const { db, file, jobs } = openJobs();
-  // The WAL only grows while nothing checkpoints it: its growth is what each step wrote.
-  db.pragma('wal_autocheckpoint = 0');
-  const walBytes = () => statSync(`${file}-wal`).size;
+  const { db, jobs, walGrowth } = openJobs();
   await finish(jobs, { large: MB_OUTPUT }, 'https://hooks.example.com/done');
-  const afterResult = walBytes();
+  const sinceResult = walGrowth();
   const [claimed] = await jobs.claimWebhooks(4_000, 30_000, 10);
   assert.equal(claimed?.job.output, MB_OUTPUT);
   await jobs.webhookAttempted('large', null);
-  const written = walBytes() - afterResult;
+  const written = sinceResult();
   assert.ok(written < 64 * 1024, `the webhook's claim and delivery wrote ${written} bytes`);
   db.close();
 });
