@@ -7,7 +7,7 @@ import { jobStateFromRow, type JobStateRow } from '../rows.js';
 import { isUniqueViolation } from '../shared/conflicts.js';
 import { TurnBatch } from './turn-batch.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
-import { jobStateColumns, jobStateColumnsBut } from '../shared/job-sql.js';
+import { jobStateColumns, jobStateColumnsBut, WRITTEN_BY_COMPLETION } from '../shared/job-sql.js';
 import { carriedNotification, type NotificationCarrier } from './notifications.js';
 
 const INSERT_TOLD = carriedNotification(16);
@@ -52,7 +52,7 @@ const COMPLETE = {
          WHERE jobs.id = c.id AND jobs.status = ANY(string_to_array(c.from_list, ','))
            AND (c.endpoint_id IS NULL OR jobs.endpoint_id = c.endpoint_id)
            AND (c.worker_id IS NULL OR jobs.worker_id = c.worker_id) AND NOT ${purgedRow()} AND ${COMPLETE_TOLD.condition}
-         RETURNING ${jobStateColumnsBut(['output', 'error'], 'jobs')}`,
+         RETURNING ${jobStateColumnsBut(WRITTEN_BY_COMPLETION, 'jobs')}`,
 };
 
 function noticesOf(jobs: readonly NewJob[]): string[] {
@@ -130,7 +130,7 @@ export class JobBatches {
 
   private async completeAll(calls: CompleteCall[]): Promise<(JobState | undefined)[]> {
     const { rows } = await this.carrier.carry((told) =>
-      this.pool.query<Omit<JobStateRow, 'output' | 'error'>>({
+      this.pool.query<Omit<JobStateRow, (typeof WRITTEN_BY_COMPLETION)[number]>>({
         ...COMPLETE,
         values: [
           calls.map((c) => c.id),

@@ -33,6 +33,9 @@ export const JOB_STATE_COLUMNS = [
   'lease_losses',
 ] as const;
 
+/** The state columns a completion writes from its caller's values, which it need not return to that caller. */
+export const WRITTEN_BY_COMPLETION = ['output', 'error'] as const satisfies readonly (typeof JOB_STATE_COLUMNS)[number][];
+
 /** The columns a job record is made from, in this order: its state, then what its worker reads. */
 export const JOB_RECORD_COLUMNS = [...JOB_STATE_COLUMNS, 'input', 's3_config'] as const;
 

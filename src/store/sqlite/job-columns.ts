@@ -3,7 +3,7 @@
 // cost more than the statement itself (5.5 against 2.4 us for a job read by id).
 import type { JobStatus } from '../../domain/job-state.js';
 import type { JobRecord, JobState } from '../job-store.js';
-import { JOB_STATE_COLUMNS } from '../shared/job-sql.js';
+import { JOB_STATE_COLUMNS, WRITTEN_BY_COMPLETION } from '../shared/job-sql.js';
 
 /**
  * Inputs and outputs of more than this many bytes are kept in job_inputs and job_outputs, and the
@@ -39,8 +39,8 @@ export const JOB_STATE_COLUMNS_SQL = JOB_STATE_COLUMNS.map((column) =>
 /** The select list of jobFromValues' values: JOB_RECORD_COLUMNS, input and output found where they are kept. */
 export const JOB_COLUMNS = `${JOB_STATE_COLUMNS_SQL}, ${INPUT}, jobs.s3_config`;
 
-const WRITTEN_BY_COMPLETION = new Set(['output', 'error']);
-const COMPLETED_STATE = JOB_STATE_COLUMNS.map((column) => (WRITTEN_BY_COMPLETION.has(column) ? 'NULL' : `jobs.${column}`));
+const WRITTEN = new Set<string>(WRITTEN_BY_COMPLETION);
+const COMPLETED_STATE = JOB_STATE_COLUMNS.map((column) => (WRITTEN.has(column) ? 'NULL' : `jobs.${column}`));
 
 /**
  * What a completion returns: JOB_STATE_COLUMNS with NULL for the output and the error it wrote
