@@ -148,7 +148,8 @@ export class JobBatches {
     const byId = new Map(rows.map((row) => [row.id, row]));
     return calls.map((c) => {
       const row = byId.get(c.id);
-      return row && jobStateFromRow({ ...row, output: c.completion.output, error: c.completion.error });
+      // Added to the row rather than spread into a copy of it, one per completed job.
+      return row && jobStateFromRow(Object.assign(row, { output: c.completion.output, error: c.completion.error }));
     });
   }
 }
