@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { GroupCommit } from '../src/store/sqlite/group-commit.js';
 import { WalCheckpointer, type CheckpointLimits } from '../src/store/sqlite/wal-checkpointer.js';
@@ -46,13 +49,13 @@ async function writeSteadily(file: string, limits: Partial<CheckpointLimits>, ba
     longestLog = Math.max(longestLog, index.frames().inLog);
     await sleep(2);
   }
-  return { db, checkpointer, errors, longestLog };
+  return { db, checkpointer, errors, longestLog, index };
 }
 
 test('under steady writes the log is copied into the database and starts over, with every row kept', async () => {
   const file = databaseFile();
   const limits = { checkpointPages: 20, restartFrames: 300 };
-  const { db, checkpointer, errors, longestLog } = await writeSteadily(file, limits, 400, 4);
+  const { db, checkpointer, errors, longestLog, index } = await writeSteadily(file, limits, 400, 4);
   assert.deepEqual(errors, []);
   // The store's own connection never checkpoints: what reached the file was the thread's doing.
   assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 0);
@@ -60,8 +63,8 @@ test('under steady writes the log is copied into the database and starts over, w
   // 1,600 rows of 3 KB wrote over 1,600 pages to the log; it started over instead of holding them all.
   assert.ok(longestLog < 2 * limits.restartFrames, `the log reached ${longestLog} frames`);
   assert.ok(statSync(`${file}-wal`).size < 2 * limits.restartFrames * (PAGE_BYTES + 24), 'the log file stayed bounded');
-  await checkpointer.close();
-  db.close();
+  await checkpointer.close(() => db.close());
+  index.release();
   const reopened = new Database(file, { readonly: true });
   assert.equal(reopened.prepare('SELECT count(*) FROM rows').pluck().get(), 1600);
   reopened.close();
@@ -71,12 +74,12 @@ test('a thread that cannot checkpoint hands checkpoints back to the store’s co
   const file = databaseFile();
   const brokenDriver = join(mkdtempSync(join(tmpdir(), 'gantry-driver-')), 'driver.cjs');
   writeFileSync(brokenDriver, "throw new Error('no SQLite here');\n");
-  const { db, checkpointer, errors } = await writeSteadily(file, { checkpointPages: 20, driver: brokenDriver }, 60, 4);
+  const { db, checkpointer, errors, index } = await writeSteadily(file, { checkpointPages: 20, driver: brokenDriver }, 60, 4);
   await sleep(300);
   assert.match(errors[0]?.message ?? '', /no SQLite here/);
   assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 20);
-  await checkpointer.close();
-  db.close();
+  await checkpointer.close(() => db.close());
+  index.release();
 });
 
 test('a log whose index cannot be read is checkpointed by the store’s connection again', async () => {
@@ -90,8 +93,7 @@ test('a log whose index cannot be read is checkpointed by the store’s connecti
   await sleep(300);
   assert.equal((errors[0] as NodeJS.ErrnoException | undefined)?.code, 'ENOENT');
   assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 20);
-  await checkpointer.close();
-  db.close();
+  await checkpointer.close(() => db.close());
 });
 
 test('a store closed after its thread has checkpointed leaves no log behind', async () => {
@@ -143,7 +145,34 @@ test('a reader that holds the log back delays its restart; once it ends, the log
   reader.exec('COMMIT');
   await sleep(1100); // past the pause after a restart that found the reader
   assert.equal(await writeBatches(150), true, 'the log started over once the reader had ended');
-  await checkpointer.close();
-  db.close();
+  await checkpointer.close(() => db.close());
   reader.close();
+  index.release();
+});
+
+test('another process cannot checkpoint a running store’s log from under its reads', async (t) => {
+  const file = databaseFile();
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'fixtures/sqlite/store-beside-another-process.ts'), file],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  t.after(() => child.kill('SIGKILL'));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  assert.equal((await lines.next()).value, 'read 50');
+  assert.equal((await lines.next()).value, 'ready');
+  // As a command run beside a server might: open the database, checkpoint and truncate its log, close.
+  const visitor = new Database(file);
+  const [checkpoint] = visitor.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+  visitor.close();
+  // The store's process holds the log with its locks: the checkpoint stops short of its reader,
+  // which had it dropped those locks would have seen the log emptied under its transaction.
+  assert.equal(checkpoint!.busy, 1, 'the checkpoint could not pass the running reader');
+  child.stdin.write('go\n');
+  assert.equal((await lines.next()).value, 'read 50', 'the read transaction still sees its snapshot');
+  assert.equal((await lines.next()).value, 'queued 100');
+  const [code, signal] = await once(child, 'exit');
+  assert.deepEqual({ code, signal }, { code: 0, signal: null });
 });

@@ -113,8 +113,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.group.flush();
     await this.historyReader.close();
-    await this.checkpointer?.close();
-    this.db.close();
+    if (this.checkpointer) await this.checkpointer.close(() => this.db.close());
+    else this.db.close();
   }
 
   async ensureAccount(account: AccountRecord): Promise<{ account: AccountRecord; created: boolean }> {

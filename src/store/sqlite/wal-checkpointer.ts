@@ -100,17 +100,24 @@ export class WalCheckpointer {
     this.lookTimer.unref();
   }
 
-  /** Stops the thread (after a checkpoint it has begun), so the store's connection closes last. */
-  async close(): Promise<void> {
+  /**
+   * Stops the thread (after a checkpoint it has begun), then closes the store's connection with
+   * `closeConnection`, then lets go of the WAL-index: the connection closes after the thread's, and
+   * no lock of the process is dropped while it is open (see wal-index.ts).
+   */
+  async close(closeConnection: () => void): Promise<void> {
     this.closed = true;
     clearTimeout(this.lookTimer);
     const worker = this.worker;
     this.worker = undefined;
-    if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.ref(); // until it has exited: awaiting an unreferenced thread would not keep the process up
-    worker.postMessage('close');
-    await exited;
+    if (worker) {
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.ref(); // until it has exited: awaiting an unreferenced thread would not keep the process up
+      worker.postMessage('close');
+      await exited;
+    }
+    closeConnection();
+    this.index.release();
   }
 
   private look(): void {
