@@ -46,7 +46,14 @@ test(
       endpoints: (await createApiKey(store, { accountName: 'beta', permission: 'endpoints', endpointIds: [b.endpointId] })).token,
     };
 
-    const before = { a: await snapshot(server.url, a), b: await snapshot(server.url, b) };
+    const snapshots = async () => {
+      try {
+        return { a: await snapshot(server.url, a), b: await snapshot(server.url, b) };
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\nthe server is ${server.ending}:\n${server.output()}`);
+      }
+    };
+    const before = await snapshots();
     const answers = new StatusTally();
     const violations: string[] = [];
     const check = (who: string, probe: Probe, status: number, text: string, allowed: Set<number>) => {
@@ -81,7 +88,7 @@ test(
         );
       }
     }
-    const after = { a: await snapshot(server.url, a), b: await snapshot(server.url, b) };
+    const after = await snapshots();
     const aReadStillWorks = (await callJson(server.url, aReadKey.token, 'GET', `/v2/serverless/${a.endpointId}`)).status;
 
     report(t, 'cross-account', {

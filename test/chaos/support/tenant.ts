@@ -1,6 +1,6 @@
 // One account's resources for the cross-account scenario: an endpoint with a second release, a
 // template, jobs in three states, a known worker with a credential, and extra API keys.
-import { callJson, request } from './http.js';
+import { callJson, describeAnswer, request } from './http.js';
 import { createEndpoint, queueEndpointBody } from './endpoints.js';
 import { createWorkerCredential, type StoreLocation } from './store-access.js';
 
@@ -59,6 +59,8 @@ export async function createTenant(base: string, store: StoreLocation, name: str
 export async function snapshot(base: string, tenant: Tenant): Promise<unknown> {
   const get = async (path: string) => {
     const answer = await callJson(base, tenant.apiKey, 'GET', path);
+    // The owner's own reads must answer in JSON; anything else is not a snapshot to compare.
+    if (answer.json === undefined) throw new Error(`${tenant.name}'s GET ${path} answered ${describeAnswer(answer)}`);
     return { status: answer.status, body: answer.json };
   };
   const job = async (id: string) => {
