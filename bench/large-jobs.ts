@@ -3,8 +3,9 @@
 // server's processes wrote to disk per job (from /proc/<pid>/io), against the input's size. Then
 // one finished job's status is read `--reads` times, as a client polling it does, and a page of 50
 // queued jobs of that size is listed as often. Last, jobs with a small input and an output of each
-// size, without and with a webhook (delivered to a receiver on this machine before the next job):
-// the bytes written and the CPU spent per job. Prints each read's p50 and the server's CPU per read
+// size, without and with a webhook (delivered to a receiver on this machine before the next job),
+// and as often failed jobs whose error text is of each size (a long traceback, say): the bytes
+// written and the CPU spent per job. Prints each read's p50 and the server's CPU per read
 // (with the PostgreSQL server's processes), on SQLite and (with GANTRY_BENCH_POSTGRES_URL) PostgreSQL.
 // Run: npm run bench:large-jobs -- [--sizes 1,100,1000] [--reads 300]
 import { randomBytes } from 'node:crypto';
@@ -71,6 +72,8 @@ interface JobShape {
   inputKb: number;
   /** The result's output: a short text unless a size is given. */
   outputKb?: number;
+  /** Fails the job with an error text of this size instead. */
+  errorKb?: number;
   webhook?: string;
 }
 
@@ -81,7 +84,8 @@ async function runJob(t: Target, shape: JobShape): Promise<string> {
   const taken = await call(t, 0, 'GET', '/job-take/large', t.workerKey);
   if (taken.json.id !== submitted.json.id) throw new Error('the worker took another job');
   const output = shape.outputKb === undefined ? 'done' : dataOf(shape.outputKb);
-  await call(t, 0, 'POST', `/job-done/large/${submitted.json.id}`, t.workerKey, { output });
+  const result = shape.errorKb === undefined ? { output } : { error: dataOf(shape.errorKb).data };
+  await call(t, 0, 'POST', `/job-done/large/${submitted.json.id}`, t.workerKey, result);
   return submitted.json.id as string;
 }
 
@@ -174,13 +178,16 @@ async function measure(name: string, env: Record<string, string>, database: bool
           ` page of 50 p50 ${list.p50.toFixed(3)} ms, CPU ${list.cpuMs.toFixed(3)} ms`,
       );
     }
-    for (const kb of SIZES) {
-      const plain = await wayThrough(target, { inputKb: 1, outputKb: kb });
-      const hooked = await wayThrough(target, { inputKb: 1, outputKb: kb, webhook: receiver.url }, receiver.delivered);
-      console.log(
-        `${name.padEnd(11)} output ${String(kb).padStart(4)} KB: written per job ${plain.writtenMb.toFixed(3)} MB, CPU ${plain.cpuMs.toFixed(2)} ms;` +
-          ` with a webhook ${hooked.writtenMb.toFixed(3)} MB, CPU ${hooked.cpuMs.toFixed(2)} ms`,
-      );
+    for (const result of ['output', 'error'] as const) {
+      for (const kb of SIZES) {
+        const shape = { inputKb: 1, [`${result}Kb`]: kb };
+        const plain = await wayThrough(target, shape);
+        const hooked = await wayThrough(target, { ...shape, webhook: receiver.url }, receiver.delivered);
+        console.log(
+          `${name.padEnd(11)} ${result.padStart(6)} ${String(kb).padStart(4)} KB: written per job ${plain.writtenMb.toFixed(3)} MB, CPU ${plain.cpuMs.toFixed(2)} ms;` +
+            ` with a webhook ${hooked.writtenMb.toFixed(3)} MB, CPU ${hooked.cpuMs.toFixed(2)} ms`,
+        );
+      }
     }
   } finally {
     receiver.close();
@@ -191,7 +198,7 @@ async function measure(name: string, env: Record<string, string>, database: bool
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
 console.log(
   `${WAY_JOBS} jobs of each size submitted, taken and completed; ${READS} reads of each: the status of one finished job, a page of 50 queued jobs;\n` +
-    `then ${WAY_JOBS} jobs with an output of each size, without and with a webhook\n`,
+    `then ${WAY_JOBS} jobs with an output of each size, and ${WAY_JOBS} failed with an error text of each size, without and with a webhook\n`,
 );
 await measure('SQLite', {}, false);
 if (POSTGRES) await withSchema(POSTGRES, (url) => measure('PostgreSQL', { BENCH_DATABASE: url }, true));
