@@ -6,13 +6,13 @@ import type { JobRecord, JobState } from '../job-store.js';
 import { JOB_STATE_COLUMNS, WRITTEN_BY_COMPLETION } from '../shared/job-sql.js';
 
 /**
- * Inputs and outputs of more than this many bytes are kept in job_inputs and job_outputs, and the
- * job's row holds '' (decisions 35 and 36). A row with smaller ones still fits in its page, with no
- * overflow pages to write again.
+ * Inputs, outputs and errors of more than this many bytes are kept in job_inputs, job_outputs and
+ * job_errors, and the job's row holds '' (decisions 35 and 36). A row with smaller ones still fits
+ * in its page, with no overflow pages to write again.
  */
 const INLINE_MAX_BYTES = 2048;
 
-/** Whether an input or an output (JSON text) is kept in its own table rather than in its job's row. */
+/** Whether an input, an output (JSON text) or an error is kept in its own table rather than in its job's row. */
 export function keptApart(text: string): boolean {
   // A UTF-16 code unit is 1 to 3 bytes of UTF-8: only the lengths in between need counting.
   if (text.length > INLINE_MAX_BYTES) return true;
@@ -29,14 +29,21 @@ const OUTPUT = `CASE WHEN jobs.output = '' THEN (SELECT job_outputs.output FROM 
   ELSE jobs.output END`;
 
 /**
- * The select list of JOB_STATE_COLUMNS, in that order and by those names (for jobStateFromValues
- * and for rows read as objects), the output found where it is kept.
+ * A job's error wherever it is kept; NULL stays NULL. An error is never written empty, but one that
+ * was (before migration 024) has no row in job_errors and still reads as ''.
  */
-export const JOB_STATE_COLUMNS_SQL = JOB_STATE_COLUMNS.map((column) =>
-  column === 'output' ? `${OUTPUT} AS output` : `jobs.${column}`,
-).join(', ');
+const ERROR = `CASE WHEN jobs.error = '' THEN coalesce((SELECT job_errors.error FROM job_errors WHERE job_errors.seq = jobs.seq), '')
+  ELSE jobs.error END`;
 
-/** The select list of jobFromValues' values: JOB_RECORD_COLUMNS, input and output found where they are kept. */
+const KEPT_APART: Record<string, string> = { output: `${OUTPUT} AS output`, error: `${ERROR} AS error` };
+
+/**
+ * The select list of JOB_STATE_COLUMNS, in that order and by those names (for jobStateFromValues
+ * and for rows read as objects), the output and the error found where they are kept.
+ */
+export const JOB_STATE_COLUMNS_SQL = JOB_STATE_COLUMNS.map((column) => KEPT_APART[column] ?? `jobs.${column}`).join(', ');
+
+/** The select list of jobFromValues' values: JOB_RECORD_COLUMNS, input, output and error found where they are kept. */
 export const JOB_COLUMNS = `${JOB_STATE_COLUMNS_SQL}, ${INPUT}, jobs.s3_config`;
 
 const WRITTEN = new Set<string>(WRITTEN_BY_COMPLETION);
@@ -44,7 +51,7 @@ const COMPLETED_STATE = JOB_STATE_COLUMNS.map((column) => (WRITTEN.has(column) ?
 
 /**
  * What a completion returns: JOB_STATE_COLUMNS with NULL for the output and the error it wrote
- * (its caller has them, and an output kept apart is not in the row), then the row's seq.
+ * (its caller has them, and one kept apart is not in the row), then the row's seq.
  */
 export const COMPLETED_COLUMNS = `${COMPLETED_STATE.join(', ')}, jobs.seq`;
 

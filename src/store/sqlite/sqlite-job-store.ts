@@ -84,7 +84,7 @@ export class SqliteJobStore implements JobStore {
       const updated = statement.get(expiresAt, id) as unknown[] | undefined;
       if (updated) {
         this.streams.clear(id);
-        this.apart.dropOutput(id);
+        this.apart.dropResult(id);
       }
       return updated;
     });
@@ -182,9 +182,9 @@ export class SqliteJobStore implements JobStore {
       this.completeBy.set(key, statement);
     }
     const scope = { endpointId: endpointId ?? null, workerId: workerId ?? null };
-    const completeRow = (output: string | null) =>
-      statement.get(c.status, output, c.error, c.completedAt, c.completedAt, id, scope) as unknown[] | undefined;
-    const values = c.output !== null && keptApart(c.output) ? this.apart.complete(completeRow, c.output) : completeRow(c.output);
+    const completeRow = (output: string | null, error: string | null) =>
+      statement.get(c.status, output, error, c.completedAt, c.completedAt, id, scope) as unknown[] | undefined;
+    const values = this.apart.complete(completeRow, c.output, c.error);
     return values && completedState(values, c.output, c.error);
   }
 

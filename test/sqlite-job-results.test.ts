@@ -1,7 +1,7 @@
-// On SQLite a large output is kept apart from its job's row (decision 36), as a large input is: a
-// finished job's row still changes size (a webhook's claim and delivery), and SQLite writes such a
-// row again whole, output and all. These tests hold the output's way through the store and the
-// disk writes it no longer causes.
+// On SQLite a large output or error is kept apart from its job's row (decision 36), as a large
+// input is: a finished job's row still changes size (a webhook's claim and delivery), and SQLite
+// writes such a row again whole, output and all. These tests hold the way of both through the
+// store and the disk writes they no longer cause.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
@@ -12,6 +12,9 @@ import { aNewJob, MB_JSON as MB_OUTPUT, openSqliteJobs as openJobs } from './sup
 const aJob = (id: string, webhook: string | null = null, expiresAt = 900_000): NewJob => aNewJob(id, { webhook, expiresAt });
 
 const done = (output: string | null, completedAt = 3_000): Completion => ({ status: 'COMPLETED', output, error: null, completedAt });
+const failed = (error: string, output: string | null = null): Completion => ({ status: 'FAILED', output, error, completedAt: 3_000 });
+/** A long error text, as a traceback is, in characters of two UTF-8 bytes. */
+const MB_ERROR = `Traceback (most recent call last):\n${'ü'.repeat(512 * 1024)}`;
 
 /** Submits and takes these jobs, then reports each one's output. */
 async function finish(jobs: SqliteJobStore, outputs: Record<string, string>, webhook: string | null = null): Promise<void> {
@@ -24,8 +27,21 @@ async function finish(jobs: SqliteJobStore, outputs: Record<string, string>, web
 }
 
 const storedOutputs = (db: Database.Database) => (db.prepare('SELECT count(*) AS n FROM job_outputs').get() as { n: number }).n;
+const storedErrors = (db: Database.Database) => (db.prepare('SELECT count(*) AS n FROM job_errors').get() as { n: number }).n;
 const rowOutput = (db: Database.Database, id: string) =>
   (db.prepare('SELECT output FROM jobs WHERE id = ?').get(id) as { output: string | null }).output;
+const rowError = (db: Database.Database, id: string) =>
+  (db.prepare('SELECT error FROM jobs WHERE id = ?').get(id) as { error: string | null }).error;
+
+/** Submits these jobs with a webhook, takes them, and fails each with its error (and output, if given). */
+async function fail(jobs: SqliteJobStore, results: Record<string, [string, string?]>): Promise<void> {
+  for (const id of Object.keys(results)) await jobs.insert(aJob(id, 'https://hooks.example.com/failed'));
+  await jobs.take('endpoint-1', 'worker-1', Object.keys(results).length, 2_000, 60_000);
+  for (const [id, [error, output]] of Object.entries(results)) {
+    const state = await jobs.complete(id, ['IN_PROGRESS'], failed(error, output ?? null), 'endpoint-1', 'worker-1');
+    assert.deepEqual([state?.status, state?.error, state?.output], ['FAILED', error, output ?? null]);
+  }
+}
 
 test('a large output comes back whole from every read that shows it, and a small one stays in its row', async () => {
   const { db, jobs, history } = openJobs();
@@ -123,5 +139,66 @@ test('a large output stored in its row, as before migration 023, still reads who
   db.prepare('UPDATE jobs SET output = ? WHERE id = ?').run(MB_OUTPUT, 'older');
   assert.equal((await jobs.getState('older'))?.output, MB_OUTPUT);
   assert.equal((await history.list('endpoint-1', { statuses: ['COMPLETED'], limit: 10 })).jobs[0]?.output, MB_OUTPUT);
+  db.close();
+});
+
+test('a large error comes back whole from every read that shows it, beside its output, and a small one stays in its row', async () => {
+  const { db, jobs, history } = openJobs();
+  await fail(jobs, { traceback: [MB_ERROR, MB_OUTPUT], short: ['CUDA out of memory'] });
+  assert.deepEqual([rowError(db, 'traceback'), rowOutput(db, 'traceback')], ['', ''], 'neither is in its row');
+  assert.equal(rowError(db, 'short'), 'CUDA out of memory');
+  assert.deepEqual([storedErrors(db), storedOutputs(db)], [1, 1]);
+
+  for (const read of [await jobs.getState('traceback'), await jobs.get('traceback')]) {
+    assert.deepEqual([read?.error, read?.output], [MB_ERROR, MB_OUTPUT]);
+  }
+  const page = await history.list('endpoint-1', { statuses: ['FAILED'], limit: 10 });
+  assert.deepEqual(
+    page.jobs.map((job) => [job.id, job.error]),
+    [
+      ['short', 'CUDA out of memory'],
+      ['traceback', MB_ERROR],
+    ],
+  );
+  const webhooks = await jobs.claimWebhooks(4_000, 30_000, 10);
+  assert.deepEqual(webhooks.map((w) => [w.job.id, w.job.error]).sort(), [
+    ['short', 'CUDA out of memory'],
+    ['traceback', MB_ERROR],
+  ]);
+  db.close();
+});
+
+test('claiming and delivering the webhook of a job failed with a 1 MB error do not write the error again', async () => {
+  const { db, jobs, walGrowth } = openJobs();
+  await fail(jobs, { traceback: [MB_ERROR] });
+  const sinceResult = walGrowth();
+  const [claimed] = await jobs.claimWebhooks(4_000, 30_000, 10);
+  assert.equal(claimed?.job.error, MB_ERROR);
+  await jobs.webhookAttempted('traceback', null);
+  const written = sinceResult();
+  assert.ok(written < 64 * 1024, `the webhook's claim and delivery wrote ${written} bytes`);
+  db.close();
+});
+
+test('a retried job drops its kept error, and its next result is the one read', async () => {
+  const { db, jobs } = openJobs();
+  await fail(jobs, { traceback: [MB_ERROR] });
+  const retried = await jobs.requeue('traceback', ['FAILED'], 800_000);
+  assert.deepEqual([retried?.status, retried?.error], ['IN_QUEUE', null]);
+  assert.equal(storedErrors(db), 0, 'the first error is gone with the retry');
+  await jobs.take('endpoint-1', 'worker-2', 1, 6_000, 60_000);
+  await jobs.complete('traceback', ['IN_PROGRESS'], done('{"second":true}', 7_000), 'endpoint-1', 'worker-2');
+  const state = await jobs.getState('traceback');
+  assert.deepEqual([state?.status, state?.error, state?.output], ['COMPLETED', null, '{"second":true}']);
+  db.close();
+});
+
+test('an error stored in its row before migration 024, large or empty, still reads as it was', async () => {
+  const { db, jobs } = openJobs();
+  await fail(jobs, { older: ['short'], empty: ['short'] });
+  db.prepare('UPDATE jobs SET error = ? WHERE id = ?').run(MB_ERROR, 'older');
+  db.prepare("UPDATE jobs SET error = '' WHERE id = ?").run('empty');
+  assert.equal((await jobs.getState('older'))?.error, MB_ERROR);
+  assert.equal((await jobs.getState('empty'))?.error, '');
   db.close();
 });
