@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import type { Completion, NewJob } from '../src/store/job-store.js';
 import type { SqliteJobStore } from '../src/store/sqlite/sqlite-job-store.js';
-import { aNewJob, MB_JSON as MB_OUTPUT, openSqliteJobs as openJobs } from './support/sqlite-jobs.js';
+import { aNewJob, MB_JSON as MB_OUTPUT, openSqliteJobs as openJobs, type SqliteJobs } from './support/sqlite-jobs.js';
 
 const aJob = (id: string, webhook: string | null = null, expiresAt = 900_000): NewJob => aNewJob(id, { webhook, expiresAt });
 
@@ -43,29 +43,38 @@ async function fail(jobs: SqliteJobStore, results: Record<string, [string, strin
   }
 }
 
-test('a large output comes back whole from every read that shows it, and a small one stays in its row', async () => {
-  const { db, jobs, history } = openJobs();
-  await finish(jobs, { large: MB_OUTPUT, small: '{"ok":true}' }, 'https://hooks.example.com/done');
-  assert.equal(rowOutput(db, 'large'), '', 'the large output is not in its row');
-  assert.equal(rowOutput(db, 'small'), '{"ok":true}');
-  assert.equal(storedOutputs(db), 1);
+/** A finished job's output and error, as one read gives them. */
+type Result = [output: string | null | undefined, error: string | null | undefined];
 
-  assert.equal((await jobs.getState('large'))?.output, MB_OUTPUT);
-  assert.equal((await jobs.get('large'))?.output, MB_OUTPUT);
+/**
+ * What every read that shows a finished job gives as its output and error, per job: its state, the
+ * whole job, its line in a page of history, and its webhook's claim.
+ */
+async function everyRead({ jobs, history }: SqliteJobs, ids: string[]): Promise<Record<string, Result[]>> {
   const page = await history.list('endpoint-1', { statuses: [], limit: 10 });
-  assert.deepEqual(
-    page.jobs.map((job) => [job.id, job.output]),
-    [
-      ['small', '{"ok":true}'],
-      ['large', MB_OUTPUT],
-    ],
-  );
-  const webhooks = await jobs.claimWebhooks(4_000, 30_000, 10);
-  assert.deepEqual(webhooks.map((w) => [w.job.id, w.job.output]).sort(), [
-    ['large', MB_OUTPUT],
-    ['small', '{"ok":true}'],
-  ]);
-  db.close();
+  const claimed = await jobs.claimWebhooks(4_000, 30_000, 10);
+  const reads: Record<string, Result[]> = {};
+  for (const id of ids) {
+    const [state, job] = [await jobs.getState(id), await jobs.get(id)];
+    const listed = page.jobs.find((j) => j.id === id);
+    const hooked = claimed.find((webhook) => webhook.job.id === id)?.job;
+    reads[id] = [state, job, listed, hooked].map((read): Result => [read?.output, read?.error]);
+  }
+  return reads;
+}
+
+/** everyRead's answer when all four reads give each job's result. */
+const everywhere = (results: Record<string, Result>) =>
+  Object.fromEntries(Object.entries(results).map(([id, result]) => [id, [result, result, result, result]]));
+
+test('a large output comes back whole from every read that shows it, and a small one stays in its row', async () => {
+  const opened = openJobs();
+  await finish(opened.jobs, { large: MB_OUTPUT, small: '{"ok":true}' }, 'https://hooks.example.com/done');
+  assert.equal(rowOutput(opened.db, 'large'), '', 'the large output is not in its row');
+  assert.equal(rowOutput(opened.db, 'small'), '{"ok":true}');
+  assert.equal(storedOutputs(opened.db), 1);
+  assert.deepEqual(await everyRead(opened, ['large', 'small']), everywhere({ large: [MB_OUTPUT, null], small: ['{"ok":true}', null] }));
+  opened.db.close();
 });
 
 test('an output is kept apart once it is over 2 KB as UTF-8, as an input is', async () => {
@@ -88,16 +97,21 @@ test('an output is kept apart once it is over 2 KB as UTF-8, as an input is', as
   db.close();
 });
 
-test('claiming and delivering the webhook of a job with a 1 MB output do not write the output again', async () => {
-  const { db, jobs, walGrowth } = openJobs();
-  await finish(jobs, { large: MB_OUTPUT }, 'https://hooks.example.com/done');
+/** Claims the one finished job's webhook and records its delivery: the job as claimed, and the bytes both wrote. */
+async function deliverWebhook({ jobs, walGrowth }: SqliteJobs, id: string) {
   const sinceResult = walGrowth();
   const [claimed] = await jobs.claimWebhooks(4_000, 30_000, 10);
-  assert.equal(claimed?.job.output, MB_OUTPUT);
-  await jobs.webhookAttempted('large', null);
+  await jobs.webhookAttempted(id, null);
   const written = sinceResult();
   assert.ok(written < 64 * 1024, `the webhook's claim and delivery wrote ${written} bytes`);
-  db.close();
+  return claimed?.job;
+}
+
+test('claiming and delivering the webhook of a job with a 1 MB output do not write the output again', async () => {
+  const opened = openJobs();
+  await finish(opened.jobs, { large: MB_OUTPUT }, 'https://hooks.example.com/done');
+  assert.equal((await deliverWebhook(opened, 'large'))?.output, MB_OUTPUT);
+  opened.db.close();
 });
 
 test('a result refused (the job already finished) leaves the first output in place', async () => {
@@ -143,41 +157,23 @@ test('a large output stored in its row, as before migration 023, still reads who
 });
 
 test('a large error comes back whole from every read that shows it, beside its output, and a small one stays in its row', async () => {
-  const { db, jobs, history } = openJobs();
-  await fail(jobs, { traceback: [MB_ERROR, MB_OUTPUT], short: ['CUDA out of memory'] });
-  assert.deepEqual([rowError(db, 'traceback'), rowOutput(db, 'traceback')], ['', ''], 'neither is in its row');
-  assert.equal(rowError(db, 'short'), 'CUDA out of memory');
-  assert.deepEqual([storedErrors(db), storedOutputs(db)], [1, 1]);
-
-  for (const read of [await jobs.getState('traceback'), await jobs.get('traceback')]) {
-    assert.deepEqual([read?.error, read?.output], [MB_ERROR, MB_OUTPUT]);
-  }
-  const page = await history.list('endpoint-1', { statuses: ['FAILED'], limit: 10 });
+  const opened = openJobs();
+  await fail(opened.jobs, { traceback: [MB_ERROR, MB_OUTPUT], short: ['CUDA out of memory'] });
+  assert.deepEqual([rowError(opened.db, 'traceback'), rowOutput(opened.db, 'traceback')], ['', ''], 'neither is in its row');
+  assert.equal(rowError(opened.db, 'short'), 'CUDA out of memory');
+  assert.deepEqual([storedErrors(opened.db), storedOutputs(opened.db)], [1, 1]);
   assert.deepEqual(
-    page.jobs.map((job) => [job.id, job.error]),
-    [
-      ['short', 'CUDA out of memory'],
-      ['traceback', MB_ERROR],
-    ],
+    await everyRead(opened, ['traceback', 'short']),
+    everywhere({ traceback: [MB_OUTPUT, MB_ERROR], short: [null, 'CUDA out of memory'] }),
   );
-  const webhooks = await jobs.claimWebhooks(4_000, 30_000, 10);
-  assert.deepEqual(webhooks.map((w) => [w.job.id, w.job.error]).sort(), [
-    ['short', 'CUDA out of memory'],
-    ['traceback', MB_ERROR],
-  ]);
-  db.close();
+  opened.db.close();
 });
 
 test('claiming and delivering the webhook of a job failed with a 1 MB error do not write the error again', async () => {
-  const { db, jobs, walGrowth } = openJobs();
-  await fail(jobs, { traceback: [MB_ERROR] });
-  const sinceResult = walGrowth();
-  const [claimed] = await jobs.claimWebhooks(4_000, 30_000, 10);
-  assert.equal(claimed?.job.error, MB_ERROR);
-  await jobs.webhookAttempted('traceback', null);
-  const written = sinceResult();
-  assert.ok(written < 64 * 1024, `the webhook's claim and delivery wrote ${written} bytes`);
-  db.close();
+  const opened = openJobs();
+  await fail(opened.jobs, { traceback: [MB_ERROR] });
+  assert.equal((await deliverWebhook(opened, 'traceback'))?.error, MB_ERROR);
+  opened.db.close();
 });
 
 test('a retried job drops its kept error, and its next result is the one read', async () => {
