@@ -5,7 +5,8 @@
 // The index file is read through one descriptor per file that stays open while any store of this
 // process uses it. Closing a descriptor drops every POSIX lock the process holds on that file,
 // SQLite's own included: once they were gone, another process opening the database took it for
-// unused, truncated the index under this process's mapping (SIGBUS) and deleted the log on close.
+// unused and truncated the index under this process's mapping (SIGBUS), and another process's
+// checkpoints no longer saw this process's readers.
 // See docs/decisions/0037-wal-index-read-through-a-held-descriptor.md.
 import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
 import { endianness } from 'node:os';
