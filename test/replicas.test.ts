@@ -281,7 +281,8 @@ test('replicas started together on an empty database print one admin key between
 test('killing the leader under load loses no accepted job', { skip, timeout: 120_000 }, async () => {
   const [a, b, c] = replicas.map((r) => r.url) as [string, string, string];
   // A second worker talks to A, the leader, and dies with it (as its host would); its jobs must be recovered.
-  workers.push(startEchoWorker({ ...workerEnv(a, 'echo-a'), RUNPOD_PING_INTERVAL: '300', WORKER_CONCURRENCY: '4' }));
+  const workerOfA = startEchoWorker({ ...workerEnv(a, 'echo-a'), RUNPOD_PING_INTERVAL: '300', WORKER_CONCURRENCY: '4' });
+  workers.push(workerOfA);
   const accepted = new Map<string, number>();
   const targets = [a, b, c];
   let killed = false;
@@ -309,10 +310,14 @@ test('killing the leader under load loses no accepted job', { skip, timeout: 120
     }
   })();
   // Kill A while its worker holds jobs, so they can only finish if another replica requeues them.
+  // The worker is frozen first: a job it held when looked at could otherwise finish before the kill.
   await settles(
     async () => {
       assert.ok(accepted.size >= 30);
+      workerOfA.kill('SIGSTOP');
+      await sleep(200); // results it had already sent reach A
       const held = await query(`SELECT id FROM jobs WHERE worker_id = 'echo-a' AND status = 'IN_PROGRESS'`);
+      if (held.length === 0) workerOfA.kill('SIGCONT');
       assert.ok(held.length > 0);
     },
     20_000,
@@ -320,6 +325,7 @@ test('killing the leader under load loses no accepted job', { skip, timeout: 120
   );
   const leaderBefore = await leaseHolder();
   await stop(replicas[0]!.child, 'SIGKILL');
+  workerOfA.kill('SIGKILL');
   killed = true;
   await load;
 
