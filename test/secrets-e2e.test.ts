@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { eventually, sleep, startLive, type Live } from './support/live.js';
-import { databaseFile } from '../src/store/open-store.js';
+import { databaseFile } from '../src/store/store-location.js';
 
 const VALUE = 'hf_e2eSecretValue_8c1d';
 const DIGEST_WORKER = { entrypoint: [process.execPath], cmd: ['--import', 'tsx', 'test/fixtures/workers/env-digest.ts'] };

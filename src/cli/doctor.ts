@@ -2,9 +2,7 @@
 // and its Docker engine when workers run as containers, and says what is wrong. Exits 1 when a
 // check fails.
 import { Command } from 'commander';
-import { checkPostgres, checkSqlite, type CheckResult } from '../doctor/checks.js';
-import { checkDocker } from '../doctor/docker-checks.js';
-import { checkSecretKey } from '../doctor/secret-checks.js';
+import type { CheckResult } from '../doctor/checks.js';
 import { SETTINGS } from '../settings/table.js';
 import { helpLine } from '../settings/setting.js';
 import { configFrom, withDataDir, type StoreFlags } from './options.js';
@@ -25,9 +23,8 @@ export function doctorCommand(): Command {
         workerProvider: flags.workerProvider,
         secretKey: flags.secretKey,
       });
-      const results = config.databaseUrl ? await checkPostgres(config) : await checkSqlite(config);
-      results.push(checkSecretKey(config));
-      if (config.workerProvider === 'docker') results.push(...(await checkDocker(config)));
+      const { allChecks } = await import('../doctor/all-checks.js'); // see decision 38
+      const results = await allChecks(config);
       for (const r of results) process.stdout.write(`${MARK[r.status]}  ${r.name.padEnd(14)} ${r.detail}\n`);
       if (results.some((r) => r.status === 'fail')) process.exitCode = 1;
     });

@@ -1,6 +1,5 @@
 // `gantry keys create|list|revoke`: API keys, managed straight in the database.
 import { Command, InvalidArgumentError } from 'commander';
-import { openStore } from '../store/open-store.js';
 import { ApiKeyService } from '../services/api-keys.js';
 import type { KeyPermission, Store } from '../store/store.js';
 import { CliError, configFrom, EXIT_USAGE, withDataDir, type StoreFlags } from './options.js';
@@ -22,6 +21,7 @@ function parseInstant(value: string): string {
 }
 
 async function withKeys<T>(flags: StoreFlags, work: (keys: ApiKeyService, store: Store) => Promise<T>): Promise<T> {
+  const { openStore } = await import('../store/open-store.js'); // see decision 38
   const store = await openStore(configFrom({ dataDir: flags.dataDir, database: flags.database }));
   try {
     return await work(new ApiKeyService(store), store);

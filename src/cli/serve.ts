@@ -5,7 +5,6 @@ import { Command } from 'commander';
 import type { ConfigFlags } from '../config.js';
 import { SETTINGS } from '../settings/table.js';
 import { helpLine } from '../settings/setting.js';
-import { startServer } from '../server.js';
 import { CliError, configFrom, EXIT_USAGE } from './options.js';
 import { CatalogError } from '../catalog/catalog.js';
 import { CapacityError } from '../catalog/capacity.js';
@@ -39,6 +38,8 @@ export function serveCommand(): Command {
   for (const setting of Object.values(SETTINGS)) command.option(setting.flag, helpLine(setting));
   command.action(async (flags: ConfigFlags) => {
     const config = configFrom(flags);
+    // Loaded here, not at the top: every other verb would pay for the whole server at start (decision 38).
+    const { startServer } = await import('../server.js');
     const server = await startServer(config).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new CliError(`port ${config.port} on ${config.host} is already in use`);
       if (error.code === 'EACCES') throw new CliError(`not allowed to listen on ${config.host}:${config.port}`);

@@ -4,7 +4,7 @@
 // (or given with --worker-api-url), never assumed from defaults.
 import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { databaseFile, openStore, storeLocation } from '../store/open-store.js';
+import { databaseFile, storeLocation } from '../store/store-location.js';
 import { WorkerCredentialService } from '../services/worker-credentials.js';
 import { workerEnvironment } from '../runtime/worker-env.js';
 import type { GantryConfig } from '../config.js';
@@ -54,6 +54,7 @@ async function openExistingStore(config: GantryConfig) {
       EXIT_USAGE,
     );
   }
+  const { openStore } = await import('../store/open-store.js'); // see decision 38
   return openStore(config);
 }
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { GantryConfig } from '../config.js';
-import { databaseFile, storeLocation } from '../store/open-store.js';
+import { databaseFile, storeLocation } from '../store/store-location.js';
 import { readMigrations } from '../store/sqlite/migrate.js';
 import { widePermissions } from '../store/sqlite/private-files.js';
 import { connectionOptions } from '../store/postgres/database.js';

@@ -2,7 +2,7 @@
 // stored at rest (sealed values, no plaintext), on whichever store the harness runs.
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { databaseFile } from '../../src/store/open-store.js';
+import { databaseFile } from '../../src/store/store-location.js';
 import type { Harness } from './harness.js';
 
 export async function storedRows(h: Harness, table: string): Promise<Record<string, unknown>[]> {
