@@ -11,7 +11,13 @@ export type CompleteRow = (output: string | null, error: string | null) => unkno
 export class SqliteKeptApart {
   /** Inserts a job's row (holding '' as its input), then its input. */
   readonly insert: (insertRow: () => Database.RunResult, input: string) => void;
-  private readonly completeApart: (completeRow: CompleteRow, output: string | null, error: string | null) => unknown[] | undefined;
+  private readonly completeApart: (
+    completeRow: CompleteRow,
+    output: string | null,
+    error: string | null,
+    outputApart: boolean,
+    errorApart: boolean,
+  ) => unknown[] | undefined;
   private readonly deleteResult: Database.Statement[];
 
   constructor(db: Database.Database) {
@@ -25,14 +31,16 @@ export class SqliteKeptApart {
     this.insert = db.transaction((insertRow: () => Database.RunResult, input: string) => {
       insertInput.run(insertRow().lastInsertRowid, input);
     });
-    this.completeApart = db.transaction((completeRow: CompleteRow, output: string | null, error: string | null) => {
-      const values = completeRow(output === null ? null : '', error === null ? null : '');
-      if (!values) return undefined;
-      const seq = completedSeq(values);
-      if (output !== null) putOutput.run(seq, output);
-      if (error !== null) putError.run(seq, error);
-      return values;
-    });
+    this.completeApart = db.transaction(
+      (completeRow: CompleteRow, output: string | null, error: string | null, outputApart: boolean, errorApart: boolean) => {
+        const values = completeRow(outputApart ? '' : output, errorApart ? '' : error);
+        if (!values) return undefined;
+        const seq = completedSeq(values);
+        if (outputApart) putOutput.run(seq, output);
+        if (errorApart) putError.run(seq, error);
+        return values;
+      },
+    );
   }
 
   /**
@@ -44,11 +52,7 @@ export class SqliteKeptApart {
     const outputApart = output !== null && keptApart(output);
     const errorApart = error !== null && keptApart(error);
     if (!outputApart && !errorApart) return completeRow(output, error);
-    return this.completeApart(
-      (inlineOutput, inlineError) => completeRow(outputApart ? inlineOutput : output, errorApart ? inlineError : error),
-      outputApart ? output : null,
-      errorApart ? error : null,
-    );
+    return this.completeApart(completeRow, output, error, outputApart, errorApart);
   }
 
   /** Deletes a job's kept output and error, if it has them (a retried job's result is gone). */
