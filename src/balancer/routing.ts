@@ -13,8 +13,10 @@ export interface LbTarget {
 
 const ID = '([a-z0-9]+)';
 
+type RouterSettings = { lbUrlPattern: string; publicUrl: string; workerApiUrl: string };
+
 export class LbRouter {
-  private pattern = '';
+  private compiledFor: RouterSettings = { lbUrlPattern: '', publicUrl: '', workerApiUrl: '' };
   private hostPattern: RegExp | undefined;
   private mainHostnames = new Set<string>();
 
@@ -23,7 +25,7 @@ export class LbRouter {
    * addresses never route to an endpoint, even where the pattern would match them
    * (`{id}.example.com` and `api.example.com`).
    */
-  constructor(private readonly settings: () => { lbUrlPattern: string; publicUrl: string; workerApiUrl: string }) {}
+  constructor(private readonly settings: () => RouterSettings) {}
 
   match(req: IncomingMessage): LbTarget | undefined {
     const url = req.url ?? '/';
@@ -38,10 +40,11 @@ export class LbRouter {
   }
 
   private hostRegex(): RegExp | undefined {
+    // Every request on the server passes here: the three settings are compared, not joined into a key.
     const { lbUrlPattern, publicUrl, workerApiUrl } = this.settings();
-    const key = `${lbUrlPattern} ${publicUrl} ${workerApiUrl}`;
-    if (key !== this.pattern) {
-      this.pattern = key;
+    const seen = this.compiledFor;
+    if (lbUrlPattern !== seen.lbUrlPattern || publicUrl !== seen.publicUrl || workerApiUrl !== seen.workerApiUrl) {
+      this.compiledFor = { lbUrlPattern, publicUrl, workerApiUrl };
       this.hostPattern = compileHost(lbUrlPattern);
       this.mainHostnames = new Set([publicUrl, workerApiUrl].map((url) => hostnameOf(new URL(url).host)));
     }
