@@ -58,9 +58,13 @@ const info = await new Promise<ServerInfo>((resolve, reject) => {
   child.on('exit', (code) => reject(new Error(`the Gantry server exited with ${code}`)));
 });
 
-const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bare-proxy.ts', info.worker.host, String(info.worker.port)], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const bare = spawn(
+  process.execPath,
+  [...profileFlags(), '--import', 'tsx', 'bench/lib/bare-proxy.ts', info.worker.host, String(info.worker.port)],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 process.on('exit', () => bare.kill('SIGKILL'));
 const barePort = await new Promise<number>((resolve) => bare.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
 

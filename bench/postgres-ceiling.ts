@@ -1,7 +1,7 @@
 // What PostgreSQL sustains for the job statements alone, without HTTP: concurrent loops in this
-// process drive the PostgreSQL store as the API does for each job (submit, status read, take,
-// read on done, complete, read of the result), so the store groups their calls exactly as a busy
-// replica does. Prints jobs/s, round trips per job and CPU per job of this process and of the
+// process make the store calls the API makes for each job (submit, the status read before a
+// runsync's wait, take, completion; the waiter answers from the completion's row), so the store
+// groups them exactly as a busy replica does. Prints jobs/s, round trips per job and CPU per job of this process and of the
 // PostgreSQL backends serving it, per number of loops.
 // Run: npm run bench:postgres-ceiling -- [--jobs 5000] [--loops 1,8,32,128]
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
@@ -66,17 +66,11 @@ async function run(store: PostgresStore, loops: number): Promise<string[]> {
           submittedAt: now,
           expiresAt: now + 86_400_000,
         });
-        await store.jobs.get(id);
+        await store.jobs.getState(id);
         const taken = await store.jobs.take(endpointId, worker, 4, now, now + 60_000);
         for (const job of taken) {
-          await store.jobs.get(job.id);
-          await store.jobs.complete(job.id, ['IN_QUEUE', 'IN_PROGRESS'], {
-            status: 'COMPLETED',
-            output: '{"ok":true}',
-            error: null,
-            completedAt: Date.now(),
-          });
-          await store.jobs.get(job.id);
+          const result = { status: 'COMPLETED' as const, output: '{"ok":true}', error: null, completedAt: Date.now() };
+          await store.jobs.complete(job.id, ['IN_QUEUE', 'IN_PROGRESS'], result, endpointId, worker);
         }
       }
     }),
@@ -98,7 +92,7 @@ await admin.connect();
 await admin.query(`CREATE SCHEMA ${schema}`);
 try {
   const store = await PostgresStore.open({ url: POSTGRES, max: 16, schema });
-  console.log(`${JOBS} jobs per row; each job: submit, read, take (batch 4), read, complete, read`);
+  console.log(`${JOBS} jobs per row; each job: submit, status read, take (batch 4), completion`);
   const header = ['loops', 'jobs/s', 'round trips/job', 'store CPU ms/job', 'PostgreSQL CPU ms/job'];
   console.log(header.map((h) => h.padStart(22)).join(''));
   for (const loops of opts.loops.split(',').map(Number)) {
