@@ -1,8 +1,8 @@
 // What PostgreSQL sustains for the job statements alone, without HTTP: concurrent loops in this
 // process make the store calls the API makes for each job (submit, the status read before a
 // runsync's wait, take, completion; the waiter answers from the completion's row), so the store
-// groups them exactly as a busy replica does. Prints jobs/s, round trips per job and CPU per job of this process and of the
-// PostgreSQL backends serving it, per number of loops.
+// groups them exactly as a busy replica does. Prints jobs/s, round trips per job and CPU per job
+// of this process and of the PostgreSQL backends serving it, per number of loops.
 // Run: npm run bench:postgres-ceiling -- [--jobs 5000] [--loops 1,8,32,128]
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
 // the run works in a fresh schema, dropped afterwards.
