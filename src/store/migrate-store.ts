@@ -1,10 +1,9 @@
 // Brings a configuration's store up to the newest schema without opening it for use, and says
 // which migrations it applied (`gantry migrate`).
-import Database from 'better-sqlite3';
 import type { GantryConfig } from '../config.js';
 import type { Migration } from './sqlite/migrate.js';
 import { migrateSqlite } from './sqlite/migrate.js';
-import { preparePrivateDatabaseFile } from './sqlite/private-files.js';
+import { openSqliteFile } from './sqlite/sqlite-store.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { createPool } from './postgres/database.js';
 import { databaseFile, storeLocation } from './store-location.js';
@@ -19,9 +18,7 @@ export async function migrateStore(config: GantryConfig): Promise<{ applied: Mig
     }
   }
   const file = databaseFile(config);
-  preparePrivateDatabaseFile(file);
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  const db = openSqliteFile(file);
   try {
     return { applied: migrateSqlite(db), location: file };
   } finally {

@@ -35,14 +35,20 @@ import { apiKeysMarkReader } from './api-keys-mark.js';
 import { DELETED_ENDPOINT_BATCH } from './sqlite-endpoint-jobs.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
-/** Opens (creating if needed) the database file and brings its schema up to date. ':memory:' works too. */
-export function openSqliteDatabase(file: string): Database.Database {
+/** Opens (creating if needed, readable by its owner only) the database file with the store's settings. ':memory:' works too. */
+export function openSqliteFile(file: string): Database.Database {
   if (file !== ':memory:') preparePrivateDatabaseFile(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+/** Opens the database file as openSqliteFile does and brings its schema up to date. */
+export function openSqliteDatabase(file: string): Database.Database {
+  const db = openSqliteFile(file);
   migrateSqlite(db);
   return db;
 }
