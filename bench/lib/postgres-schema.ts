@@ -18,10 +18,11 @@ export async function withSchema<T>(postgresUrl: string, work: (url: string) => 
   const admin = new pg.Client({ connectionString: postgresUrl });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
-  const url = new URL(postgresUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  // Appended as text: a URL naming a Unix socket (`postgres://user@/db?host=/run/postgresql`)
+  // is not one `new URL` parses.
+  const url = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   try {
-    return await work(url.toString());
+    return await work(url);
   } finally {
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
     await admin.end();
