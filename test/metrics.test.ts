@@ -82,6 +82,8 @@ test("the operator's metrics token sees every account; an explicitly open scrape
     assert.equal(operator.statusCode, 200);
     assert.match(operator.body, new RegExp(`gantry_queue_depth\\{endpoint="${id}"\\} 0`));
     assert.match(operator.body, /gantry_process_/);
+    // Sampled every 100 ms rather than prom-client's 10, so that an idle server sleeps; still reported.
+    assert.match(operator.body, /gantry_process_nodejs_eventloop_lag_p99_seconds \d/);
     const anonymous = await h.app.inject({ method: 'GET', url: '/metrics' });
     assert.equal(anonymous.statusCode, 401);
   } finally {
