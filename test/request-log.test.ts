@@ -16,6 +16,7 @@ interface LogLine {
   level: number;
   msg: string;
   component?: string;
+  reqId?: string;
   req?: { method: string; url: string };
   res?: { statusCode: number };
 }
@@ -23,8 +24,17 @@ interface LogLine {
 const INFO = 30;
 const DEBUG = 20;
 
-/** Serves one authenticated request and one unknown route; returns every line the server logged. */
-async function linesLoggedFor(flags: ConfigFlags): Promise<LogLine[]> {
+type Requests = (app: Awaited<ReturnType<typeof buildApp>>, token: string) => Promise<void>;
+
+/** One authenticated request and one unknown route. */
+const listAndMiss: Requests = async (app, token) => {
+  const listed = await app.inject({ method: 'GET', url: '/v2/serverless', headers: { authorization: `Bearer ${token}` } });
+  assert.equal(listed.statusCode, 200);
+  assert.equal((await app.inject({ method: 'GET', url: '/nowhere' })).statusCode, 404);
+};
+
+/** Serves `requests` (by default listAndMiss); returns every line the server logged. */
+async function linesLoggedFor(flags: ConfigFlags, requests: Requests = listAndMiss): Promise<LogLine[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-request-log-'));
   const lines: LogLine[] = [];
   const stream = new Writable({
@@ -39,9 +49,7 @@ async function linesLoggedFor(flags: ConfigFlags): Promise<LogLine[]> {
   const app = await buildApp(services, { logger: log });
   try {
     const { token } = await services.apiKeys.create({ name: 'admin' });
-    const listed = await app.inject({ method: 'GET', url: '/v2/serverless', headers: { authorization: `Bearer ${token}` } });
-    assert.equal(listed.statusCode, 200);
-    assert.equal((await app.inject({ method: 'GET', url: '/nowhere' })).statusCode, 404);
+    await requests(app, token);
   } finally {
     await app.close();
     await services.close();
@@ -69,6 +77,15 @@ test('at --log-level debug each request logs its method, path and status at debu
       [DEBUG, 'http', 'request completed', undefined, 404],
     ],
   );
+  // Each request's lines carry its own id, so the lines of one request can be picked out.
+  const ids = lines.map((line) => line.reqId);
+  assert.ok(
+    ids.every((id) => typeof id === 'string' && id.length > 0),
+    JSON.stringify(ids),
+  );
+  assert.equal(ids[0], ids[1]);
+  assert.equal(ids[2], ids[3]);
+  assert.notEqual(ids[0], ids[2]);
 });
 
 test('--request-log-level info writes each request at info', async () => {
@@ -82,4 +99,27 @@ test('--request-log-level info writes each request at info', async () => {
       [INFO, 'request completed', 404],
     ],
   );
+});
+
+test('a line a request writes at a level that is on carries the request id', async () => {
+  // The process provider runs an endpoint's command; one without any is accepted with a warning.
+  const lines = await linesLoggedFor({}, async (app, token) => {
+    const created = await app.inject({
+      method: 'POST',
+      url: '/v2/serverless',
+      headers: { authorization: `Bearer ${token}` },
+      payload: {
+        name: 'no-command',
+        type: 'QUEUE',
+        image: 'acme/echo:1',
+        cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+        scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+  });
+  const warning = lines.find((line) => line.msg === 'endpoint accepted, but it will not run as it stands');
+  assert.ok(warning, JSON.stringify(lines));
+  assert.equal(warning.component, 'http');
+  assert.ok(typeof warning.reqId === 'string' && warning.reqId.length > 0, JSON.stringify(warning));
 });
