@@ -20,13 +20,19 @@ const columns = (line: string) => line.trim().split(/\s+/);
  * ports, over a Unix socket (a URL with `host=/run/postgresql`) through the sockets' inodes.
  */
 export function backendsOf(url: string, clientPids: number[]): number[] {
-  const clients = new Set(clientPids);
+  return serverSideOf(url, new Set(clientPids))
+    .map(pidOf)
+    .filter((pid) => pid > 0);
+}
+
+/** The server's ends of the clients' connections, as `ss` lists them. */
+function serverSideOf(url: string, clients: Set<number>): string[] {
   const ours = (line: string) => clients.has(pidOf(line));
   if (!URL.canParse(url) || new URL(url).searchParams.get('host')?.startsWith('/')) {
     // Each line: u_str ESTAB recv send <path or *> <inode> * <peer inode> users:(...)
     const all = sockets(['-x']);
     const clientInodes = new Set(all.filter(ours).map((line) => columns(line)[5]));
-    return all.filter((line) => line.includes('.s.PGSQL.') && clientInodes.has(columns(line)[7])).map(pidOf);
+    return all.filter((line) => line.includes('.s.PGSQL.') && clientInodes.has(columns(line)[7]));
   }
   const port = new URL(url).port || '5432';
   const portOf = (address: string) => address.split(':').pop();
@@ -35,8 +41,5 @@ export function backendsOf(url: string, clientPids: number[]): number[] {
       .filter(ours)
       .map((line) => portOf(columns(line)[3]!)),
   );
-  return sockets(['-tn', `sport = :${port}`])
-    .filter((line) => ports.has(portOf(columns(line)[4]!)))
-    .map(pidOf)
-    .filter((pid) => pid > 0);
+  return sockets(['-tn', `sport = :${port}`]).filter((line) => ports.has(portOf(columns(line)[4]!)));
 }

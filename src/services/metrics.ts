@@ -19,8 +19,8 @@ const SECONDS_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 
 
 /**
  * How often the event loop's lag is sampled. prom-client's 10 ms woke an idle server a hundred
- * times a second, most of what it spent doing nothing (2 % of a core); ten samples a second still
- * give a scrape every 15 s some 150 of them.
+ * times a second, close to half of what it spent doing nothing (bench:idle); ten samples a second
+ * still give a scrape every 15 s some 150 of them.
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
