@@ -11,6 +11,7 @@ import { buildApp } from '../src/app.js';
 import { createServices } from '../src/compose.js';
 import { loadConfig, type ConfigFlags } from '../src/config.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { queueEndpointBody } from './support/endpoint-bodies.js';
 
 interface LogLine {
   level: number;
@@ -108,13 +109,7 @@ test('a line a request writes at a level that is on carries the request id', asy
       method: 'POST',
       url: '/v2/serverless',
       headers: { authorization: `Bearer ${token}` },
-      payload: {
-        name: 'no-command',
-        type: 'QUEUE',
-        image: 'acme/echo:1',
-        cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-        scaling: { type: 'QUEUE_DELAY', queueDelay: 2 },
-      },
+      payload: queueEndpointBody('no-command'),
     });
     assert.equal(created.statusCode, 201, created.body);
   });
