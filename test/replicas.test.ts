@@ -283,6 +283,18 @@ test('killing the leader under load loses no accepted job', { skip, timeout: 120
   // A second worker talks to A, the leader, and dies with it (as its host would); its jobs must be recovered.
   const workerOfA = startEchoWorker({ ...workerEnv(a, 'echo-a'), RUNPOD_PING_INTERVAL: '300', WORKER_CONCURRENCY: '4' });
   workers.push(workerOfA);
+  // A's worker is a process of its own and may take seconds to start on a busy machine: the load
+  // below is over in a few, and B's worker would take all of it. It starts once A's worker has
+  // taken a job (probes submitted to A until then; they complete like any other).
+  await settles(
+    async () => {
+      const taken = await query(`SELECT 1 FROM jobs WHERE worker_id = 'echo-a' LIMIT 1`);
+      if (taken.length === 0) await call(a, 'POST', `/v2/${endpointId}/run`, { input: { echo: 'probe' } });
+      assert.ok(taken.length > 0, "A's worker has taken a job");
+    },
+    30_000,
+    200,
+  );
   const accepted = new Map<string, number>();
   const targets = [a, b, c];
   let killed = false;
