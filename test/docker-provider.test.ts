@@ -74,7 +74,10 @@ test("an entrypoint replaces the image's ENTRYPOINT and drops its CMD; env reach
   });
   const result = await runsync(g, id, { echo: 1 });
   assert.equal(result.status, 'COMPLETED');
-  assert.ok(logsOf(id).includes('greeting=hello args=0'), "the image's CMD was not appended");
+  // The container's output reaches the logs through Docker's stream, which may trail the job's result.
+  await eventually(async () => logsOf(id).includes('greeting=hello args=0'), 10_000, 50).catch(() =>
+    assert.fail(`the image's CMD was appended, or the line never came:\n${logsOf(id).join('\n')}`),
+  );
   await remove(id);
 });
 
@@ -82,8 +85,7 @@ test("a cmd replaces only the image's CMD; the worker's output reaches its logs"
   const cmd = ['--input-type=module', '-e', 'console.error("cmd override ran"); await import("/app/examples/echo-worker.js")'];
   const id = await createEndpoint({ cmd, workers: { min: 0, max: 1, idleTimeout: 30 } });
   assert.equal((await runsync(g, id, { echo: 2 })).status, 'COMPLETED');
-  const lines = logsOf(id);
-  assert.ok(lines.includes('cmd override ran'), lines.join('\n'));
+  await eventually(async () => logsOf(id).includes('cmd override ran'), 10_000, 50).catch(() => assert.fail(logsOf(id).join('\n')));
   await remove(id);
 });
 
