@@ -112,6 +112,8 @@ export interface WorkerCredentialRecord {
 
 export interface JobStore {
   insert(job: NewJob): Promise<void>;
+  /** Inserts the jobs in one transaction: all of them are stored, or none. */
+  insertAll(jobs: readonly NewJob[]): Promise<void>;
   get(id: string): Promise<JobRecord | undefined>;
   /** As get, without the input and S3 settings: what status answers and checks read. */
   getState(id: string): Promise<JobState | undefined>;

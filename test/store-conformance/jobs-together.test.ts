@@ -87,6 +87,37 @@ test(`[${TEST_STORE}] jobs submitted together are all stored, and only the one w
   assert.equal((await suite.store.jobs.get(existing.id))?.input, existing.input, 'the first job is untouched');
 });
 
+test(`[${TEST_STORE}] a batch of jobs inserted as one is stored whole, large inputs and jobs handed to a worker included`, async () => {
+  const queue = aQueue();
+  const first = aJob(queue);
+  const large = aJob(queue, { input: JSON.stringify('x'.repeat(300_000)) });
+  const handed = aJob(queue, { handedTo: { workerId: 'w1', startedAt: NOW + 5, leaseUntil: NOW + 60_000 } });
+  const batch = [first, large, handed, aJob(queue)];
+  await suite.store.jobs.insertAll(batch);
+  for (const job of batch) assert.equal((await suite.store.jobs.get(job.id))?.input, job.input);
+  const handedRow = await suite.store.jobs.get(handed.id);
+  assert.deepEqual([handedRow?.status, handedRow?.workerId], ['IN_PROGRESS', 'w1']);
+  const taken = await suite.store.jobs.take(queue, 'w2', 10, NOW + 10, NOW + 60_000);
+  assert.deepEqual(
+    taken.map((job) => job.id),
+    [batch[0]!.id, large.id, batch[3]!.id],
+    'the queued ones are taken in their order',
+  );
+});
+
+test(`[${TEST_STORE}] a batch of jobs with one clashing id stores none of them`, async () => {
+  const queue = aQueue();
+  const existing = aJob(queue);
+  await suite.store.jobs.insert(existing);
+  const fresh = [aJob(queue), aJob(queue, { input: JSON.stringify('y'.repeat(300_000)) })];
+  await assert.rejects(suite.store.jobs.insertAll([...fresh, { ...aJob(queue), id: existing.id }]), StoreConflictError);
+  for (const job of fresh) assert.equal(await suite.store.jobs.get(job.id), undefined, `${job.id} was not stored`);
+  assert.equal((await suite.store.jobs.get(existing.id))?.input, existing.input, 'the first job is untouched');
+  // The store goes on: the same fresh jobs can be inserted afterwards.
+  await suite.store.jobs.insertAll(fresh);
+  assert.equal((await suite.store.jobs.get(fresh[1]!.id))?.input, fresh[1]!.input);
+});
+
 test(`[${TEST_STORE}] reads made together each answer their own job, or nothing for an unknown one`, async () => {
   const queue = aQueue();
   const jobs = Array.from({ length: 5 }, () => aJob(queue));

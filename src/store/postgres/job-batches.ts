@@ -77,7 +77,7 @@ export class JobBatches {
     private readonly pool: pg.Pool,
     private readonly carrier: NotificationCarrier,
   ) {
-    this.inserts = new TurnBatch((jobs) => this.insertAll(jobs));
+    this.inserts = new TurnBatch((jobs) => this.insertTurn(jobs));
     this.states = new TurnBatch((ids) => this.statesOf(ids));
     // One job twice in one statement would be updated once with either call's values: a later
     // call for the same job waits for the next batch, so the two apply in order as before.
@@ -90,6 +90,11 @@ export class JobBatches {
     if (outcome) throw outcome;
   }
 
+  /** Inserts these jobs in one statement of their own: all are committed, or none. */
+  async insertTogether(jobs: readonly NewJob[]): Promise<void> {
+    await this.insertStatement(jobs);
+  }
+
   getState(id: string): Promise<JobState | undefined> {
     return this.states.add(id);
   }
@@ -99,24 +104,26 @@ export class JobBatches {
   }
 
   /** Answers, per job, undefined when it was stored or the error that kept it out. */
-  private async insertAll(jobs: NewJob[]): Promise<unknown[]> {
+  private async insertTurn(jobs: NewJob[]): Promise<unknown[]> {
     try {
-      await this.carrier.carry((told) => this.pool.query({ ...INSERT, values: [...insertColumns(jobs), told] }), noticesOf(jobs));
+      await this.insertStatement(jobs);
       return jobs.map(() => undefined);
     } catch (error) {
       // The whole statement rolled back: only the clashing job may fail, so each goes again alone.
       if (!isUniqueViolation(error) || jobs.length === 1) throw error;
       return Promise.all(
         jobs.map((job) =>
-          this.carrier
-            .carry((told) => this.pool.query({ ...INSERT, values: [...insertColumns([job]), told] }), noticesOf([job]))
-            .then(
-              () => undefined,
-              (single: unknown) => single,
-            ),
+          this.insertStatement([job]).then(
+            () => undefined,
+            (single: unknown) => single,
+          ),
         ),
       );
     }
+  }
+
+  private insertStatement(jobs: readonly NewJob[]): Promise<unknown> {
+    return this.carrier.carry((told) => this.pool.query({ ...INSERT, values: [...insertColumns(jobs), told] }), noticesOf(jobs));
   }
 
   private async statesOf(ids: string[]): Promise<(JobState | undefined)[]> {
@@ -154,7 +161,7 @@ export class JobBatches {
   }
 }
 
-function insertColumns(jobs: NewJob[]): unknown[] {
+function insertColumns(jobs: readonly NewJob[]): unknown[] {
   return [
     jobs.map((j) => j.id),
     jobs.map((j) => j.endpointId),

@@ -101,6 +101,13 @@ export class PostgresJobStore implements JobStore {
     );
   }
 
+  async insertAll(jobs: readonly NewJob[]): Promise<void> {
+    await uniquely(
+      () => this.batches.insertTogether(jobs),
+      () => conflictText.jobs(jobs.map((job) => job.id)),
+    );
+  }
+
   /**
    * A whole job, input included: read rarely (a job's page), so alone and on the pool of the
    * statements that are not batched (decision 33).

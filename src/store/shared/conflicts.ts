@@ -32,6 +32,7 @@ export const conflictText = {
   /** The same words the API answers 409 with. */
   templateName: (name: string) => `a template named '${name}' already exists in this account`,
   job: (id: string) => `job ${id} already exists`,
+  jobs: (ids: readonly string[]) => `one of ${ids.length} jobs (${ids[0]} first) already exists`,
   workerCredential: (id: string) => `worker credential ${id} already exists`,
 };
 

@@ -59,6 +59,7 @@ export class SqliteJobStore implements JobStore {
   private readonly takeQueued;
   private readonly requeueAndClear;
   private readonly handBackAll;
+  private readonly insertRows: (jobs: readonly NewJob[]) => void;
 
   constructor(
     private readonly db: Database.Database,
@@ -88,12 +89,30 @@ export class SqliteJobStore implements JobStore {
       }
       return updated;
     });
+    this.insertRows = db.transaction((jobs: readonly NewJob[]) => {
+      for (const job of jobs) this.insertRow(job);
+    });
     this.handBackAll = db.transaction((workerId: string, ids: readonly string[]) =>
       ids.flatMap((id) => this.s.handBack.all(id, workerId) as DisplacedJob[]),
     );
   }
 
   async insert(job: NewJob): Promise<void> {
+    await uniquely(
+      () => this.insertRow(job),
+      () => conflictText.job(job.id),
+    );
+  }
+
+  async insertAll(jobs: readonly NewJob[]): Promise<void> {
+    // A savepoint inside the group's transaction: a failing row takes the rows before it back out.
+    await uniquely(
+      () => this.insertRows(jobs),
+      () => conflictText.jobs(jobs.map((job) => job.id)),
+    );
+  }
+
+  private insertRow(job: NewJob): void {
     const apart = keptApart(job.input);
     const insertRow = () =>
       this.s.insert.run(
@@ -115,8 +134,8 @@ export class SqliteJobStore implements JobStore {
         job.handedTo?.leaseUntil ?? null,
         job.handedTo?.workerId ?? null,
       );
-    const insert = apart ? () => this.apart.insert(insertRow, job.input) : insertRow;
-    await uniquely(insert, () => conflictText.job(job.id));
+    if (apart) this.apart.insert(insertRow, job.input);
+    else insertRow();
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
