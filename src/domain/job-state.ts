@@ -24,6 +24,8 @@ export function canRetry(status: JobStatus): boolean {
 /** Time limits of the queue, in milliseconds. */
 export const JOB_LIMITS = {
   runBodyBytes: 10 * 1024 * 1024,
+  /** Jobs one run-batch request may queue; together they share runBodyBytes. */
+  runBatchMaxJobs: 1000,
   runsyncBodyBytes: 20 * 1024 * 1024,
   runRetentionMs: 30 * 60_000,
   runsyncMinRetentionMs: 60_000,

@@ -1,10 +1,11 @@
 // The queue as clients use it: submit, wait, read status and streams, cancel, retry, purge, health.
 import type { EndpointRecord, Store } from '../store/store.js';
-import type { JobCounts, JobRecord, JobState } from '../store/job-store.js';
+import type { JobCounts, JobRecord, JobState, NewJob } from '../store/job-store.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { timeOrderedUuid } from '../domain/ids.js';
 import { canCancel, canRetry, isTerminal, JOB_LIMITS, runsyncRetentionMs } from '../domain/job-state.js';
-import type { JobEvents } from './waitlist.js';
+import type { Claim } from './waitlist.js';
+import type { JobEvents, TakerOffer } from './waitlist.js';
 import type { WorkerCounts, WorkerRegistry } from '../runtime/worker-registry.js';
 import { statusJson } from './job-view.js';
 import { EndpointCache } from './endpoint-cache.js';
@@ -32,6 +33,12 @@ export interface QueueTimings {
 }
 
 export type Clock = () => number;
+
+/** Jobs stored already taken by a waiting take, to be handed to it once committed. */
+interface HandOff {
+  taker: Claim<JobRecord[], TakerOffer>;
+  jobs: JobRecord[];
+}
 
 export interface JobObserver {
   jobFinished(job: JobState): void;
@@ -95,22 +102,41 @@ export class JobService {
   }
 
   async submit(endpoint: EndpointRecord, request: RunRequest, retentionMs: number): Promise<JobRecord> {
-    const webhook = request.webhook ?? request.webhookV2 ?? null;
-    if (webhook !== null) {
-      const reason = await this.webhooks.checkTarget(webhook);
-      if (reason) throw badRequest('the webhook URL is not allowed', [`${request.webhook ? 'webhook' : 'webhookV2'}: ${reason}`]);
-    }
+    // No await without a webhook: the job goes to a waiting take in the same turn as the request.
+    if (request.webhook !== undefined || request.webhookV2 !== undefined) await this.checkWebhook(request, '');
+    const [job] = await this.queue(endpoint, [this.queuedJob(endpoint, request, retentionMs)], ([row]) => this.store.jobs.insert(row!));
+    return job!;
+  }
+
+  /**
+   * Queues several jobs in one request (run-batch): they are checked first and stored in one
+   * transaction, so either all are queued or none is (docs/decisions/0039). Answered in order.
+   */
+  async submitBatch(endpoint: EndpointRecord, requests: readonly RunRequest[], retentionMs: number): Promise<JobRecord[]> {
+    await Promise.all(requests.map((request, index) => this.checkWebhook(request, `jobs[${index}].`)));
+    const queued = requests.map((request) => this.queuedJob(endpoint, request, retentionMs));
+    return this.queue(endpoint, queued, (rows) => this.store.jobs.insertAll(rows));
+  }
+
+  private async checkWebhook(request: RunRequest, path: string): Promise<void> {
+    const webhook = request.webhook ?? request.webhookV2;
+    if (webhook === undefined) return;
+    const reason = await this.webhooks.checkTarget(webhook);
+    if (reason) throw badRequest('the webhook URL is not allowed', [`${path}${request.webhook ? 'webhook' : 'webhookV2'}: ${reason}`]);
+  }
+
+  private queuedJob(endpoint: EndpointRecord, request: RunRequest, retentionMs: number): JobRecord {
     const now = this.now();
     const ttlMs = request.policy?.ttl ?? JOB_LIMITS.defaultTtlMs;
     // One literal with every field: spreading a new job into its record cost a few percent of a
     // busy server's CPU in profiles.
-    const queued: JobRecord = {
+    return {
       // Time-ordered, so a busy queue's inserts touch the last pages of the id index, not random ones.
       id: `${timeOrderedUuid(now)}-${endpoint.id.slice(0, 4)}`,
       endpointId: endpoint.id,
       accountId: endpoint.accountId,
       input: JSON.stringify(request.input),
-      webhook,
+      webhook: request.webhook ?? request.webhookV2 ?? null,
       s3Config: request.s3Config === undefined ? null : JSON.stringify(request.s3Config),
       executionTimeoutMs: request.policy?.executionTimeout ?? endpoint.spec.timeout,
       lowPriority: request.policy?.lowPriority ?? false,
@@ -128,34 +154,51 @@ export class JobService {
       retries: 0,
       leaseLosses: 0,
     };
-    // A worker long-polling here gets the job at once: stored already taken by it, one write
-    // instead of a submit and a take (docs/decisions/0027).
-    const taker = this.events.queues.claim(endpoint.id, (offer) => !this.workers.isParked(offer.workerId));
-    if (!taker) {
-      const notice = this.events.queuedNotice(endpoint.id);
-      await this.store.jobs.insert(notice === undefined ? queued : { ...queued, notice });
-      this.events.jobsQueued(endpoint.id, 1, notice !== undefined);
-      return queued;
+  }
+
+  /**
+   * Stores new jobs with `insert`. Workers long-polling here get them at once, each as many as its
+   * take asked for: stored already taken by it, one write instead of a submit and a take
+   * (docs/decisions/0027). Answers the jobs as submitted: accepted into the queue, even those
+   * that left it at once.
+   */
+  private async queue(endpoint: EndpointRecord, queued: JobRecord[], insert: (rows: NewJob[]) => Promise<void>): Promise<JobRecord[]> {
+    const rows: NewJob[] = [];
+    const handOffs: HandOff[] = [];
+    let next = 0;
+    while (next < queued.length) {
+      const taker = this.events.queues.claim(endpoint.id, (offer) => !this.workers.isParked(offer.workerId));
+      if (!taker) break;
+      const { workerId, leaseMs, limit } = taker.offer;
+      const startedAt = this.now();
+      const handedTo = { workerId, startedAt, leaseUntil: startedAt + leaseMs };
+      const jobs = queued.slice(next, next + limit);
+      next += jobs.length;
+      for (const job of jobs) rows.push({ ...job, handedTo });
+      handOffs.push({
+        taker,
+        jobs: jobs.map((job) => ({ ...job, status: 'IN_PROGRESS', workerId, startedAt, leaseExpiresAt: handedTo.leaseUntil })),
+      });
     }
-    const handedTo = { workerId: taker.offer.workerId, startedAt: now, leaseUntil: now + taker.offer.leaseMs };
+    const left = queued.length - next;
+    const notice = left > 0 ? this.events.queuedNotice(endpoint.id, left) : undefined;
+    for (let i = next; i < queued.length; i++) {
+      // The other replicas' takers wake as the insert commits: one notice for all, on the first row.
+      rows.push(notice !== undefined && i === next ? { ...queued[i]!, notice } : queued[i]!);
+    }
     try {
-      await this.store.jobs.insert({ ...queued, handedTo });
+      await insert(rows);
     } catch (error) {
-      taker.release();
+      for (const { taker } of handOffs) taker.release();
       throw error;
     }
-    const taken: JobRecord = {
-      ...queued,
-      status: 'IN_PROGRESS',
-      workerId: handedTo.workerId,
-      startedAt: now,
-      leaseExpiresAt: handedTo.leaseUntil,
-    };
-    if (!taker.deliver([taken])) {
-      // The job is stored, so the submit succeeded even if it cannot go back now.
-      await this.handBackOrLog(endpoint.id, handedTo.workerId, [queued.id], 'a job handed to a take that had ended');
+    if (left > 0) this.events.jobsQueued(endpoint.id, left, notice !== undefined);
+    for (const { taker, jobs } of handOffs) {
+      if (taker.deliver(jobs)) continue;
+      // The jobs are stored, so the submit succeeded even if they cannot go back now.
+      const ids = jobs.map((job) => job.id);
+      await this.handBackOrLog(endpoint.id, taker.offer.workerId, ids, 'a job handed to a take that had ended');
     }
-    // Answered as every submit is: the job was accepted into the queue (and left it at once).
     return queued;
   }
 

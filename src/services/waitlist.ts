@@ -152,6 +152,8 @@ export class Waitlist<T = true, O = never> {
 export interface TakerOffer {
   workerId: string;
   leaseMs: number;
+  /** The most jobs the take accepts. */
+  limit: number;
 }
 
 /** The notifications the queue runs on, delivered here at once and to the other replicas over the bus. */
@@ -200,9 +202,9 @@ export class JobEvents {
    * For a job about to be queued when no taker waits here: the notice its insert carries, so the
    * other replicas' takers wake as it commits (NewJob.notice); undefined when none listens.
    */
-  queuedNotice(endpointId: string): string | undefined {
+  queuedNotice(endpointId: string, count: number): string | undefined {
     const heard = this.bus?.othersListening() && this.queues.count(endpointId) === 0;
-    return heard ? encodeEvent({ kind: 'queued', id: endpointId, count: 1 }) : undefined;
+    return heard ? encodeEvent({ kind: 'queued', id: endpointId, count }) : undefined;
   }
 
   /**

@@ -84,7 +84,7 @@ export class WorkerProtocolService {
       // Whether the last wait ended by a wake-up (a job arrived) rather than by time.
       let woken = false;
       // Jobs submitted while this take waited are handed to it directly, stored already taken.
-      const offer = { workerId, leaseMs: this.timings.jobLeaseMs };
+      const offer = { workerId, leaseMs: this.timings.jobLeaseMs, limit };
       for (;;) {
         if (ended.aborted) return [];
         if (this.workers.isParked(workerId)) {

@@ -6,7 +6,17 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/services.js';
 import { JOB_LIMITS } from '../../domain/job-state.js';
 import { problemResponses } from '../schemas/common.js';
-import { EndpointParams, JobParams, JobStatusResponse, RunBody, TtlQuery, WaitQuery } from '../schemas/queue.js';
+import {
+  EndpointParams,
+  JobParams,
+  JobStatusResponse,
+  RunBatchBody,
+  RunBody,
+  SubmittedBatchResponse,
+  JobIdAndStatus,
+  TtlQuery,
+  WaitQuery,
+} from '../schemas/queue.js';
 import { clientGone } from '../client-gone.js';
 import { CrashLoop, Throttled } from '../schemas/workers.js';
 
@@ -35,12 +45,33 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
           summary: 'Queue a job',
           params: EndpointParams,
           body: RunBody,
-          response: { 200: Type.Object({ id: Type.String(), status: Type.String() }), ...problemResponses(400, 404, 413) },
+          response: { 200: JobIdAndStatus, ...problemResponses(400, 404, 413) },
         },
       },
       async (request) => {
         const job = await jobs.submit(await endpointOf(request), request.body, JOB_LIMITS.runRetentionMs);
         return { id: job.id, status: job.status };
+      },
+    );
+
+    app.post(
+      '/v2/:endpointId/run-batch',
+      {
+        // The whole batch shares one /run's limit: a request costs the server no more than a run can.
+        bodyLimit: JOB_LIMITS.runBodyBytes,
+        config: queueConfig,
+        schema: {
+          tags,
+          operationId: 'runBatch',
+          summary: `Queue up to ${JOB_LIMITS.runBatchMaxJobs} jobs in one request: all of them, or none`,
+          params: EndpointParams,
+          body: RunBatchBody,
+          response: { 200: SubmittedBatchResponse, ...problemResponses(400, 404, 413) },
+        },
+      },
+      async (request) => {
+        const queued = await jobs.submitBatch(await endpointOf(request), request.body.jobs, JOB_LIMITS.runRetentionMs);
+        return { jobs: queued.map((job) => ({ id: job.id, status: job.status })) };
       },
     );
 
@@ -134,7 +165,7 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
           operationId: 'cancel',
           summary: 'Cancel a queued or running job',
           params: JobParams,
-          response: { 200: Type.Object({ id: Type.String(), status: Type.String() }), ...problemResponses(400, 404, 409) },
+          response: { 200: JobIdAndStatus, ...problemResponses(400, 404, 409) },
         },
       },
       async (request) => {
@@ -153,7 +184,7 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
           operationId: 'retry',
           summary: 'Queue a FAILED or TIMED_OUT job again with its original input',
           params: JobParams,
-          response: { 200: Type.Object({ id: Type.String(), status: Type.String() }), ...problemResponses(400, 404, 409) },
+          response: { 200: JobIdAndStatus, ...problemResponses(400, 404, 409) },
         },
       },
       async (request) => {

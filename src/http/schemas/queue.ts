@@ -39,6 +39,21 @@ export const RunBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const RunBatchBody = Type.Object(
+  {
+    jobs: Type.Array(RunBody, {
+      minItems: 1,
+      maxItems: JOB_LIMITS.runBatchMaxJobs,
+      description: 'Jobs to queue, each as the body of /run; all are queued or none',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** What run, cancel and retry answer. */
+export const JobIdAndStatus = Type.Object({ id: Type.String(), status: Type.String() });
+export const SubmittedBatchResponse = Type.Object({ jobs: Type.Array(JobIdAndStatus, { description: 'In the order submitted' }) });
+
 export const EndpointParams = Type.Object({ endpointId: Type.String() });
 export const JobParams = Type.Object({ endpointId: Type.String(), jobId: Type.String() });
 export const WorkerParams = Type.Object({ endpointId: Type.String(), workerId: Type.String({ minLength: 1, maxLength: 128 }) });

@@ -1,0 +1,132 @@
+// run-batch: several jobs queued in one request, over a real socket. All of a batch is queued or
+// none of it, in the order sent, and workers long-polling at that moment get their share at once.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually, startLive, type Live } from './support/live.js';
+
+let g: Live;
+before(async () => {
+  // No address is let through the webhook guard: a loopback webhook is refused at submit.
+  g = await startLive({ webhookAllowCidrs: '' });
+});
+after(() => g.close());
+
+const takeBatch = (worker: string, size: number) => g.worker('GET', `/job-take-batch/${worker}?gpu=none&batch_size=${size}`);
+const inQueue = async () => (await g.queue('GET', '/health')).json.jobs.inQueue as number;
+
+/** Takes every queued job, so each test starts with an empty queue. */
+async function drain(): Promise<void> {
+  while ((await inQueue()) > 0) await takeBatch('drainer', 64);
+}
+
+describe('run-batch', () => {
+  test('queues every job in the order sent; each has its own id, status and input', async () => {
+    await drain();
+    const inputs = [{ n: 1 }, { n: 2, nested: { deep: [true] } }, { n: 3 }];
+    const res = await g.queue('POST', '/run-batch', { jobs: inputs.map((input) => ({ input })) });
+    assert.equal(res.status, 200, JSON.stringify(res.json));
+    const ids = (res.json.jobs as { id: string; status: string }[]).map((job) => {
+      assert.equal(job.status, 'IN_QUEUE');
+      return job.id;
+    });
+    assert.equal(new Set(ids).size, 3, 'three distinct ids');
+    for (const id of ids) assert.equal((await g.queue('GET', `/status/${id}`)).json.status, 'IN_QUEUE');
+    const taken = await takeBatch('w1', 10);
+    assert.deepEqual(
+      taken.json,
+      ids.map((id, i) => ({ id, input: inputs[i] })),
+    );
+  });
+
+  test('each job keeps its own policy', async () => {
+    await drain();
+    const res = await g.queue('POST', '/run-batch', {
+      jobs: [{ input: { a: 1 }, policy: { lowPriority: true } }, { input: { b: 2 } }],
+    });
+    assert.equal(res.status, 200);
+    const [low, normal] = res.json.jobs as { id: string }[];
+    const first = await takeBatch('w2', 1);
+    assert.equal(first.json[0].id, normal!.id, 'the normal job goes before the low-priority one sent ahead of it');
+    const second = await takeBatch('w2', 1);
+    assert.equal(second.json[0].id, low!.id);
+  });
+
+  test('a worker long-polling when the batch arrives gets as many as it asked for at once; the rest wait in the queue', async () => {
+    await drain();
+    const waiting = takeBatch('w3', 2);
+    await eventually(settledTake);
+    const res = await g.queue('POST', '/run-batch', { jobs: [1, 2, 3, 4, 5].map((n) => ({ input: { n } })) });
+    assert.equal(res.status, 200);
+    const ids = (res.json.jobs as { id: string }[]).map((job) => job.id);
+    const taken = await waiting;
+    assert.deepEqual(
+      (taken.json as { id: string }[]).map((job) => job.id),
+      ids.slice(0, 2),
+    );
+    for (const id of ids.slice(0, 2)) assert.equal((await g.queue('GET', `/status/${id}`)).json.status, 'IN_PROGRESS');
+    assert.equal(await inQueue(), 3);
+  });
+
+  test('an invalid job refuses the whole batch, naming where it is; nothing is queued', async () => {
+    await drain();
+    const res = await g.queue('POST', '/run-batch', { jobs: [{ input: { ok: true } }, { input: 'not an object' }, { input: {} }] });
+    assert.equal(res.status, 400);
+    assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
+    assert.deepEqual(res.json.errors, ['jobs[1].input: must be object']);
+    assert.equal(await inQueue(), 0);
+  });
+
+  test('a refused webhook on one job refuses the batch, naming the job; nothing is queued', async () => {
+    await drain();
+    const res = await g.queue('POST', '/run-batch', {
+      jobs: [{ input: {} }, { input: {} }, { input: {}, webhook: 'http://127.0.0.1:9/hook' }],
+    });
+    assert.equal(res.status, 400, JSON.stringify(res.json));
+    assert.match(res.json.errors[0], /^jobs\[2\]\.webhook: must not point at a private/);
+    assert.equal(await inQueue(), 0);
+  });
+
+  test('a batch holds 1 to 1000 jobs and at most 10 MB', async () => {
+    await drain();
+    const empty = await g.queue('POST', '/run-batch', { jobs: [] });
+    assert.equal(empty.status, 400);
+    const tooMany = await g.queue('POST', '/run-batch', { jobs: Array.from({ length: 1001 }, () => ({ input: {} })) });
+    assert.equal(tooMany.status, 400);
+    assert.match(JSON.stringify(tooMany.json), /1000/);
+    const missing = await g.queue('POST', '/run-batch', { input: {} });
+    assert.equal(missing.status, 400);
+    const large = await g.queue('POST', '/run-batch', {
+      jobs: Array.from({ length: 11 }, () => ({ input: { text: 'x'.repeat(1024 * 1024) } })),
+    });
+    assert.equal(large.status, 413);
+    assert.equal(await inQueue(), 0);
+    const most = await g.queue('POST', '/run-batch', { jobs: Array.from({ length: 1000 }, (_, n) => ({ input: { n } })) });
+    assert.equal(most.status, 200);
+    assert.equal(most.json.jobs.length, 1000);
+    assert.equal(await inQueue(), 1000);
+  });
+
+  test('when the store fails, none is queued and a worker waiting meanwhile still gets the next job', async () => {
+    await drain();
+    const jobs = g.services.store.jobs;
+    const insertAll = jobs.insertAll.bind(jobs);
+    const waiting = takeBatch('w4', 4);
+    await eventually(settledTake);
+    jobs.insertAll = () => Promise.reject(new Error('disk full'));
+    const failed = await g.queue('POST', '/run-batch', { jobs: [{ input: { lost: 1 } }, { input: { lost: 2 } }] });
+    jobs.insertAll = insertAll;
+    assert.equal(failed.status, 500);
+    assert.equal(await inQueue(), 0);
+    const next = await g.queue('POST', '/run', { input: { after: true } });
+    const taken = await waiting;
+    assert.deepEqual(
+      (taken.json as { id: string }[]).map((job) => job.id),
+      [next.json.id],
+    );
+  });
+});
+
+/** True once a take is long-polling on the endpoint, ready to be handed jobs. */
+async function settledTake(): Promise<boolean> {
+  return g.services.events.queues.count(g.endpointId) > 0;
+}
