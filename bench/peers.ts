@@ -2,7 +2,7 @@
 // one concurrency taking and completing them) through Gantry on SQLite and on PostgreSQL (each with
 // RunPod-protocol workers, and with a worker process on Gantry's own SDK),
 // BullMQ on Redis, and a bare HTTP echo server answering the same request shapes, in one run.
-// Run: npm run bench:peers -- [--jobs 20000] [--producers 16] [--workers 8] [--batch 1] [--repeat 3]
+// Run: npm run bench:peers -- [--jobs 20000] [--producers 16] [--workers 8] [--batch 1] [--submit-batch 1] [--repeat 3]
 //   [--only sqlite,sdk,postgres,sdk-postgres,bullmq,echo] (rows to run; all by default)
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (its rows are skipped when unset); Redis from
 // GANTRY_BENCH_REDIS (host:port, default 127.0.0.1:6379).
@@ -21,11 +21,18 @@ const { values: opts } = parseArgs({
     producers: { type: 'string', default: '16' },
     workers: { type: 'string', default: '8' },
     batch: { type: 'string', default: '1' },
+    // Jobs per submit: Gantry's run-batch, BullMQ's addBulk (the RunPod protocol has no batched submit).
+    'submit-batch': { type: 'string', default: '1' },
     repeat: { type: 'string', default: '3' },
     only: { type: 'string', default: 'sqlite,sdk,postgres,sdk-postgres,bullmq,echo' }, // the names KNOWN_ROWS lists
   },
 });
-const settings: FlowSettings = { jobs: Number(opts.jobs), producers: Number(opts.producers), workers: Number(opts.workers) };
+const settings: FlowSettings = {
+  jobs: Number(opts.jobs),
+  producers: Number(opts.producers),
+  workers: Number(opts.workers),
+  submitBatch: Number(opts['submit-batch']),
+};
 const BATCH = Number(opts.batch);
 const REPEAT = Number(opts.repeat);
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL;
@@ -67,7 +74,7 @@ async function gantrySdk(env: Record<string, string>, cpuPids?: () => number[]):
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
 console.log(
-  `jobs ${settings.jobs}, producers ${settings.producers}, workers ${settings.workers} (take batch ${BATCH}), repeats ${REPEAT} (the median run)\n`,
+  `jobs ${settings.jobs}, producers ${settings.producers} (${settings.submitBatch} jobs per submit), workers ${settings.workers} (take batch ${BATCH}), repeats ${REPEAT} (the median run)\n`,
 );
 const results: [string, FlowFigures][] = [];
 if (ROWS.has('sqlite')) results.push(['gantry, SQLite', await gantry({})]);
@@ -120,5 +127,9 @@ and its next take carries the results finished since (job-done-batch with take).
 Server CPU: Gantry's process (and the PostgreSQL server's processes; the SDK worker process),
 redis-server, or the echo server. Client CPU: this process, the load generator, which for BullMQ
 also runs the workers.
-The echo server hands back no submit time: it has no start latency.`);
+The echo server hands back no submit time: it has no start latency.${
+  settings.submitBatch > 1
+    ? `\nEach submit carried ${settings.submitBatch} jobs: Gantry's run-batch, BullMQ's addBulk, the echo server's canned run-batch.`
+    : ''
+}`);
 process.exit(0);

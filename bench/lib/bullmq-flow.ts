@@ -25,8 +25,9 @@ export function bullmqFlowSystem(connection: RedisAddress): FlowSystem & { close
   const queue = new Queue(name, { connection });
   let worker: Worker | undefined;
   return {
-    submit: async (_producer, submittedAt) => {
-      await queue.add('job', { submittedAt });
+    submit: async (_producer, submittedAt, count) => {
+      if (count === 1) await queue.add('job', { submittedAt });
+      else await queue.addBulk(Array.from({ length: count }, () => ({ name: 'job', data: { submittedAt } })));
     },
     runWorkers: async (workers, hooks) => {
       worker = new Worker(

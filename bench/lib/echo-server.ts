@@ -6,6 +6,9 @@ import Fastify from 'fastify';
 const app = Fastify({ logger: false });
 let next = 0;
 app.post('/v2/:ep/run', async () => ({ id: `job-${next++}`, status: 'IN_QUEUE' }));
+app.post('/v2/:ep/run-batch', async (request) => ({
+  jobs: (request.body as { jobs: unknown[] }).jobs.map(() => ({ id: `job-${next++}`, status: 'IN_QUEUE' })),
+}));
 app.get('/v2/:ep/job-take/:worker', async () => ({ id: `job-${next}`, input: { n: 1 } }));
 app.post('/v2/:ep/job-done/:worker/:job', async () => ({}));
 app.post('/v2/:ep/purge-queue', async () => ({ removed: 0, status: 'completed' }));

@@ -9,6 +9,8 @@ export interface FlowSettings {
   jobs: number;
   producers: number;
   workers: number;
+  /** Jobs in each submit request of a producer (1: one request per job). */
+  submitBatch: number;
 }
 
 export interface FlowFigures {
@@ -31,9 +33,10 @@ export interface WorkerHooks {
   stopped(): boolean;
 }
 
-/** How a system submits one job and runs workers that take and complete jobs. */
+/** How a system submits jobs and runs workers that take and complete them. */
 export interface FlowSystem {
-  submit(producer: number, submittedAt: number): Promise<void>;
+  /** Submits `count` jobs in one request (or one call of the system's client). */
+  submit(producer: number, submittedAt: number, count: number): Promise<void>;
   runWorkers(workers: number, hooks: WorkerHooks): Promise<void>;
   /** Wakes workers waiting for a job, so they see the stop. */
   wake(workers: number): Promise<void>;
@@ -66,8 +69,9 @@ export async function flow(system: FlowSystem, s: FlowSettings): Promise<FlowFig
   await Promise.all(
     Array.from({ length: s.producers }, async (_, p) => {
       while (submitted < s.jobs) {
-        submitted++;
-        await system.submit(p, now());
+        const count = Math.min(s.submitBatch, s.jobs - submitted);
+        submitted += count;
+        await system.submit(p, now(), count);
       }
     }),
   );
@@ -93,15 +97,22 @@ function cpuOrZero(pid: number): number {
   }
 }
 
+/** Submits `count` jobs with this input: one `/run`, or one `/run-batch` holding them all. */
+export async function submitOverHttp(t: Target, producer: number, input: Record<string, unknown>, count: number): Promise<void> {
+  const answer =
+    count === 1
+      ? await call(t, producer, 'POST', '/run', t.apiKey, { input })
+      : await call(t, producer, 'POST', '/run-batch', t.apiKey, { jobs: Array.from({ length: count }, () => ({ input })) });
+  if (answer.status !== 200) throw new Error(`a submit answered ${answer.status}: ${JSON.stringify(answer.json)}`);
+}
+
 /**
  * A queue served over HTTP with the RunPod worker protocol (Gantry, or the echo server): `/run`,
  * then `job-take` (or `job-take-batch` when `batch` > 1) and `job-done` per job.
  */
 export function httpFlowSystem(t: Target, batch: number): FlowSystem {
   return {
-    submit: async (producer, submittedAt) => {
-      await call(t, producer, 'POST', '/run', t.apiKey, { input: { submittedAt } });
-    },
+    submit: (producer, submittedAt, count) => submitOverHttp(t, producer, { submittedAt }, count),
     runWorkers: async (workers, hooks) => {
       await Promise.all(
         Array.from({ length: workers }, async (_, w) => {

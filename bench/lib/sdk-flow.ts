@@ -3,7 +3,7 @@
 // output; once every job has started, the endpoint's health figures say when all are completed
 // (asked only then: counting jobs under a backlog would cost the server more than the work).
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { FlowSystem } from './job-flow.js';
+import { submitOverHttp, type FlowSystem } from './job-flow.js';
 import { profileFlags } from './measure.js';
 import { call, type Target } from './queue-load.js';
 
@@ -45,9 +45,8 @@ export function sdkFlowSystem(t: Target, workers: number): FlowSystem & { close(
     return (health.json.jobs as { completed: number }).completed;
   };
   return {
-    submit: async (producer) => {
-      await call(t, producer, 'POST', '/run', t.apiKey, { input: { submittedAt: performance.timeOrigin + performance.now() } });
-    },
+    submit: (producer, _submittedAt, count) =>
+      submitOverHttp(t, producer, { submittedAt: performance.timeOrigin + performance.now() }, count),
     runWorkers: async (_workers, hooks) => {
       onLatency = (ms) => hooks.started(performance.now() - ms);
       if (!worker) start();
