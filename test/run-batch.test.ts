@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startLive, type Live } from './support/live.js';
+import { cli } from './support/processes.js';
 
 let g: Live;
 before(async () => {
@@ -123,6 +124,47 @@ describe('run-batch', () => {
       (taken.json as { id: string }[]).map((job) => job.id),
       [next.json.id],
     );
+  });
+});
+
+describe('gantry jobs run-batch', () => {
+  const env = () => ({ GANTRY_URL: g.url, GANTRY_API_KEY: g.adminKey });
+
+  test('queues a JSON Lines file of 2,500 jobs in requests of at most 1000 and prints their ids in file order', async () => {
+    await drain();
+    // Inputs and whole requests mixed, blank lines skipped.
+    const lines = Array.from({ length: 2500 }, (_, n) => (n % 2 === 0 ? JSON.stringify({ n }) : JSON.stringify({ input: { n } })));
+    lines.splice(10, 0, '');
+    const run = await cli(['jobs', 'run-batch', g.endpointId, '-'], env(), `${lines.join('\n')}\n`);
+    assert.equal(run.status, 0, run.stderr);
+    const ids = run.stdout.trim().split('\n');
+    assert.equal(ids.length, 2500);
+    assert.equal(await inQueue(), 2500);
+    const taken = await takeBatch('cli', 64);
+    assert.deepEqual(
+      (taken.json as { id: string; input: { n: number } }[]).map((job) => [job.id, job.input.n]),
+      ids.slice(0, 64).map((id, n) => [id, n]),
+    );
+  });
+
+  test('an invalid job names its line; nothing of its request is queued, and what went before is said', async () => {
+    await drain();
+    const lines = Array.from({ length: 1003 }, (_, n) => JSON.stringify({ n }));
+    lines[1001] = JSON.stringify({ input: 'not an object' });
+    const run = await cli(['jobs', 'run-batch', g.endpointId, '-', '--json'], env(), lines.join('\n'));
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /^\s+- stdin line 1002: input: must be object$/m);
+    assert.match(run.stderr, /^nothing from stdin line 1001 on was queued; the 1000 jobs before it are queued$/m);
+    assert.equal(JSON.parse(run.stdout).length, 1000, '--json still lists the jobs queued');
+    assert.equal(await inQueue(), 1000);
+  });
+
+  test('a line that is not JSON sends nothing', async () => {
+    await drain();
+    const run = await cli(['jobs', 'run-batch', g.endpointId, '-'], env(), '{"n": 1}\n{oops\n');
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /stdin line 2 is not valid JSON/);
+    assert.equal(await inQueue(), 0);
   });
 });
 

@@ -1,7 +1,10 @@
-// `gantry jobs run|runsync|status|stream|cancel|retry`: jobs on a queue endpoint, through the
+// `gantry jobs run|run-batch|runsync|status|stream|cancel|retry`: jobs on a queue endpoint, through the
 // queue API a RunPod client uses.
 import { Command } from 'commander';
-import { clientFrom, type ApiClient } from './remote/api-client.js';
+import { ApiError, clientFrom, type ApiClient } from './remote/api-client.js';
+import { jobsFromLines, requestsOf, withLines } from './remote/job-batches.js';
+import { readText } from './remote/json-input.js';
+import { CliError } from './options.js';
 import { ChunkAssembler } from './remote/stream-chunks.js';
 import {
   exitStatusOf,
@@ -41,6 +44,38 @@ function runCommand(): Command {
       finish(job, flags);
     },
   );
+}
+
+function runBatchCommand(): Command {
+  return remoteCommand('run-batch', 'queue the jobs of a JSON Lines file, one job per line, and print their ids in order')
+    .argument('<endpoint>', 'the queue endpoint id')
+    .argument('<file>', 'one job per line (- for stdin): its input, or a whole request {"input": ...}')
+    .action(async (endpointId: string, file: string, flags: Flags) => {
+      const source = file === '-' ? 'stdin' : file;
+      const requests = requestsOf(jobsFromLines(readText(file), source));
+      const client = clientFrom(flags);
+      const queued: { id: string; status: string }[] = [];
+      for (const request of requests) {
+        const body = { jobs: request.map((job) => job.body) };
+        try {
+          const answer = await client.call<{ jobs: { id: string; status: string }[] }>('POST', queuePath(endpointId, 'run-batch'), body);
+          queued.push(...answer.jobs);
+          if (!flags.json) for (const job of answer.jobs) print(job.id);
+        } catch (error) {
+          if (!(error instanceof CliError)) throw error;
+          // A request is queued whole or not at all (when answered): the jobs before it stand.
+          const from = `${source} line ${request[0]!.line}`;
+          const before = queued.length === 0 ? '' : `; the ${queued.length} jobs before it are queued`;
+          const outcome =
+            error instanceof ApiError
+              ? `nothing from ${from} on was queued${before}`
+              : `the request from ${from} got no answer: its jobs may or may not be queued${before}`;
+          if (flags.json) printJson(queued);
+          throw new CliError(`${withLines(error.message, request, source)}\n${outcome}`);
+        }
+      }
+      if (flags.json) printJson(queued);
+    });
 }
 
 function runsyncCommand(): Command {
@@ -121,6 +156,7 @@ export function jobsCommand(): Command {
   return new Command('jobs')
     .description('run jobs on a queue endpoint and follow them')
     .addCommand(runCommand())
+    .addCommand(runBatchCommand())
     .addCommand(runsyncCommand())
     .addCommand(statusCommand())
     .addCommand(streamCommand())

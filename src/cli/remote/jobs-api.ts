@@ -38,7 +38,11 @@ export function runBody(flags: InputFlags): Record<string, unknown> {
   if (flags.input !== undefined) return { input: parseJson(flags.input, '--input') };
   if (flags.inputFile === undefined)
     throw new CliError(`give the job's input: --input '{"prompt": "..."}' or --input-file input.json (- for stdin)`, EXIT_USAGE);
-  const value = readJsonFile(flags.inputFile);
+  return asRunBody(readJsonFile(flags.inputFile));
+}
+
+/** A value that already is a request (an object holding `input`) is sent as it is; any other is the input. */
+export function asRunBody(value: unknown): Record<string, unknown> {
   const isBody = typeof value === 'object' && value !== null && !Array.isArray(value) && 'input' in value;
   return isBody ? (value as Record<string, unknown>) : { input: value };
 }

@@ -10,15 +10,18 @@ export function parseJson(text: string, source: string): unknown {
   }
 }
 
-/** The JSON in a file, or on stdin for `-`. */
-export function readJsonFile(file: string): unknown {
-  let text: string;
+/** The text of a file, or of stdin for `-`. */
+export function readText(file: string): string {
   try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (error) {
     throw new CliError(`cannot read ${file}: ${(error as Error).message}`, EXIT_USAGE);
   }
-  return parseJson(text, file === '-' ? 'stdin' : file);
+}
+
+/** The JSON in a file, or on stdin for `-`. */
+export function readJsonFile(file: string): unknown {
+  return parseJson(readText(file), file === '-' ? 'stdin' : file);
 }
 
 /** A JSON object from a file or stdin: request bodies are objects. */
