@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { ApiError, clientFrom, type ApiClient } from './remote/api-client.js';
 import { jobsFromLines, requestsOf, withLines } from './remote/job-batches.js';
-import { readText } from './remote/json-input.js';
+import { readText, sourceName } from './remote/json-input.js';
 import { CliError } from './options.js';
 import { ChunkAssembler } from './remote/stream-chunks.js';
 import {
@@ -51,7 +51,7 @@ function runBatchCommand(): Command {
     .argument('<endpoint>', 'the queue endpoint id')
     .argument('<file>', 'one job per line (- for stdin): its input, or a whole request {"input": ...}')
     .action(async (endpointId: string, file: string, flags: Flags) => {
-      const source = file === '-' ? 'stdin' : file;
+      const source = sourceName(file);
       const requests = requestsOf(jobsFromLines(readText(file), source));
       const client = clientFrom(flags);
       const queued: { id: string; status: string }[] = [];

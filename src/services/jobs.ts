@@ -4,8 +4,7 @@ import type { JobCounts, JobRecord, JobState, NewJob } from '../store/job-store.
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { timeOrderedUuid } from '../domain/ids.js';
 import { canCancel, canRetry, isTerminal, JOB_LIMITS, runsyncRetentionMs } from '../domain/job-state.js';
-import type { Claim } from './waitlist.js';
-import type { JobEvents, TakerOffer } from './waitlist.js';
+import type { Claim, JobEvents, TakerOffer } from './waitlist.js';
 import type { WorkerCounts, WorkerRegistry } from '../runtime/worker-registry.js';
 import { statusJson } from './job-view.js';
 import { EndpointCache } from './endpoint-cache.js';

@@ -10,6 +10,11 @@ export function parseJson(text: string, source: string): unknown {
   }
 }
 
+/** How messages name a file given on the command line: `-` is stdin. */
+export function sourceName(file: string): string {
+  return file === '-' ? 'stdin' : file;
+}
+
 /** The text of a file, or of stdin for `-`. */
 export function readText(file: string): string {
   try {
@@ -21,14 +26,14 @@ export function readText(file: string): string {
 
 /** The JSON in a file, or on stdin for `-`. */
 export function readJsonFile(file: string): unknown {
-  return parseJson(readText(file), file === '-' ? 'stdin' : file);
+  return parseJson(readText(file), sourceName(file));
 }
 
 /** A JSON object from a file or stdin: request bodies are objects. */
 export function readJsonObjectFile(file: string): Record<string, unknown> {
   const value = readJsonFile(file);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new CliError(`${file === '-' ? 'stdin' : file} must hold a JSON object`, EXIT_USAGE);
+    throw new CliError(`${sourceName(file)} must hold a JSON object`, EXIT_USAGE);
   }
   return value as Record<string, unknown>;
 }

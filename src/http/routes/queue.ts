@@ -8,12 +8,12 @@ import { JOB_LIMITS } from '../../domain/job-state.js';
 import { problemResponses } from '../schemas/common.js';
 import {
   EndpointParams,
+  JobIdAndStatus,
   JobParams,
   JobStatusResponse,
   RunBatchBody,
   RunBody,
   SubmittedBatchResponse,
-  JobIdAndStatus,
   TtlQuery,
   WaitQuery,
 } from '../schemas/queue.js';

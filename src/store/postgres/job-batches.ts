@@ -90,11 +90,6 @@ export class JobBatches {
     if (outcome) throw outcome;
   }
 
-  /** Inserts these jobs in one statement of their own: all are committed, or none. */
-  async insertTogether(jobs: readonly NewJob[]): Promise<void> {
-    await this.insertStatement(jobs);
-  }
-
   getState(id: string): Promise<JobState | undefined> {
     return this.states.add(id);
   }
@@ -106,14 +101,14 @@ export class JobBatches {
   /** Answers, per job, undefined when it was stored or the error that kept it out. */
   private async insertTurn(jobs: NewJob[]): Promise<unknown[]> {
     try {
-      await this.insertStatement(jobs);
+      await this.insertTogether(jobs);
       return jobs.map(() => undefined);
     } catch (error) {
       // The whole statement rolled back: only the clashing job may fail, so each goes again alone.
       if (!isUniqueViolation(error) || jobs.length === 1) throw error;
       return Promise.all(
         jobs.map((job) =>
-          this.insertStatement([job]).then(
+          this.insertTogether([job]).then(
             () => undefined,
             (single: unknown) => single,
           ),
@@ -122,7 +117,8 @@ export class JobBatches {
     }
   }
 
-  private insertStatement(jobs: readonly NewJob[]): Promise<unknown> {
+  /** Inserts these jobs in one statement of their own: all are committed, or none. */
+  insertTogether(jobs: readonly NewJob[]): Promise<unknown> {
     return this.carrier.carry((told) => this.pool.query({ ...INSERT, values: [...insertColumns(jobs), told] }), noticesOf(jobs));
   }
 
