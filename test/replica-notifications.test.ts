@@ -119,6 +119,51 @@ test('a job submitted on B reaches a worker waiting on A with its insert alone, 
   });
 });
 
+test('a batch submitted on B wakes every take waiting on A with its one insert; each gets its share', { skip }, async () => {
+  // The takes would wait 30 s: one not woken by the batch's notification answers only then.
+  const takes = ['batch-1', 'batch-2'].map((workerId) =>
+    a.services.workerProtocol.take(endpointId, workerId, 2, new Cancellation(), 30_000),
+  );
+  await sleep(300); // A's takes found nothing and wait
+  let ids: string[] = [];
+  const names = await statementNames(poolsOf(b), async () => {
+    const res = await call(b, 'POST', `/v2/${endpointId}/run-batch`, { jobs: [1, 2, 3, 4].map((n) => ({ input: { n } })) });
+    assert.equal(res.statusCode, 200, res.body);
+    ids = res.json<{ jobs: { id: string }[] }>().jobs.map((job) => job.id);
+    await sleep(100); // time for a NOTIFY of its own, had one been sent
+  });
+  const notWoken = new Promise<'not woken'>((resolve) => setTimeout(() => resolve('not woken'), 10_000).unref());
+  const taken = await Promise.race([Promise.all(takes), notWoken]);
+  assert.notEqual(taken, 'not woken', 'both takes on A were woken by the batch');
+  const jobs = taken as Awaited<(typeof takes)[number]>[];
+  assert.deepEqual(
+    jobs.map((share) => share.length),
+    [2, 2],
+  );
+  assert.deepEqual(
+    jobs
+      .flat()
+      .map((job) => job.id)
+      .sort(),
+    [...ids].sort(),
+  );
+  assert.deepEqual(
+    names.filter((name) => name.startsWith('gantry_jobs_') || name === 'gantry_notify'),
+    ['gantry_jobs_insert'],
+  );
+  for (const [i, share] of jobs.entries()) {
+    for (const job of share) {
+      await a.services.workerProtocol.done(endpointId, `batch-${i + 1}`, job.id, {
+        kind: 'result',
+        status: 'COMPLETED',
+        output: null,
+        error: null,
+        stopPod: false,
+      });
+    }
+  }
+});
+
 test('a runsync on B answers with the result reported on A, exactly, without reading the job again', { skip }, async () => {
   const output = { text: 'é, 😀, a line\u2028separator, "quotes" and \\ slashes', n: [1, 2.5, null] };
   const working = work(a, 'worker-small', { output });
