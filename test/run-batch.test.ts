@@ -64,7 +64,14 @@ describe('run-batch', () => {
       (taken.json as { id: string }[]).map((job) => job.id),
       ids.slice(0, 2),
     );
-    for (const id of ids.slice(0, 2)) assert.equal((await g.queue('GET', `/status/${id}`)).json.status, 'IN_PROGRESS');
+    for (const id of ids.slice(0, 2)) {
+      const row = await g.services.store.jobs.get(id);
+      assert.deepEqual(
+        [row?.status, row?.workerId, row?.startedAt === row?.submittedAt],
+        ['IN_PROGRESS', 'w3', true],
+        'started as submitted',
+      );
+    }
     assert.equal(await inQueue(), 3);
   });
 

@@ -103,7 +103,10 @@ export class JobService {
   async submit(endpoint: EndpointRecord, request: RunRequest, retentionMs: number): Promise<JobRecord> {
     // No await without a webhook: the job goes to a waiting take in the same turn as the request.
     if (request.webhook !== undefined || request.webhookV2 !== undefined) await this.checkWebhook(request, '');
-    const [job] = await this.queue(endpoint, [this.queuedJob(endpoint, request, retentionMs)], ([row]) => this.store.jobs.insert(row!));
+    const now = this.now();
+    const [job] = await this.queue(endpoint, [this.queuedJob(endpoint, request, retentionMs, now)], now, ([row]) =>
+      this.store.jobs.insert(row!),
+    );
     return job!;
   }
 
@@ -113,8 +116,10 @@ export class JobService {
    */
   async submitBatch(endpoint: EndpointRecord, requests: readonly RunRequest[], retentionMs: number): Promise<JobRecord[]> {
     await Promise.all(requests.map((request, index) => this.checkWebhook(request, `jobs[${index}].`)));
-    const queued = requests.map((request) => this.queuedJob(endpoint, request, retentionMs));
-    return this.queue(endpoint, queued, (rows) => this.store.jobs.insertAll(rows));
+    // Submitted together, so at the same moment; the store keeps their order (its sequence).
+    const now = this.now();
+    const queued = requests.map((request) => this.queuedJob(endpoint, request, retentionMs, now));
+    return this.queue(endpoint, queued, now, (rows) => this.store.jobs.insertAll(rows));
   }
 
   private async checkWebhook(request: RunRequest, path: string): Promise<void> {
@@ -124,8 +129,7 @@ export class JobService {
     if (reason) throw badRequest('the webhook URL is not allowed', [`${path}${request.webhook ? 'webhook' : 'webhookV2'}: ${reason}`]);
   }
 
-  private queuedJob(endpoint: EndpointRecord, request: RunRequest, retentionMs: number): JobRecord {
-    const now = this.now();
+  private queuedJob(endpoint: EndpointRecord, request: RunRequest, retentionMs: number, now: number): JobRecord {
     const ttlMs = request.policy?.ttl ?? JOB_LIMITS.defaultTtlMs;
     // One literal with every field: spreading a new job into its record cost a few percent of a
     // busy server's CPU in profiles.
@@ -158,10 +162,15 @@ export class JobService {
   /**
    * Stores new jobs with `insert`. Workers long-polling here get them at once, each as many as its
    * take asked for: stored already taken by it, one write instead of a submit and a take
-   * (docs/decisions/0027). Answers the jobs as submitted: accepted into the queue, even those
-   * that left it at once.
+   * (docs/decisions/0027), started the moment they were submitted (`now`). Answers the jobs as
+   * submitted: accepted into the queue, even those that left it at once.
    */
-  private async queue(endpoint: EndpointRecord, queued: JobRecord[], insert: (rows: NewJob[]) => Promise<void>): Promise<JobRecord[]> {
+  private async queue(
+    endpoint: EndpointRecord,
+    queued: JobRecord[],
+    now: number,
+    insert: (rows: NewJob[]) => Promise<void>,
+  ): Promise<JobRecord[]> {
     const rows: NewJob[] = [];
     const handOffs: HandOff[] = [];
     let next = 0;
@@ -169,14 +178,13 @@ export class JobService {
       const taker = this.events.queues.claim(endpoint.id, (offer) => !this.workers.isParked(offer.workerId));
       if (!taker) break;
       const { workerId, leaseMs, limit } = taker.offer;
-      const startedAt = this.now();
-      const handedTo = { workerId, startedAt, leaseUntil: startedAt + leaseMs };
+      const handedTo = { workerId, startedAt: now, leaseUntil: now + leaseMs };
       const jobs = queued.slice(next, next + limit);
       next += jobs.length;
       for (const job of jobs) rows.push({ ...job, handedTo });
       handOffs.push({
         taker,
-        jobs: jobs.map((job) => ({ ...job, status: 'IN_PROGRESS', workerId, startedAt, leaseExpiresAt: handedTo.leaseUntil })),
+        jobs: jobs.map((job) => ({ ...job, status: 'IN_PROGRESS', workerId, startedAt: now, leaseExpiresAt: handedTo.leaseUntil })),
       });
     }
     const left = queued.length - next;
