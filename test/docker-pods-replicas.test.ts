@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callApi, runCli, serve, stop, type ServeProcess } from './support/processes.js';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
-import { eventually } from './support/live.js';
+import { eventually, settles } from './support/live.js';
 import { dockerSkipReason, removeContainersOf, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG } from './support/harness.js';
 import { SDK_GET_POD } from './support/graphql-clients.js';
@@ -76,8 +76,11 @@ test('pod requests sent to the replica that does not lead are run by the leader'
     20_000,
     200,
   );
-  const logs = await fetch(`${follower.url}/v2/pods/${id}/logs?follow=false`, { headers: { authorization: `Bearer ${adminKey}` } });
-  assert.match(await logs.text(), /listening/);
+  // The line comes through Docker's log stream, which may trail the port answering.
+  await settles(async () => {
+    const logs = await fetch(`${follower.url}/v2/pods/${id}/logs?follow=false`, { headers: { authorization: `Bearer ${adminKey}` } });
+    assert.match(await logs.text(), /listening/);
+  }, 10_000);
   assert.equal((await api(follower.url, 'DELETE', `/v2/pods/${id}`)).status, 204);
   assert.equal((await api(leader.url, 'GET', `/v2/pods/${id}`)).status, 404);
   // The leader recorded the pod's usage up to the terminate; either replica reads it.

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callApi, stop } from './support/processes.js';
-import { eventually } from './support/live.js';
+import { eventually, settles } from './support/live.js';
 import { containersOf, docker, dockerSkipReason, useServeOnDocker, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG } from './support/harness.js';
 
@@ -55,8 +55,10 @@ test('a running pod is adopted after Gantry is killed and started again; one who
   assert.equal(gone.json.status, 'EXITED');
   assert.match(gone.json.message, /container was gone/);
 
-  const logs = await fetch(`${second.url}/v2/pods/${kept}/logs?follow=false&tail=50`, { headers: { authorization: `Bearer ${key}` } });
-  assert.match(await logs.text(), /adopted the running container/);
+  await settles(async () => {
+    const logs = await fetch(`${second.url}/v2/pods/${kept}/logs?follow=false&tail=50`, { headers: { authorization: `Bearer ${key}` } });
+    assert.match(await logs.text(), /adopted the running container/);
+  }, 10_000);
   assert.equal((await callApi(second.url, key, 'DELETE', `/v2/pods/${kept}`)).status, 204);
   assert.equal(await ofPod(kept), undefined);
   assert.equal(await stop(second.child), 0);

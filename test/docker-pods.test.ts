@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from './support/live.js';
+import { eventually, settles } from './support/live.js';
 import { containersOf, dockerSkipReason, useLiveOnDocker, WORKER_IMAGE } from './support/docker.js';
 import { FIXTURE_CATALOG, problem } from './support/harness.js';
 import { assertReferenceShape } from './support/reference-schemas.js';
@@ -182,7 +182,8 @@ test(
     );
     assert.deepEqual(restarted.pendingRestart, []);
     assert.deepEqual(restarted.mounts, { network: [{ volumeId, path: '/data' }] });
-    assert.match(await logText(id), /model: weights/, 'the network volume is mounted at its path');
+    // The container's line comes through Docker's log stream after the status: wait for it.
+    await settles(async () => assert.match(await logText(id), /model: weights/, 'the network volume is mounted at its path'), 10_000);
     assert.equal((await g.call('DELETE', `/v2/network-volumes/${volumeId}`)).statusCode, 409, 'not while a pod mounts it');
     assert.equal((await g.call('DELETE', `/v2/pods/${id}`)).statusCode, 204);
     assert.equal((await g.call('DELETE', `/v2/network-volumes/${volumeId}`)).statusCode, 204);
