@@ -18,27 +18,15 @@ import type {
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import { dueWebhookFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type WebhookRow, type WorkerCredentialRow } from '../rows.js';
 import { conflictText, uniquely } from '../shared/conflicts.js';
-import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
-import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
+import { purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
+import { GENERATION, prepareJobStatements, type JobStatements } from './sqlite-job-statements.js';
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
 import { SqliteEndpointJobs } from './sqlite-endpoint-jobs.js';
 import { SqliteJobStreams } from './sqlite-job-streams.js';
 import { SqliteKeptApart } from './sqlite-kept-apart.js';
-import {
-  COMPLETED_COLUMNS,
-  completedState,
-  JOB_COLUMNS,
-  JOB_STATE_COLUMNS_SQL,
-  keptApart,
-  jobFromValues,
-  jobStateFromValues,
-} from './job-columns.js';
+import { COMPLETED_COLUMNS, completedState, JOB_STATE_COLUMNS_SQL, keptApart, jobFromValues, jobStateFromValues } from './job-columns.js';
 import type { HistoryReader } from './history-reader.js';
 import { countJobs } from './sqlite-job-counts.js';
-
-const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
-/** The current queue generation of the endpoint bound at this place. */
-const GENERATION = generationOf('?');
 
 function statusList(statuses: readonly JobStatus[]): string {
   // Statuses are a closed enum, never user text, so inlining them is safe and keeps one statement per set.
@@ -46,7 +34,7 @@ function statusList(statuses: readonly JobStatus[]): string {
 }
 
 export class SqliteJobStore implements JobStore {
-  private readonly s: ReturnType<typeof prepare>;
+  private readonly s: JobStatements;
   private readonly completeBy = new Map<string, Database.Statement>();
   private readonly takeableBy = new Map<number, Database.Statement>();
   private readonly requeueBy = new Map<string, Database.Statement>();
@@ -65,7 +53,7 @@ export class SqliteJobStore implements JobStore {
     private readonly db: Database.Database,
     private readonly history: HistoryReader,
   ) {
-    this.s = prepare(db);
+    this.s = prepareJobStatements(db);
     this.purges = new SqliteQueuePurges(db);
     this.endpointJobs = new SqliteEndpointJobs(db, this.purges);
     this.streams = new SqliteJobStreams(db);
@@ -339,72 +327,4 @@ export class SqliteJobStore implements JobStore {
     const row = this.s.getCredential.get(id) as WorkerCredentialRow | undefined;
     return row && workerCredentialFromRow(row);
   }
-}
-
-function prepare(db: Database.Database) {
-  return {
-    // A job handed to a waiting worker as it is submitted is stored taken (worker, start, lease).
-    insert: db.prepare(`INSERT INTO jobs (id, endpoint_id, account_id, input, webhook, s3_config,
-      execution_timeout_ms, low_priority, retention_ms, ttl_ms, submitted_at, expires_at, queue_generation,
-      worker_id, started_at, lease_expires_at, status)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${GENERATION}, ?, ?, ?, CASE WHEN ? IS NULL THEN 'IN_QUEUE' ELSE 'IN_PROGRESS' END)`),
-    get: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
-    getState: db.prepare(`SELECT ${JOB_STATE_COLUMNS_SQL} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
-    takeOne: db
-      .prepare(
-        `UPDATE jobs SET status = 'IN_PROGRESS', worker_id = ?, started_at = ?, lease_expires_at = ?
-      WHERE seq = ? AND status = 'IN_QUEUE' RETURNING ${JOB_COLUMNS}`,
-      )
-      .raw(true),
-    renew: db.prepare(`UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND worker_id = ? AND endpoint_id = ? AND status = 'IN_PROGRESS'`),
-    progress: db.prepare(`UPDATE jobs SET output = @output, lease_expires_at = @leaseUntil
-      WHERE id = @id AND endpoint_id = @endpointId AND worker_id = @workerId AND status = 'IN_PROGRESS'`),
-    setExpiry: db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?'),
-    countQueuedNormal: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
-      WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 0 LIMIT ?)`),
-    countQueuedLow: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
-      WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 1 LIMIT ?)`),
-    // status <> 'IN_QUEUE' lets SQLite use the partial jobs_by_endpoint_status, which holds no queued job.
-    countRunning: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
-      WHERE endpoint_id = ? AND status = 'IN_PROGRESS' AND status <> 'IN_QUEUE' LIMIT ?)`),
-    oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION}
-      AND status = 'IN_QUEUE' AND low_priority = 0
-      ORDER BY low_priority, seq LIMIT 1`),
-    deleteExpired: db.prepare(`DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= ? LIMIT ?)
-      RETURNING ${DISPLACED}`),
-    timeOut: db.prepare(`UPDATE jobs SET status = 'TIMED_OUT', completed_at = ?, lease_expires_at = NULL,
-      error = ${TIMED_OUT_ERROR_SQL},
-      expires_at = min(expires_at, ? + retention_ms)
-      WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND started_at + execution_timeout_ms <= ? LIMIT ?)
-      RETURNING ${DISPLACED}`),
-    failLapsed: db.prepare(`UPDATE jobs SET status = 'FAILED', completed_at = ?, error = ?, lease_expires_at = NULL,
-      lease_losses = lease_losses + 1, expires_at = min(expires_at, ? + retention_ms)
-      WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= ? AND lease_losses >= ? LIMIT ?)
-      RETURNING ${DISPLACED}`),
-    requeueLapsed: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
-      worker_id = NULL, retries = retries + 1, lease_losses = lease_losses + 1, queue_generation = ${ROW_GENERATION}
-      WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= ? LIMIT ?)
-      RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
-    // Rare (a worker gone): reads every running job rather than keep an index of jobs by worker.
-    releaseWorker: db.prepare(`UPDATE jobs INDEXED BY jobs_running SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
-      worker_id = NULL, retries = retries + 1, queue_generation = ${ROW_GENERATION}
-      WHERE worker_id = ? AND status = 'IN_PROGRESS'
-      RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
-    handBack: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL,
-      queue_generation = ${ROW_GENERATION}
-      WHERE id = ? AND worker_id = ? AND status = 'IN_PROGRESS'
-      RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
-    requestStop: db.prepare('INSERT OR IGNORE INTO job_stops (worker_id, job_id, endpoint_id, requested_at) VALUES (?, ?, ?, ?)'),
-    drainStops: db.prepare('DELETE FROM job_stops WHERE worker_id = ? AND (endpoint_id = ? OR endpoint_id IS NULL) RETURNING job_id'),
-    forgetStops: db.prepare('DELETE FROM job_stops WHERE requested_at < ?'),
-    dueWebhooks: db.prepare('SELECT seq FROM jobs WHERE webhook_due_at <= ? ORDER BY webhook_due_at, seq LIMIT ?'),
-    claimWebhook: db.prepare(`UPDATE jobs SET webhook_due_at = ?, webhook_attempts = webhook_attempts + 1 WHERE seq = ?
-      RETURNING ${JOB_STATE_COLUMNS_SQL}, webhook_attempts,
-        (SELECT sealed_webhook_secret FROM endpoints WHERE endpoints.id = jobs.endpoint_id) AS sealed_webhook_secret`),
-    webhookAttempted: db.prepare(`UPDATE jobs SET webhook_due_at = ?
-      WHERE id = ? AND webhook_due_at IS NOT NULL AND status IN (${TERMINAL_STATUS_LIST})`),
-    insertCredential: db.prepare(`INSERT INTO worker_credentials (id, endpoint_id, secret_hash, created_at, revoked_at)
-      VALUES (?, ?, ?, ?, ?)`),
-    getCredential: db.prepare('SELECT * FROM worker_credentials WHERE id = ?'),
-  };
 }
