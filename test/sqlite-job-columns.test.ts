@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteDatabase } from '../src/store/sqlite/sqlite-store.js';
 import { SqliteJobStore } from '../src/store/sqlite/sqlite-job-store.js';
+import { SqliteSubmitKeys } from '../src/store/sqlite/sqlite-submit-keys.js';
 import { HistoryReader } from '../src/store/sqlite/history-reader.js';
 import { GroupCommit } from '../src/store/sqlite/group-commit.js';
 import { jobFromRow, jobStateFromRow, type JobRow } from '../src/store/rows.js';
 
 test('every field of a job read, taken, completed or requeued, or of its state, is the one stored in its column', async () => {
   const db = openSqliteDatabase(join(mkdtempSync(join(tmpdir(), 'gantry-columns-')), 'gantry.db'));
-  const jobs = new SqliteJobStore(db, new HistoryReader(db, new GroupCommit(db), (error) => assert.fail(error)));
+  const jobs = new SqliteJobStore(db, new HistoryReader(db, new GroupCommit(db), (error) => assert.fail(error)), new SqliteSubmitKeys(db));
   const row = (id: string) => db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow;
   const stored = (id: string) => jobFromRow(row(id));
   const storedState = (id: string) => jobStateFromRow(row(id));

@@ -1,6 +1,7 @@
 // The job part of the Store port. Every hot-path operation is one statement:
 // submit = insert, take = one conditional update, completion = one conditional update.
 import type { JobStatus } from '../domain/job-state.js';
+import type { SubmitKeyRecord } from './submit-key-store.js';
 
 export interface NewJob {
   id: string;
@@ -112,8 +113,11 @@ export interface WorkerCredentialRecord {
 
 export interface JobStore {
   insert(job: NewJob): Promise<void>;
-  /** Inserts the jobs in one transaction: all of them are stored, or none. */
-  insertAll(jobs: readonly NewJob[]): Promise<void>;
+  /**
+   * Inserts the jobs in one transaction: all of them are stored, or none. With `key`, the submit
+   * key is stored in it too; a key the endpoint already holds fails it with a conflict.
+   */
+  insertAll(jobs: readonly NewJob[], key?: SubmitKeyRecord): Promise<void>;
   get(id: string): Promise<JobRecord | undefined>;
   /** As get, without the input and S3 settings: what status answers and checks read. */
   getState(id: string): Promise<JobState | undefined>;

@@ -11,6 +11,7 @@ import type { PodStore } from './pod-store.js';
 import type { UsageStore } from './usage-store.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
 import type { WorkerSampleStore } from './worker-sample-store.js';
+import type { SubmitKeyStore } from './submit-key-store.js';
 
 export type KeyPermission = 'full' | 'read' | 'endpoints';
 
@@ -99,6 +100,8 @@ export interface Store {
   readonly usage: UsageStore;
   /** Endpoints' workers by state over time, for charts. */
   readonly workerSamples: WorkerSampleStore;
+  /** The idempotency keys of recent submits (written with their jobs by jobs.insertAll). */
+  readonly submitKeys: SubmitKeyStore;
   close(): Promise<void>;
 
   /**

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openSqliteDatabase } from '../../src/store/sqlite/sqlite-store.js';
 import { SqliteJobStore } from '../../src/store/sqlite/sqlite-job-store.js';
+import { SqliteSubmitKeys } from '../../src/store/sqlite/sqlite-submit-keys.js';
 import { SqliteJobHistory } from '../../src/store/sqlite/sqlite-job-history.js';
 import { HistoryReader } from '../../src/store/sqlite/history-reader.js';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
@@ -34,7 +35,7 @@ export function openSqliteJobs(): SqliteJobs {
     const before = walBytes();
     return () => walBytes() - before;
   };
-  return { db, jobs: new SqliteJobStore(db, reader), history: new SqliteJobHistory(db, reader), walGrowth };
+  return { db, jobs: new SqliteJobStore(db, reader, new SqliteSubmitKeys(db)), history: new SqliteJobHistory(db, reader), walGrowth };
 }
 
 /** A queued job of endpoint-1 (unless `fields` say otherwise) with a small input. */

@@ -28,7 +28,9 @@ import {
   type WebhookRow,
   type WorkerCredentialRow,
 } from '../rows.js';
-import { conflictText, uniquely } from '../shared/conflicts.js';
+import { conflictText, jobsInsertConflict, uniquely } from '../shared/conflicts.js';
+import type { SubmitKeyRecord } from '../submit-key-store.js';
+import type { PostgresSubmitKeys } from './postgres-submit-keys.js';
 import { countsFromRows } from '../shared/job-results.js';
 import { jobRecordColumns, jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { transaction, type Queryable } from './database.js';
@@ -80,6 +82,7 @@ export class PostgresJobStore implements JobStore {
     private readonly pool: pg.Pool,
     batchPool: pg.Pool,
     carrier: NotificationCarrier,
+    private readonly submitKeys: PostgresSubmitKeys,
   ) {
     this.batches = new JobBatches(batchPool, carrier);
     this.takes = new TakeBatches(batchPool, carrier);
@@ -101,11 +104,15 @@ export class PostgresJobStore implements JobStore {
     );
   }
 
-  async insertAll(jobs: readonly NewJob[]): Promise<void> {
-    await uniquely(
-      () => this.batches.insertTogether(jobs),
-      () => conflictText.jobs(jobs.map((job) => job.id)),
-    );
+  async insertAll(jobs: readonly NewJob[], key?: SubmitKeyRecord): Promise<void> {
+    const insert = key
+      ? () =>
+          transaction(this.pool, async (client) => {
+            await this.submitKeys.insert(client, key);
+            await this.batches.insertTogether(jobs, client);
+          })
+      : () => this.batches.insertTogether(jobs);
+    await uniquely(insert, () => jobsInsertConflict(this.submitKeys, jobs, key));
   }
 
   /**

@@ -28,6 +28,7 @@ import { PostgresSshKeyStore } from './postgres-ssh-keys.js';
 import { PostgresWorkerSampleStore } from './postgres-worker-samples.js';
 import { PostgresUsageStore } from './postgres-usage.js';
 import { PostgresWebhookSecretStore } from './postgres-webhook-secrets.js';
+import { PostgresSubmitKeys } from './postgres-submit-keys.js';
 import { ShortLivedCopies } from '../../domain/short-lived-copies.js';
 import { EVENT_CHANNEL, keyChangedPayload, NotificationCarrier } from './notifications.js';
 
@@ -53,6 +54,7 @@ export class PostgresStore implements Store {
   readonly pods: PostgresPodStore;
   readonly usage: PostgresUsageStore;
   readonly workerSamples: PostgresWorkerSampleStore;
+  readonly submitKeys: PostgresSubmitKeys;
   readonly webhookSecrets: PostgresWebhookSecretStore;
   /**
    * API keys are read on every request; found ones are kept a second. A revocation drops the copy at
@@ -74,7 +76,8 @@ export class PostgresStore implements Store {
     readonly batchPool: pg.Pool,
     readonly options: PoolOptions,
   ) {
-    this.jobs = new PostgresJobStore(pool, batchPool, this.notifications);
+    this.submitKeys = new PostgresSubmitKeys(pool);
+    this.jobs = new PostgresJobStore(pool, batchPool, this.notifications, this.submitKeys);
     this.jobHistory = new PostgresJobHistory(pool);
     this.registryAuths = new PostgresRegistryAuthStore(pool);
     this.secrets = new PostgresSecretStore(pool);

@@ -1,6 +1,8 @@
 // Writes that break a uniqueness rule fail with one error and one text on every adapter, instead
 // of each database's own wording (SQLite's "UNIQUE constraint failed", PostgreSQL's 23505).
 import type { EndpointRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
+import type { NewJob } from '../job-store.js';
+import type { SubmitKeyRecord, SubmitKeyStore } from '../submit-key-store.js';
 
 export class StoreConflictError extends Error {
   override readonly name = 'StoreConflictError';
@@ -34,7 +36,18 @@ export const conflictText = {
   job: (id: string) => `job ${id} already exists`,
   jobs: (ids: readonly string[]) => `one of ${ids.length} jobs (${ids[0]} first) already exists`,
   workerCredential: (id: string) => `worker credential ${id} already exists`,
+  submitKey: (k: SubmitKeyRecord) => `endpoint ${k.endpointId} already has a submit with idempotency key '${k.key}'`,
 };
+
+/** Jobs inserted with a submit key clash on the key when another submit holds it, else on an id. */
+export async function jobsInsertConflict(
+  submitKeys: Pick<SubmitKeyStore, 'find'>,
+  jobs: readonly NewJob[],
+  key: SubmitKeyRecord | undefined,
+): Promise<string> {
+  if (key && (await submitKeys.find(key.endpointId, key.key))) return conflictText.submitKey(key);
+  return conflictText.jobs(jobs.map((job) => job.id));
+}
 
 /**
  * An endpoint insert writes the endpoint and maybe its first release, in one transaction that

@@ -17,7 +17,9 @@ import type {
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import { dueWebhookFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type WebhookRow, type WorkerCredentialRow } from '../rows.js';
-import { conflictText, uniquely } from '../shared/conflicts.js';
+import { conflictText, jobsInsertConflict, uniquely } from '../shared/conflicts.js';
+import type { SubmitKeyRecord } from '../submit-key-store.js';
+import type { SqliteSubmitKeys } from './sqlite-submit-keys.js';
 import { purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { GENERATION, prepareJobStatements, type JobStatements } from './sqlite-job-statements.js';
 import { SqliteQueuePurges } from './sqlite-queue-purge.js';
@@ -47,11 +49,12 @@ export class SqliteJobStore implements JobStore {
   private readonly takeQueued;
   private readonly requeueAndClear;
   private readonly handBackAll;
-  private readonly insertRows: (jobs: readonly NewJob[]) => void;
+  private readonly insertRows: (jobs: readonly NewJob[], key: SubmitKeyRecord | undefined) => void;
 
   constructor(
     private readonly db: Database.Database,
     private readonly history: HistoryReader,
+    private readonly submitKeys: SqliteSubmitKeys,
   ) {
     this.s = prepareJobStatements(db);
     this.purges = new SqliteQueuePurges(db);
@@ -77,7 +80,8 @@ export class SqliteJobStore implements JobStore {
       }
       return updated;
     });
-    this.insertRows = db.transaction((jobs: readonly NewJob[]) => {
+    this.insertRows = db.transaction((jobs: readonly NewJob[], key: SubmitKeyRecord | undefined) => {
+      if (key) this.submitKeys.insert(key);
       for (const job of jobs) this.insertRow(job);
     });
     this.handBackAll = db.transaction((workerId: string, ids: readonly string[]) =>
@@ -92,11 +96,11 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
-  async insertAll(jobs: readonly NewJob[]): Promise<void> {
+  async insertAll(jobs: readonly NewJob[], key?: SubmitKeyRecord): Promise<void> {
     // A savepoint inside the group's transaction: a failing row takes the rows before it back out.
     await uniquely(
-      () => this.insertRows(jobs),
-      () => conflictText.jobs(jobs.map((job) => job.id)),
+      () => this.insertRows(jobs, key),
+      () => jobsInsertConflict(this.submitKeys, jobs, key),
     );
   }
 

@@ -33,6 +33,7 @@ import {
 } from '../rows.js';
 import { apiKeysMarkReader } from './api-keys-mark.js';
 import { DELETED_ENDPOINT_BATCH } from './sqlite-endpoint-jobs.js';
+import { SqliteSubmitKeys } from './sqlite-submit-keys.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
 
 /** Opens (creating if needed, readable by its owner only) the database file with the store's settings. ':memory:' works too. */
@@ -68,6 +69,7 @@ export class SqliteStore implements Store {
   readonly pods: SqlitePodStore;
   readonly usage: SqliteUsageStore;
   readonly workerSamples: SqliteWorkerSampleStore;
+  readonly submitKeys: SqliteSubmitKeys;
   readonly webhookSecrets: SqliteWebhookSecretStore;
 
   constructor(fileOrDb: string | Database.Database, log: Logger = silentLogger) {
@@ -79,6 +81,7 @@ export class SqliteStore implements Store {
     this.pods = new SqlitePodStore(this.db);
     this.usage = new SqliteUsageStore(this.db);
     this.workerSamples = new SqliteWorkerSampleStore(this.db);
+    this.submitKeys = new SqliteSubmitKeys(this.db);
     this.webhookSecrets = new SqliteWebhookSecretStore(this.db);
     this.checkpointer = this.db.memory
       ? undefined
@@ -90,7 +93,7 @@ export class SqliteStore implements Store {
       (error) => log.warn({ err: error }, 'history reads are back on the store’s own connection'),
       JOB_HISTORY_REDUCERS,
     );
-    this.jobs = new SqliteJobStore(this.db, this.historyReader);
+    this.jobs = new SqliteJobStore(this.db, this.historyReader, this.submitKeys);
     this.jobHistory = new SqliteJobHistory(this.db, this.historyReader);
     this.readApiKeysMark = apiKeysMarkReader(this.db, () => this.group.failedGroups);
     // Every part that writes or reads the database joins the turn's transaction, so no answer precedes its commit.
@@ -107,6 +110,7 @@ export class SqliteStore implements Store {
       this.usage,
       this.workerSamples,
       this.webhookSecrets,
+      this.submitKeys,
     ]) {
       groupMethods(part, this.group, ['close']);
     }
