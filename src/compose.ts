@@ -19,6 +19,7 @@ import { VolumeMounts } from './runtime/volumes/volume-mounts.js';
 import { JobEvents } from './services/waitlist.js';
 import { WorkerRegistry } from './runtime/worker-registry.js';
 import { JobService } from './services/jobs.js';
+import { KeyedSubmits } from './services/keyed-submits.js';
 import { WebhookSender } from './services/webhooks.js';
 import { WebhookOutbox } from './services/webhook-outbox.js';
 import { WebhookSecretService } from './services/webhook-secrets.js';
@@ -188,6 +189,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     events,
     workers,
     jobs,
+    keyedSubmits: new KeyedSubmits(store, jobs),
     workerProtocol: new WorkerProtocolService(store, events, workers, jobs, config),
     workerCredentials,
     webhooks,

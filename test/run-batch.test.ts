@@ -166,6 +166,33 @@ describe('gantry jobs run-batch', () => {
     assert.equal(await inQueue(), 1000);
   });
 
+  test('a request that fails is sent again with its key; a run cut short resumes with --idempotency-key, queuing nothing twice', async () => {
+    await drain();
+    const lines = `${Array.from({ length: 2500 }, (_, n) => JSON.stringify({ n })).join('\n')}\n`;
+    const jobs = g.services.store.jobs;
+    const insertAll = jobs.insertAll.bind(jobs);
+    // The first try of every request fails, and every try of the third: the CLI sends each again.
+    let calls = 0;
+    jobs.insertAll = (rows, key) => (++calls === 1 || rows.length === 500 ? Promise.reject(new Error('disk full')) : insertAll(rows, key));
+    const cut = await cli(['jobs', 'run-batch', g.endpointId, '-', '--idempotency-key', 'nightly-import'], env(), lines);
+    jobs.insertAll = insertAll;
+    assert.equal(cut.status, 1, cut.stderr);
+    assert.match(
+      cut.stderr,
+      /the request from stdin line 2001 failed: its jobs may or may not be queued; the 2000 jobs before it are queued/,
+    );
+    assert.match(cut.stderr, /run the same command with --idempotency-key nightly-import within a day to queue the rest/);
+    const first = cut.stdout.trim().split('\n');
+    assert.equal(first.length, 2000);
+    assert.equal(await inQueue(), 2000, 'the request that failed once was sent again, and queued once');
+    const resumed = await cli(['jobs', 'run-batch', g.endpointId, '-', '--idempotency-key', 'nightly-import'], env(), lines);
+    assert.equal(resumed.status, 0, resumed.stderr);
+    const ids = resumed.stdout.trim().split('\n');
+    assert.deepEqual(ids.slice(0, 2000), first, 'the requests queued before are answered with their jobs');
+    assert.equal(new Set(ids).size, 2500);
+    assert.equal(await inQueue(), 2500);
+  });
+
   test('a line that is not JSON sends nothing', async () => {
     await drain();
     const run = await cli(['jobs', 'run-batch', g.endpointId, '-'], env(), '{"n": 1}\n{oops\n');

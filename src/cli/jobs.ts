@@ -1,8 +1,9 @@
 // `gantry jobs run|run-batch|runsync|status|stream|cancel|retry`: jobs on a queue endpoint, through the
 // queue API a RunPod client uses.
 import { Command } from 'commander';
-import { ApiError, clientFrom, type ApiClient } from './remote/api-client.js';
-import { jobsFromLines, requestsOf, withLines } from './remote/job-batches.js';
+import { clientFrom, type ApiClient } from './remote/api-client.js';
+import { randomUUID } from 'node:crypto';
+import { batchOutcome, jobsFromLines, requestsOf, withLines } from './remote/job-batches.js';
 import { readText, sourceName } from './remote/json-input.js';
 import { CliError } from './options.js';
 import { ChunkAssembler } from './remote/stream-chunks.js';
@@ -27,7 +28,17 @@ function withInput(command: Command): Command {
   return command
     .argument('<endpoint>', 'the queue endpoint id')
     .option('-i, --input <json>', `the job's input, as JSON: '{"prompt": "hello"}'`)
-    .option('--input-file <file>', 'the input from a JSON file (- for stdin); a file holding {"input": ...} is sent as the whole request');
+    .option('--input-file <file>', 'the input from a JSON file (- for stdin); a file holding {"input": ...} is sent as the whole request')
+    .option('--idempotency-key <key>', 'sent again with the same input within a day, answers the first job instead of queuing another');
+}
+
+type KeyFlags = { idempotencyKey?: string };
+
+/** Submits with the key when one is given (and then retries a lost answer safely), else once. */
+function submit<T>(client: ApiClient, path: string, body: unknown, flags: KeyFlags): Promise<T> {
+  return flags.idempotencyKey === undefined
+    ? client.call<T>('POST', path, body)
+    : client.callWithKey<T>('POST', path, body, flags.idempotencyKey);
 }
 
 function finish(job: JobStatus, flags: Flags): void {
@@ -39,8 +50,8 @@ function finish(job: JobStatus, flags: Flags): void {
 
 function runCommand(): Command {
   return withQuiet(withInput(remoteCommand('run', 'queue a job and print its id at once'))).action(
-    async (endpointId: string, flags: Flags & InputFlags) => {
-      const job = await clientFrom(flags).call<JobStatus>('POST', queuePath(endpointId, 'run'), runBody(flags));
+    async (endpointId: string, flags: Flags & InputFlags & KeyFlags) => {
+      const job = await submit<JobStatus>(clientFrom(flags), queuePath(endpointId, 'run'), runBody(flags), flags);
       finish(job, flags);
     },
   );
@@ -50,28 +61,30 @@ function runBatchCommand(): Command {
   return remoteCommand('run-batch', 'queue the jobs of a JSON Lines file, one job per line, and print their ids in order')
     .argument('<endpoint>', 'the queue endpoint id')
     .argument('<file>', 'one job per line (- for stdin): its input, or a whole request {"input": ...}')
-    .action(async (endpointId: string, file: string, flags: Flags) => {
+    .option(
+      '--idempotency-key <prefix>',
+      'the keys of the requests are <prefix>.1, <prefix>.2, ...: the same command run again within a day queues only what the first run did not',
+    )
+    .action(async (endpointId: string, file: string, flags: Flags & KeyFlags) => {
       const source = sourceName(file);
       const requests = requestsOf(jobsFromLines(readText(file), source));
       const client = clientFrom(flags);
+      // Every request carries a key, so one that got no answer is sent again without queuing twice.
+      const prefix = flags.idempotencyKey ?? randomUUID();
       const queued: { id: string; status: string }[] = [];
-      for (const request of requests) {
+      for (const [index, request] of requests.entries()) {
         const body = { jobs: request.map((job) => job.body) };
         try {
-          const answer = await client.call<{ jobs: { id: string; status: string }[] }>('POST', queuePath(endpointId, 'run-batch'), body);
+          const path = queuePath(endpointId, 'run-batch');
+          const answer = await client.callWithKey<{ jobs: { id: string; status: string }[] }>('POST', path, body, `${prefix}.${index + 1}`);
           queued.push(...answer.jobs);
           if (!flags.json) for (const job of answer.jobs) print(job.id);
         } catch (error) {
           if (!(error instanceof CliError)) throw error;
-          // A request is queued whole or not at all (when answered): the jobs before it stand.
-          const from = `${source} line ${request[0]!.line}`;
-          const before = queued.length === 0 ? '' : `; the ${queued.length} jobs before it are queued`;
-          const outcome =
-            error instanceof ApiError
-              ? `nothing from ${from} on was queued${before}`
-              : `the request from ${from} got no answer: its jobs may or may not be queued${before}`;
           if (flags.json) printJson(queued);
-          throw new CliError(`${withLines(error.message, request, source)}\n${outcome}`);
+          throw new CliError(
+            `${withLines(error.message, request, source)}\n${batchOutcome(error, request, source, queued.length, prefix)}`,
+          );
         }
       }
       if (flags.json) printJson(queued);
@@ -80,11 +93,11 @@ function runBatchCommand(): Command {
 
 function runsyncCommand(): Command {
   return withQuiet(withInput(remoteCommand('runsync', 'run a job and wait for its result (exit 3 when it does not complete)'))).action(
-    async (endpointId: string, flags: Flags & InputFlags) => {
+    async (endpointId: string, flags: Flags & InputFlags & KeyFlags) => {
       const client = clientFrom(flags);
       const body = runBody(flags);
       const job = await withSpinner('job submitted', async (spinner) => {
-        const first = await client.call<JobStatus>('POST', `${queuePath(endpointId, 'runsync')}?wait=60000`, body);
+        const first = await submit<JobStatus>(client, `${queuePath(endpointId, 'runsync')}?wait=60000`, body, flags);
         return waitUntilFinished(client, endpointId, first, spinner);
       });
       finish(job, flags);

@@ -53,6 +53,7 @@ export class JobSweeper {
       this.events.jobsQueued(job.endpointId);
     }
     await this.store.jobs.forgetStops(now - STOP_REQUEST_TTL_MS);
+    await this.store.submitKeys.deleteExpired(now, BATCH);
     // Purges another replica (or a previous run of this one) did not finish deleting.
     this.jobs.purgedRows?.start();
     for (const job of await this.store.jobs.deleteExpired(now, BATCH)) {

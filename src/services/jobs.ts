@@ -11,6 +11,7 @@ import { EndpointCache } from './endpoint-cache.js';
 import type { PurgedJobDeleter } from './purged-jobs.js';
 import type { Cancellation } from '../domain/cancellation.js';
 import type { Logger } from '../domain/logger.js';
+import { submitKeyRecord, type SubmitOnce } from './submit-keys.js';
 
 export interface RunRequest {
   input: Record<string, unknown>;
@@ -100,12 +101,14 @@ export class JobService {
     return endpoint;
   }
 
-  async submit(endpoint: EndpointRecord, request: RunRequest, retentionMs: number): Promise<JobRecord> {
+  /** Queues a job; with `once`, its key is stored with it, and a key already used fails with a StoreConflictError. */
+  async submit(endpoint: EndpointRecord, request: RunRequest, retentionMs: number, once?: SubmitOnce): Promise<JobRecord> {
     // No await without a webhook: the job goes to a waiting take in the same turn as the request.
     if (request.webhook !== undefined || request.webhookV2 !== undefined) await this.checkWebhook(request, '');
     const now = this.now();
-    const [job] = await this.queue(endpoint, [this.queuedJob(endpoint, request, retentionMs, now)], now, ([row]) =>
-      this.store.jobs.insert(row!),
+    const queued = this.queuedJob(endpoint, request, retentionMs, now);
+    const [job] = await this.queue(endpoint, [queued], now, (rows) =>
+      once ? this.store.jobs.insertAll(rows, submitKeyRecord(endpoint.id, once, [queued.id], now)) : this.store.jobs.insert(rows[0]!),
     );
     return job!;
   }
@@ -114,12 +117,25 @@ export class JobService {
    * Queues several jobs in one request (run-batch): they are checked first and stored in one
    * transaction, so either all are queued or none is (docs/decisions/0039). Answered in order.
    */
-  async submitBatch(endpoint: EndpointRecord, requests: readonly RunRequest[], retentionMs: number): Promise<JobRecord[]> {
+  async submitBatch(
+    endpoint: EndpointRecord,
+    requests: readonly RunRequest[],
+    retentionMs: number,
+    once?: SubmitOnce,
+  ): Promise<JobRecord[]> {
     await Promise.all(requests.map((request, index) => this.checkWebhook(request, `jobs[${index}].`)));
     // Submitted together, so at the same moment; the store keeps their order (its sequence).
     const now = this.now();
     const queued = requests.map((request) => this.queuedJob(endpoint, request, retentionMs, now));
-    return this.queue(endpoint, queued, now, (rows) => this.store.jobs.insertAll(rows));
+    const key =
+      once &&
+      submitKeyRecord(
+        endpoint.id,
+        once,
+        queued.map((job) => job.id),
+        now,
+      );
+    return this.queue(endpoint, queued, now, (rows) => this.store.jobs.insertAll(rows, key));
   }
 
   private async checkWebhook(request: RunRequest, path: string): Promise<void> {
@@ -246,10 +262,10 @@ export class JobService {
    * Submits a job and waits for its result (runsync). The job as it was written is the first look:
    * reading it back would cost a database round trip, and on SQLite a wait for the next commit.
    */
-  async runSync(endpoint: EndpointRecord, request: RunRequest, waitMs: number, signal?: Cancellation): Promise<string> {
+  async runSync(endpoint: EndpointRecord, request: RunRequest, waitMs: number, signal?: Cancellation, once?: SubmitOnce): Promise<string> {
     // Marked before the insert: a worker that finishes the job at any moment after it wakes the wait.
     const since = this.events.jobs.mark();
-    const job = await this.submit(endpoint, request, runsyncRetentionMs(waitMs));
+    const job = await this.submit(endpoint, request, runsyncRetentionMs(waitMs), once);
     return this.waitForResult(job.endpointId, job.id, waitMs, signal, { job, since });
   }
 

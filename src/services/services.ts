@@ -16,6 +16,7 @@ import type { NetworkVolumeService } from './network-volumes.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { JobService } from './jobs.js';
+import type { KeyedSubmits } from './keyed-submits.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 import type { WebhookSecretService } from './webhook-secrets.js';
 import type { WorkerProtocolService } from './worker-protocol.js';
@@ -61,6 +62,8 @@ export interface Services {
   events: JobEvents;
   workers: WorkerRegistry;
   jobs: JobService;
+  /** Submits sent with an Idempotency-Key. */
+  keyedSubmits: KeyedSubmits;
   workerProtocol: WorkerProtocolService;
   workerCredentials: WorkerCredentialService;
   webhooks: WebhookOutbox;

@@ -9,8 +9,14 @@ export interface Live extends Harness {
   url: string;
   endpointId: string;
   workerKey: string;
-  /** Calls the queue API with the admin key (or `key`), raw Authorization value unless `bearer`. */
-  queue(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json: any; headers: Headers }>;
+  /** Calls the queue API with the admin key (or `key`), raw Authorization value unless `bearer`, and any `headers`. */
+  queue(
+    method: string,
+    path: string,
+    body?: unknown,
+    key?: string,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: any; headers: Headers }>;
   worker(method: string, path: string, body?: string, contentType?: string, key?: string): Promise<{ status: number; json: any }>;
 }
 
@@ -66,11 +72,11 @@ export async function startLive(
     url,
     endpointId,
     workerKey,
-    queue: (method, path, body, key = h.adminKey) =>
+    queue: (method, path, body, key = h.adminKey, headers = {}) =>
       request(
         method,
         `/v2/${endpointId}${path}`,
-        { authorization: key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        { authorization: key, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         body === undefined ? undefined : JSON.stringify(body),
       ),
     worker: (method, path, body, contentType = 'application/x-www-form-urlencoded', key = workerKey) =>

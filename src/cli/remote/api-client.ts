@@ -29,8 +29,8 @@ export class ApiClient {
   constructor(readonly connection: Connection & { apiKey: string }) {}
 
   /** Sends `body` as JSON and answers the parsed JSON (undefined for an empty answer such as 204). */
-  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.send(method, path, body);
+  async call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const res = await this.send(method, path, body, headers);
     const text = await res.text();
     if (text === '') return undefined as T;
     try {
@@ -39,6 +39,22 @@ export class ApiClient {
       throw new CliError(
         `${this.connection.url}${path} answered ${res.status} with something that is not JSON: is ${this.connection.url} a Gantry server?`,
       );
+    }
+  }
+
+  /**
+   * As call, for a request that is safe to send again because it carries an Idempotency-Key: sent
+   * again (up to `tries` times in all, pausing longer each time) while it gets no answer or a 5xx.
+   */
+  async callWithKey<T>(method: string, path: string, body: unknown, key: string, tries = 3, pauseMs = 500): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.call<T>(method, path, body, { 'idempotency-key': key });
+      } catch (error) {
+        const again = error instanceof CliError && (!(error instanceof ApiError) || error.status >= 500);
+        if (!again || attempt >= tries) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pauseMs * 2 ** (attempt - 1)));
+      }
     }
   }
 

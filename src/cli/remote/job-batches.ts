@@ -2,6 +2,7 @@
 // request may carry, each job remembered with its line so an error can name the line.
 import { JOB_LIMITS } from '../../domain/job-state.js';
 import { CliError, EXIT_USAGE } from '../options.js';
+import { ApiError } from './api-client.js';
 import { parseJson } from './json-input.js';
 import { asRunBody } from './jobs-api.js';
 
@@ -62,4 +63,14 @@ export function withLines(message: string, request: readonly BatchJob[], source:
     const job = request[Number(index)];
     return job ? `${source} line ${job.line}: ` : whole;
   });
+}
+
+/** What a failed request leaves queued, and how to queue the rest without queuing anything twice. */
+export function batchOutcome(error: CliError, request: readonly BatchJob[], source: string, before: number, prefix: string): string {
+  // A request is queued whole or not at all (when answered): the jobs before it stand.
+  const from = `${source} line ${request[0]!.line}`;
+  const earlier = before === 0 ? '' : `; the ${before} jobs before it are queued`;
+  const resume = `run the same command with --idempotency-key ${prefix} within a day to queue the rest: what is queued already is not queued again`;
+  if (error instanceof ApiError && error.status < 500) return `nothing from ${from} on was queued${earlier}`;
+  return `the request from ${from} failed: its jobs may or may not be queued${earlier}\n${resume}`;
 }

@@ -13,11 +13,13 @@ import {
   JobStatusResponse,
   RunBatchBody,
   RunBody,
+  SubmitKeyHeaders,
   SubmittedBatchResponse,
   TtlQuery,
   WaitQuery,
 } from '../schemas/queue.js';
 import { clientGone } from '../client-gone.js';
+import { submitOnce } from '../../services/submit-keys.js';
 import { CrashLoop, Throttled } from '../schemas/workers.js';
 
 const tags = ['Queue'];
@@ -28,7 +30,12 @@ function sendJson(reply: FastifyReply, json: string): FastifyReply {
   return reply.type(JSON_TYPE).send(json);
 }
 
-export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
+/** Said on an answer to a keyed submit that queued nothing now (docs/decisions/0040). */
+function markReplayed(reply: FastifyReply, replayed: boolean): void {
+  if (replayed) reply.header('idempotent-replayed', 'true');
+}
+
+export function queueRoutes({ jobs, keyedSubmits, runtime }: Services): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const endpointOf = (request: { apiKey?: { accountId: string }; params: { endpointId: string } }) =>
@@ -44,13 +51,21 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
           operationId: 'run',
           summary: 'Queue a job',
           params: EndpointParams,
+          headers: SubmitKeyHeaders,
           body: RunBody,
-          response: { 200: JobIdAndStatus, ...problemResponses(400, 404, 413) },
+          response: { 200: JobIdAndStatus, ...problemResponses(400, 404, 413, 422) },
         },
       },
-      async (request) => {
-        const job = await jobs.submit(await endpointOf(request), request.body, JOB_LIMITS.runRetentionMs);
-        return { id: job.id, status: job.status };
+      async (request, reply) => {
+        const endpoint = await endpointOf(request);
+        const key = request.headers['idempotency-key'];
+        if (key === undefined) {
+          const job = await jobs.submit(endpoint, request.body, JOB_LIMITS.runRetentionMs);
+          return { id: job.id, status: job.status };
+        }
+        const { answer, replayed } = await keyedSubmits.run(endpoint, request.body, submitOnce(key, 'run', request.body));
+        markReplayed(reply, replayed);
+        return { id: answer, status: 'IN_QUEUE' };
       },
     );
 
@@ -65,13 +80,22 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
           operationId: 'runBatch',
           summary: `Queue up to ${JOB_LIMITS.runBatchMaxJobs} jobs in one request: all of them, or none`,
           params: EndpointParams,
+          headers: SubmitKeyHeaders,
           body: RunBatchBody,
-          response: { 200: SubmittedBatchResponse, ...problemResponses(400, 404, 413) },
+          response: { 200: SubmittedBatchResponse, ...problemResponses(400, 404, 413, 422) },
         },
       },
-      async (request) => {
-        const queued = await jobs.submitBatch(await endpointOf(request), request.body.jobs, JOB_LIMITS.runRetentionMs);
-        return { jobs: queued.map((job) => ({ id: job.id, status: job.status })) };
+      async (request, reply) => {
+        const endpoint = await endpointOf(request);
+        const key = request.headers['idempotency-key'];
+        if (key === undefined) {
+          const queued = await jobs.submitBatch(endpoint, request.body.jobs, JOB_LIMITS.runRetentionMs);
+          return { jobs: queued.map((job) => ({ id: job.id, status: job.status })) };
+        }
+        const once = submitOnce(key, 'run-batch', request.body);
+        const { answer, replayed } = await keyedSubmits.runBatch(endpoint, request.body.jobs, once);
+        markReplayed(reply, replayed);
+        return { jobs: answer.map((id) => ({ id, status: 'IN_QUEUE' })) };
       },
     );
 
@@ -86,13 +110,20 @@ export function queueRoutes({ jobs, runtime }: Services): FastifyPluginAsync {
           summary: 'Queue a job and wait for its result; answers with the current status if it is not done in time',
           params: EndpointParams,
           querystring: WaitQuery,
+          headers: SubmitKeyHeaders,
           body: RunBody,
-          response: { 200: JobStatusResponse, ...problemResponses(400, 404, 413) },
+          response: { 200: JobStatusResponse, ...problemResponses(400, 404, 413, 422) },
         },
       },
       async (request, reply) => {
         const wait = request.query.wait ?? JOB_LIMITS.runsyncDefaultWaitMs;
-        return sendJson(reply, await jobs.runSync(await endpointOf(request), request.body, wait, clientGone(reply)));
+        const endpoint = await endpointOf(request);
+        const key = request.headers['idempotency-key'];
+        if (key === undefined) return sendJson(reply, await jobs.runSync(endpoint, request.body, wait, clientGone(reply)));
+        const once = submitOnce(key, 'runsync', request.body);
+        const { answer, replayed } = await keyedSubmits.runSync(endpoint, request.body, wait, clientGone(reply), once);
+        markReplayed(reply, replayed);
+        return sendJson(reply, answer);
       },
     );
 

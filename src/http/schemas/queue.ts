@@ -54,6 +54,18 @@ export const RunBatchBody = Type.Object(
 export const JobIdAndStatus = Type.Object({ id: Type.String(), status: Type.String() });
 export const SubmittedBatchResponse = Type.Object({ jobs: Type.Array(JobIdAndStatus, { description: 'In the order submitted' }) });
 
+export const SubmitKeyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7e]+$',
+      description:
+        'Visible ASCII, at most 255 characters. The same request sent again with the same key within a day queues nothing and is answered with the jobs the first one queued (header Idempotent-Replayed: true); the key with another request is 422',
+    }),
+  ),
+});
+
 export const EndpointParams = Type.Object({ endpointId: Type.String() });
 export const JobParams = Type.Object({ endpointId: Type.String(), jobId: Type.String() });
 export const WorkerParams = Type.Object({ endpointId: Type.String(), workerId: Type.String({ minLength: 1, maxLength: 128 }) });

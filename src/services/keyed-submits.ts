@@ -1,0 +1,82 @@
+// Submits sent with an Idempotency-Key (docs/decisions/0040): the first queues its jobs and stores
+// the key with them in one transaction; the same request sent again, from any replica, queues
+// nothing and is answered with the jobs the first one queued. The key sent with another request
+// (another body or route) is refused, and nothing is queued.
+import type { EndpointRecord, Store } from '../store/store.js';
+import { StoreConflictError } from '../store/shared/conflicts.js';
+import { unprocessable } from '../domain/errors.js';
+import { JOB_LIMITS } from '../domain/job-state.js';
+import type { Cancellation } from '../domain/cancellation.js';
+import type { JobService, RunRequest } from './jobs.js';
+import type { SubmitOnce } from './submit-keys.js';
+
+export interface KeyedAnswer<T> {
+  answer: T;
+  /** True when the key was used before and nothing was queued now. */
+  replayed: boolean;
+}
+
+export class KeyedSubmits {
+  constructor(
+    private readonly store: Store,
+    private readonly jobs: JobService,
+  ) {}
+
+  /** run: answers the id of the job queued under the key. */
+  async run(endpoint: EndpointRecord, request: RunRequest, once: SubmitOnce): Promise<KeyedAnswer<string>> {
+    const queue = async () => (await this.jobs.submit(endpoint, request, JOB_LIMITS.runRetentionMs, once)).id;
+    return this.once(endpoint, once, queue, (ids) => ids[0]!);
+  }
+
+  /** run-batch: answers the ids of the jobs queued under the key, in order. */
+  async runBatch(endpoint: EndpointRecord, requests: readonly RunRequest[], once: SubmitOnce): Promise<KeyedAnswer<string[]>> {
+    const queue = async () => (await this.jobs.submitBatch(endpoint, requests, JOB_LIMITS.runRetentionMs, once)).map((job) => job.id);
+    return this.once(endpoint, once, queue, (ids) => ids);
+  }
+
+  /** runsync: sent again, it waits for the job the first one queued. */
+  async runSync(
+    endpoint: EndpointRecord,
+    request: RunRequest,
+    waitMs: number,
+    signal: Cancellation | undefined,
+    once: SubmitOnce,
+  ): Promise<KeyedAnswer<string>> {
+    return this.once(
+      endpoint,
+      once,
+      () => this.jobs.runSync(endpoint, request, waitMs, signal, once),
+      (ids) => this.jobs.waitForResult(endpoint.id, ids[0]!, waitMs, signal),
+    );
+  }
+
+  private async once<T>(
+    endpoint: EndpointRecord,
+    once: SubmitOnce,
+    queue: () => Promise<T>,
+    replay: (jobIds: string[]) => T | Promise<T>,
+  ): Promise<KeyedAnswer<T>> {
+    const earlier = await this.earlier(endpoint.id, once);
+    if (earlier) return { answer: await replay(earlier), replayed: true };
+    try {
+      return { answer: await queue(), replayed: false };
+    } catch (error) {
+      // The same key sent twice at once: the other request stored it first.
+      const raced = error instanceof StoreConflictError ? await this.earlier(endpoint.id, once) : undefined;
+      if (!raced) throw error;
+      return { answer: await replay(raced), replayed: true };
+    }
+  }
+
+  /** The jobs queued under this key before, if any; the key used for another request is 422. */
+  private async earlier(endpointId: string, once: SubmitOnce): Promise<string[] | undefined> {
+    const found = await this.store.submitKeys.find(endpointId, once.key);
+    if (!found) return undefined;
+    if (found.fingerprint !== once.fingerprint) {
+      throw unprocessable(
+        `Idempotency-Key '${once.key}' was already used on this endpoint for another request; a key may be sent again only with the same request`,
+      );
+    }
+    return found.jobIds;
+  }
+}

@@ -1,0 +1,23 @@
+// What an Idempotency-Key of a submit is and how it is remembered (docs/decisions/0040); shared by
+// the job service, which stores the key with its jobs, and the keyed submits that read it back.
+import { createHash } from 'node:crypto';
+import type { SubmitKeyRecord } from '../store/submit-key-store.js';
+
+/** How long a submit's key is remembered: a client retrying a lost answer does so well within a day. */
+export const SUBMIT_KEY_TTL_MS = 24 * 3_600_000;
+
+/** A key sent with a submit, and the fingerprint of the request it came with. */
+export interface SubmitOnce {
+  key: string;
+  fingerprint: string;
+}
+
+/** The same route with the same body (as parsed, in the order sent) gives the same fingerprint. */
+export function submitOnce(key: string, route: string, body: unknown): SubmitOnce {
+  const fingerprint = createHash('sha256').update(route).update('\n').update(JSON.stringify(body)).digest('base64url');
+  return { key, fingerprint };
+}
+
+export function submitKeyRecord(endpointId: string, once: SubmitOnce, jobIds: string[], now: number): SubmitKeyRecord {
+  return { endpointId, key: once.key, fingerprint: once.fingerprint, jobIds, createdAt: now, expiresAt: now + SUBMIT_KEY_TTL_MS };
+}
