@@ -6,7 +6,7 @@ import type { Completion, JobState, NewJob } from '../job-store.js';
 import { jobStateFromRow, type JobStateRow } from '../rows.js';
 import { isUniqueViolation } from '../shared/conflicts.js';
 import { TurnBatch } from './turn-batch.js';
-import type { Queryable } from './database.js';
+import { transaction, type Queryable } from './database.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
 import { jobStateColumns, jobStateColumnsBut, WRITTEN_BY_COMPLETION } from '../shared/job-sql.js';
 import { carriedNotification, type NotificationCarrier } from './notifications.js';
@@ -118,9 +118,22 @@ export class JobBatches {
     }
   }
 
-  /** Inserts these jobs in one statement of their own (or of the transaction `on` is in): all are committed, or none. */
-  insertTogether(jobs: readonly NewJob[], on: Queryable = this.pool): Promise<unknown> {
-    return this.carrier.carry((told) => on.query({ ...INSERT, values: [...insertColumns(jobs), told] }), noticesOf(jobs));
+  /** Inserts these jobs in one statement of their own: all are committed, or none. */
+  insertTogether(jobs: readonly NewJob[]): Promise<unknown> {
+    return this.carrier.carry((told) => this.pool.query({ ...INSERT, values: [...insertColumns(jobs), told] }), noticesOf(jobs));
+  }
+
+  /**
+   * As insertTogether, in a transaction on `pool` that runs `before` first: all of it is committed,
+   * or none. The notifications it carries count as sent only once the transaction has committed.
+   */
+  insertAfter(pool: pg.Pool, before: (client: Queryable) => Promise<unknown>, jobs: readonly NewJob[]): Promise<unknown> {
+    const insert = (told: string | null) =>
+      transaction(pool, async (client) => {
+        await before(client);
+        await client.query({ ...INSERT, values: [...insertColumns(jobs), told] });
+      });
+    return this.carrier.carry(insert, noticesOf(jobs));
   }
 
   private async statesOf(ids: string[]): Promise<(JobState | undefined)[]> {

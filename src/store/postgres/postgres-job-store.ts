@@ -106,11 +106,7 @@ export class PostgresJobStore implements JobStore {
 
   async insertAll(jobs: readonly NewJob[], key?: SubmitKeyRecord): Promise<void> {
     const insert = key
-      ? () =>
-          transaction(this.pool, async (client) => {
-            await this.submitKeys.insert(client, key);
-            await this.batches.insertTogether(jobs, client);
-          })
+      ? () => this.batches.insertAfter(this.pool, (client) => this.submitKeys.insert(client, key), jobs)
       : () => this.batches.insertTogether(jobs);
     await uniquely(insert, () => jobsInsertConflict(this.submitKeys, jobs, key));
   }
