@@ -26,7 +26,10 @@ function run(label, files, store) {
 
 const filters = process.argv.slice(2);
 const files = findTests('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
-const usesStore = (file) => /startHarness|startLive|useLiveOnDocker|openTestStore|useTestStore/.test(readFileSync(file, 'utf8'));
+// A file uses a store when it calls one of the helpers that open one (test/support): a new such
+// helper must be named here, or its files silently miss the PostgreSQL pass.
+const STORE_HELPERS = /startHarness|startLive|useLiveOnDocker|openTestStore|useTestStore|startRuntimeRig/;
+const usesStore = (file) => STORE_HELPERS.test(readFileSync(file, 'utf8'));
 
 const only = process.env.GANTRY_TEST_STORE;
 let status = 0;
