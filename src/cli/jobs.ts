@@ -1,8 +1,8 @@
 // `gantry jobs run|run-batch|runsync|status|stream|cancel|retry`: jobs on a queue endpoint, through the
 // queue API a RunPod client uses.
+import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
 import { clientFrom, type ApiClient } from './remote/api-client.js';
-import { randomUUID } from 'node:crypto';
 import { batchOutcome, jobsFromLines, requestsOf, withLines } from './remote/job-batches.js';
 import { readText, sourceName } from './remote/json-input.js';
 import { CliError } from './options.js';

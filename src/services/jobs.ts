@@ -127,14 +127,8 @@ export class JobService {
     // Submitted together, so at the same moment; the store keeps their order (its sequence).
     const now = this.now();
     const queued = requests.map((request) => this.queuedJob(endpoint, request, retentionMs, now));
-    const key =
-      once &&
-      submitKeyRecord(
-        endpoint.id,
-        once,
-        queued.map((job) => job.id),
-        now,
-      );
+    const ids = queued.map((job) => job.id);
+    const key = once && submitKeyRecord(endpoint.id, once, ids, now);
     return this.queue(endpoint, queued, now, (rows) => this.store.jobs.insertAll(rows, key));
   }
 
