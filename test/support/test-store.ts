@@ -2,6 +2,7 @@
 // PostgreSQL (GANTRY_TEST_STORE=postgres with GANTRY_TEST_POSTGRES_URL). On PostgreSQL every
 // store gets its own schema, so tests running side by side never see each other's rows.
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Store } from '../../src/store/store.js';
@@ -52,6 +53,9 @@ export async function createPostgresSchema(): Promise<{ url: string; schema: str
 }
 
 export async function openTestStore(dataDir: string): Promise<TestStore> {
+  // The runner (scripts/run-tests.mjs) runs every file that opened a store on SQLite again on PostgreSQL.
+  const users = process.env.GANTRY_TEST_STORE_USERS;
+  if (users && process.argv[1]) appendFileSync(users, `${process.argv[1]}\n`);
   if (TEST_STORE === 'sqlite') {
     const file = join(dataDir, 'gantry.db');
     return { store: new SqliteStore(file), flags: {}, reopen: async () => new SqliteStore(file), drop: async () => undefined };
