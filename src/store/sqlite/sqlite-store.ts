@@ -101,6 +101,8 @@ export class SqliteStore implements Store {
     // whole history wait for it on their own (see HistoryReader).
     groupMethods(this.jobs, this.group, ['counts'], ['get', 'getState', 'oldestQueuedAt', 'getWorkerCredential']);
     groupMethods(this.jobHistory, this.group, ['list', 'series']);
+    // A keyed submit's look-up of its key is a read: it opens no write transaction of its own.
+    groupMethods(this.submitKeys, this.group, [], ['find']);
     for (const part of [
       this,
       this.registryAuths,
@@ -110,7 +112,6 @@ export class SqliteStore implements Store {
       this.usage,
       this.workerSamples,
       this.webhookSecrets,
-      this.submitKeys,
     ]) {
       groupMethods(part, this.group, ['close']);
     }
