@@ -157,4 +157,16 @@ describe('rate limits', () => {
     assert.equal(nextHour.windows.find((w) => w.name === 'hour')?.remaining, 1);
     assert.equal(nextHour.windows.find((w) => w.name === 'day')?.remaining, 997, 'the day window kept counting');
   });
+
+  test('a call that counts as several requests is counted whole or not at all', async () => {
+    const limiter = new MemoryRateLimiter({ minute: 10, hour: 1000, day: 1000 });
+    const now = Date.UTC(2026, 0, 1, 10, 0, 0);
+    assert.equal((await limiter.consume('a', now, 7)).windows[0]!.remaining, 3);
+    const refused = await limiter.consume('a', now, 4);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.exceeded?.name, 'minute');
+    assert.equal(refused.exceeded?.remaining, 3, 'a refused call counts nothing');
+    assert.equal((await limiter.consume('a', now, 3)).allowed, true, 'what fits is still admitted');
+    assert.equal((await limiter.consume('a', now)).allowed, false);
+  });
 });

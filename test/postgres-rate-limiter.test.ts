@@ -68,3 +68,23 @@ test('a burst on one replica is admitted in arrival order, each request seeing i
   const hourLeft = decisions[59]!.windows.find((w) => w.name === 'hour')!.remaining;
   assert.equal(hourLeft, 950, 'refused requests are not counted');
 });
+
+test(
+  'calls that count as several requests, from three replicas at once: each admitted whole, together within the quota',
+  { skip },
+  async () => {
+    const quotas = { minute: 100, hour: 1000, day: 1000 };
+    const limiters = stores.map((store) => new PostgresRateLimiter(store.batchPool, quotas));
+    const now = Date.now();
+    // 7 + 1 requests per pair of calls, 30 pairs: 240 asked for, 100 may be admitted.
+    const calls = Array.from({ length: 60 }, (_, i) => ({ requests: i % 2 === 0 ? 7 : 1, limiter: limiters[i % 3]! }));
+    const decisions = await Promise.all(calls.map(({ requests, limiter }) => limiter.consume('acct-mixed', now, requests)));
+    const admitted = calls.reduce((sum, call, i) => sum + (decisions[i]!.allowed ? call.requests : 0), 0);
+    const after = await limiters[0]!.consume('acct-mixed', now, 1);
+    const counted = 100 - after.windows.find((w) => w.name === 'minute')!.remaining - (after.allowed ? 1 : 0);
+    assert.equal(counted, admitted, 'the window counts exactly the requests of the admitted calls, none of the refused');
+    assert.ok(admitted <= 100 && admitted >= 100 - 6, `the quota is filled, not exceeded (${admitted})`);
+    const refusedSeven = decisions.find((d, i) => !d.allowed && calls[i]!.requests === 7);
+    assert.equal(refusedSeven?.exceeded?.name, 'minute');
+  },
+);

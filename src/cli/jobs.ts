@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
 import { clientFrom, type ApiClient } from './remote/api-client.js';
 import { batchOutcome, jobsFromLines, requestsOf, withLines } from './remote/job-batches.js';
+import { integer } from './remote/flag-values.js';
+import { JOB_LIMITS } from '../domain/job-state.js';
 import { readText, sourceName } from './remote/json-input.js';
 import { CliError } from './options.js';
 import { ChunkAssembler } from './remote/stream-chunks.js';
@@ -65,9 +67,14 @@ function runBatchCommand(): Command {
       '--idempotency-key <prefix>',
       'the keys of the requests are <prefix>.1, <prefix>.2, ...: the same command run again within a day queues only what the first run did not',
     )
-    .action(async (endpointId: string, file: string, flags: Flags & KeyFlags) => {
+    .option(
+      '--batch-size <n>',
+      `jobs per request, at most ${JOB_LIMITS.runBatchMaxJobs} (each counts against the rate limits; a resumed run needs the same size)`,
+      integer(1, JOB_LIMITS.runBatchMaxJobs),
+    )
+    .action(async (endpointId: string, file: string, flags: Flags & KeyFlags & { batchSize?: number }) => {
       const source = sourceName(file);
-      const requests = requestsOf(jobsFromLines(readText(file), source));
+      const requests = requestsOf(jobsFromLines(readText(file), source), flags.batchSize);
       const client = clientFrom(flags);
       // Every request carries a key, so one that got no answer is sent again without queuing twice.
       const prefix = flags.idempotencyKey ?? randomUUID();

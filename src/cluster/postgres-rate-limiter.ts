@@ -2,7 +2,8 @@
 // one event-loop turn, or while its previous batch is at the database) are counted by one
 // statement: it locks the account's windows, admits as many of the requests, in order, as every
 // window has room for, and counts them. Locking first makes a batch read what other replicas
-// committed last, so replicas together never admit more than a quota.
+// committed last, so replicas together never admit more than a quota. A call that counts as
+// several requests (a batch of jobs) is counted by a statement of its own.
 import type pg from 'pg';
 import type { RateLimitQuotas } from '../config.js';
 import { KeyedTurnBatches } from '../store/postgres/turn-batch.js';
@@ -20,10 +21,11 @@ WITH locked AS (
   FROM unnest($2::text[], $3::bigint[], $4::int[]) AS w(name, start, quota)
   LEFT JOIN locked l ON l.window_name = w.name
 ), verdict AS (
+  -- $5 calls, each counting as $6 requests.
   SELECT bool_and(stored) AS stored,
-         CASE WHEN bool_and(stored) THEN greatest(0, least($5::int, min(quota - count))) ELSE 0 END AS admitted FROM cur
+         CASE WHEN bool_and(stored) THEN greatest(0, least($5::int, min(quota - count) / $6::int)) ELSE 0 END AS admitted FROM cur
 ), counted AS (
-  UPDATE rate_windows r SET window_start = cur.start, count = cur.count + verdict.admitted
+  UPDATE rate_windows r SET window_start = cur.start, count = cur.count + verdict.admitted * $6::int
   FROM cur, verdict
   WHERE verdict.stored AND verdict.admitted > 0 AND r.account_id = $1 AND r.window_name = cur.name
 )
@@ -50,15 +52,18 @@ export class PostgresRateLimiter implements RateLimiter {
     private readonly quotas: RateLimitQuotas,
   ) {}
 
-  consume(accountId: string, nowMs = Date.now()): Promise<RateDecision> {
-    return this.byAccount.add(accountId, nowMs);
+  async consume(accountId: string, nowMs = Date.now(), requests = 1): Promise<RateDecision> {
+    if (requests === 1) return this.byAccount.add(accountId, nowMs);
+    const [decision] = await this.consumeAll(accountId, [nowMs], requests);
+    return decision!;
   }
 
-  private async consumeAll(accountId: string, nows: number[]): Promise<RateDecision[]> {
+  /** Counts calls of `requests` each: all that fit, in order. */
+  private async consumeAll(accountId: string, nows: number[], requests = 1): Promise<RateDecision[]> {
     const nowSeconds = Math.max(...nows) / 1000;
     const starts = WINDOWS.map(({ seconds }) => Math.floor(nowSeconds / seconds) * seconds);
     const names = WINDOWS.map((w) => w.name);
-    const values = [accountId, names, starts, WINDOWS.map((w) => this.quotas[w.name]), nows.length];
+    const values = [accountId, names, starts, WINDOWS.map((w) => this.quotas[w.name]), nows.length, requests];
     let { rows } = await this.pool.query<WindowRow>({ ...CONSUME, values });
     if (!rows.every((row) => row.stored)) {
       await this.pool.query(CREATE_WINDOWS, [accountId, names]);
@@ -70,7 +75,7 @@ export class PostgresRateLimiter implements RateLimiter {
     return nows.map((_, i) => {
       const allowed = i < admitted;
       const windows: WindowState[] = WINDOWS.map((w, k) => {
-        const count = counted[k]! + (allowed ? i + 1 : admitted);
+        const count = counted[k]! + (allowed ? i + 1 : admitted) * requests;
         return {
           name: w.name,
           quota: this.quotas[w.name],

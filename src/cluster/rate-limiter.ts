@@ -27,7 +27,11 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  consume(accountId: string, nowMs?: number): Promise<RateDecision>;
+  /**
+   * Counts `requests` (one unless a call counts as several, as a batch of jobs does) in every
+   * window, or none of them when a window has no room for them all.
+   */
+  consume(accountId: string, nowMs?: number, requests?: number): Promise<RateDecision>;
 }
 
 export class MemoryRateLimiter implements RateLimiter {
@@ -36,7 +40,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(private readonly quotas: RateLimitQuotas) {}
 
-  async consume(accountId: string, nowMs = Date.now()): Promise<RateDecision> {
+  async consume(accountId: string, nowMs = Date.now(), requests = 1): Promise<RateDecision> {
     const nowSeconds = nowMs / 1000;
     let perWindow = this.counters.get(accountId);
     if (!perWindow) {
@@ -49,9 +53,9 @@ export class MemoryRateLimiter implements RateLimiter {
       const count = entry && entry[0] === start ? entry[1] : 0;
       return { name, seconds, start, count, quota: this.quotas[name] };
     });
-    const refusing = current.find((w) => w.count >= w.quota);
+    const refusing = current.find((w) => w.count + requests > w.quota);
     const windows: WindowState[] = current.map((w) => {
-      const count = refusing ? w.count : w.count + 1;
+      const count = refusing ? w.count : w.count + requests;
       if (!refusing) perWindow.set(w.name, [w.start, count]);
       return {
         name: w.name,

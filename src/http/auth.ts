@@ -1,11 +1,13 @@
 // Authentication, authorisation and rate limiting, run before the body is read.
 // REST routes take `Authorization: Bearer <key>`; queue routes also accept the bare key.
+// A route whose call counts as several requests (a batch of jobs) counts the rest once its body
+// is valid.
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
 import type { ApiKeyRecord } from '../store/store.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { RateLimiter, RateDecision } from '../cluster/rate-limiter.js';
 import type { WorkerCredentialService } from '../services/worker-credentials.js';
-import { ApiError, forbidden, unauthorized } from './problem.js';
+import { ApiError, forbidden, unauthorized, unprocessable } from './problem.js';
 import type { FailedAuthLimiter } from './failed-auth-limiter.js';
 
 export type AuthMode = 'none' | 'bearer' | 'queue' | 'worker';
@@ -14,6 +16,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** How the route authenticates; routes under /v2 default to 'bearer'. */
     auth?: AuthMode;
+    /** How many requests a call counts as against the rate limits, from its validated body; one if unset. */
+    countsAs?: (body: unknown) => number;
   }
   interface FastifyRequest {
     apiKey: ApiKeyRecord | undefined;
@@ -98,6 +102,44 @@ export function installAuth(
     reply.headers(headers);
     authorise(key, request.method, endpointOf(request), mode);
   });
+  app.addHook('onRoute', (route) => {
+    const countsAs = route.config?.countsAs;
+    if (countsAs === undefined) return;
+    const counting = async (request: FastifyRequest, reply: FastifyReply) => countTheRest(limiter, request, reply, countsAs(request.body));
+    route.preHandler = [counting, ...[route.preHandler ?? []].flat()];
+  });
+}
+
+/** Counts the requests a call counts as beyond the one its authentication counted. */
+async function countTheRest(limiter: RateLimiter, request: FastifyRequest, reply: FastifyReply, requests: number): Promise<void> {
+  const key = request.apiKey;
+  if (key === undefined || key.rateLimitExempt || requests <= 1) return;
+  const decision = await limiter.consume(key.accountId, undefined, requests - 1);
+  const headers = rateLimitHeaders(decision);
+  reply.headers(headers);
+  if (decision.exceeded) throw refusal(decision, headers, requests);
+}
+
+/** 429 while the windows fill up; 422 for a call that no window could ever admit. */
+function refusal(decision: RateDecision, headers: Record<string, string>, requests: number): ApiError {
+  const tooLarge = decision.windows.find((w) => w.quota < requests);
+  if (tooLarge) {
+    return unprocessable(
+      `this request counts as ${requests} requests, more than the ${tooLarge.name} quota of ${tooLarge.quota}: send fewer jobs per batch`,
+    );
+  }
+  const { name, quota, remaining, resetSeconds } = decision.exceeded!;
+  // The call's first request was counted when it was authenticated.
+  const counted = requests === 1 ? '' : ` (this request counts as ${requests}; the ${name} window had room for ${remaining + 1})`;
+  return new ApiError(
+    429,
+    `rate limit exceeded: ${quota} requests per ${name}${counted}; the ${name} window resets in ${resetSeconds} s`,
+    undefined,
+    {
+      ...headers,
+      'Retry-After': String(resetSeconds),
+    },
+  );
 }
 
 /**
@@ -115,17 +157,6 @@ export async function authenticateKey(
   if (check.key.rateLimitExempt) return { key: check.key, headers: {} };
   const decision = await limiter.consume(check.key.accountId);
   const headers = rateLimitHeaders(decision);
-  if (decision.exceeded) {
-    const { name, quota, resetSeconds } = decision.exceeded;
-    throw new ApiError(
-      429,
-      `rate limit exceeded: ${quota} requests per ${name}; the ${name} window resets in ${resetSeconds} s`,
-      undefined,
-      {
-        ...headers,
-        'Retry-After': String(resetSeconds),
-      },
-    );
-  }
+  if (decision.exceeded) throw refusal(decision, headers, 1);
   return { key: check.key, headers };
 }

@@ -6,9 +6,10 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export function integer(min: number): (value: string) => number {
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
+  const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
   return (value) => {
-    if (!/^-?\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`use a whole number of at least ${min}`);
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`use a whole number ${range}`);
     return Number(value);
   };
 }

@@ -39,13 +39,13 @@ export function jobsFromLines(text: string, source: string): BatchJob[] {
 }
 
 /** The jobs in order, cut into requests of at most runBatchMaxJobs jobs and runBodyBytes bytes. */
-export function requestsOf(jobs: readonly BatchJob[]): BatchJob[][] {
+export function requestsOf(jobs: readonly BatchJob[], maxJobs: number = JOB_LIMITS.runBatchMaxJobs): BatchJob[][] {
   const requests: BatchJob[][] = [];
   let current: BatchJob[] = [];
   let bytes = ENVELOPE_BYTES;
   for (const job of jobs) {
     // A comma between jobs.
-    if (current.length === JOB_LIMITS.runBatchMaxJobs || bytes + job.bytes + 1 > JOB_LIMITS.runBodyBytes) {
+    if (current.length === maxJobs || bytes + job.bytes + 1 > JOB_LIMITS.runBodyBytes) {
       requests.push(current);
       current = [];
       bytes = ENVELOPE_BYTES;
@@ -71,6 +71,8 @@ export function batchOutcome(error: CliError, request: readonly BatchJob[], sour
   const from = `${source} line ${request[0]!.line}`;
   const earlier = before === 0 ? '' : `; the ${before} jobs before it are queued`;
   const resume = `run the same command with --idempotency-key ${prefix} within a day to queue the rest: what is queued already is not queued again`;
+  // A rate limit passes: the same run resumes once its window has room.
+  if (error instanceof ApiError && error.status === 429) return `nothing from ${from} on was queued${earlier}\n${resume}`;
   if (error instanceof ApiError && error.status < 500) return `nothing from ${from} on was queued${earlier}`;
   return `the request from ${from} failed: its jobs may or may not be queued${earlier}\n${resume}`;
 }

@@ -74,7 +74,8 @@ export function queueRoutes({ jobs, keyedSubmits, runtime }: Services): FastifyP
       {
         // The whole batch shares one /run's limit: a request costs the server no more than a run can.
         bodyLimit: JOB_LIMITS.runBodyBytes,
-        config: queueConfig,
+        // Each job counts against the rate limits as the /run it replaces (decision 41).
+        config: { ...queueConfig, countsAs: (body: unknown) => (body as { jobs: unknown[] }).jobs.length },
         schema: {
           tags,
           operationId: 'runBatch',

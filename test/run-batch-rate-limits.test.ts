@@ -1,0 +1,100 @@
+// A run-batch counts against the account's rate limits as the /run requests it replaces: one per
+// job, all of them or none, so batching saves requests but cannot raise an account's quota.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { problem } from './support/harness.js';
+import { startLive, type Live } from './support/live.js';
+import { queueEndpointBody } from './support/endpoint-bodies.js';
+import { cli } from './support/processes.js';
+
+const HOUR_QUOTA = 12;
+let h: Live;
+before(async () => {
+  // The hour window, so that a minute boundary during the test does not reset the count.
+  h = await startLive({ rateLimitMinute: '1000', rateLimitHour: String(HOUR_QUOTA) });
+});
+after(() => h.close());
+
+/**
+ * A key of a new account, with an endpoint of its own; creating the endpoint counts one request.
+ * The queue is read with an exempt key of the same account, so reads count nothing.
+ */
+async function accountWithEndpoint(name: string, rateLimitExempt = false) {
+  const key = await h.newKey({ accountName: name, rateLimitExempt });
+  const reader = await h.newKey({ accountName: name, rateLimitExempt: true });
+  const created = await h.call('POST', '/v2/serverless', queueEndpointBody(name), key);
+  assert.equal(created.statusCode, 201, created.body);
+  const endpointId = created.json().id as string;
+  const batch = (count: number) =>
+    h.call('POST', `/v2/${endpointId}/run-batch`, { jobs: Array.from({ length: count }, (_, n) => ({ input: { n } })) }, key);
+  const queued = async () => (await h.call('GET', `/v2/${endpointId}/health`, undefined, reader)).json().jobs.inQueue as number;
+  return { key, endpointId, batch, queued };
+}
+
+const hourLeft = (headers: Record<string, unknown>) => Number(/"hour";r=(\d+)/.exec(String(headers.ratelimit))?.[1]);
+
+test('each job of a batch counts as a request; a batch with no room is refused whole and counts only itself', async () => {
+  const { batch, queued } = await accountWithEndpoint('batching');
+  const first = await batch(4);
+  assert.equal(first.statusCode, 200, first.body);
+  assert.equal(hourLeft(first.headers), HOUR_QUOTA - 1 - 4, 'the endpoint create and four jobs are counted');
+
+  const tooMany = await batch(8);
+  assert.equal(tooMany.statusCode, 429, tooMany.body);
+  assert.match(
+    problem(tooMany).detail,
+    /^rate limit exceeded: 12 requests per hour \(this request counts as 8; the hour window had room for 7\); the hour window resets in \d+ s$/,
+  );
+  assert.match(String(tooMany.headers['retry-after']), /^\d+$/);
+  assert.equal(await queued(), 4, 'nothing of the refused batch is queued');
+
+  // The refused batch counted as the one request it is, so six are left.
+  const fits = await batch(6);
+  assert.equal(fits.statusCode, 200, fits.body);
+  assert.equal(hourLeft(fits.headers), 0);
+  assert.equal(await queued(), 10);
+});
+
+test('a batch larger than a whole window is 422, never worth retrying', async () => {
+  const { batch, queued } = await accountWithEndpoint('oversized');
+  const res = await batch(HOUR_QUOTA + 1);
+  assert.equal(res.statusCode, 422, res.body);
+  assert.equal(problem(res).detail, 'this request counts as 13 requests, more than the hour quota of 12: send fewer jobs per batch');
+  assert.equal(await queued(), 0);
+});
+
+test('an invalid batch counts as one request, and an exempt key batches without limit', async () => {
+  const { batch } = await accountWithEndpoint('invalid');
+  const invalid = await batch(0);
+  assert.equal(invalid.statusCode, 400, invalid.body);
+  assert.equal(hourLeft(invalid.headers), HOUR_QUOTA - 2);
+
+  const exempt = await accountWithEndpoint('exempt', true);
+  for (let i = 0; i < 3; i++) {
+    const res = await exempt.batch(HOUR_QUOTA);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers.ratelimit, undefined);
+  }
+  assert.equal(await exempt.queued(), 3 * HOUR_QUOTA);
+});
+
+test('gantry jobs run-batch sends --batch-size jobs a request; a run stopped by the rate limit says how to resume it', async () => {
+  const { key, endpointId, queued } = await accountWithEndpoint('cli');
+  const lines = `${Array.from({ length: 14 }, (_, n) => JSON.stringify({ n })).join('\n')}\n`;
+  const args = ['jobs', 'run-batch', endpointId, '-', '--batch-size', '5', '--idempotency-key', 'import'];
+  const run = await cli(args, { GANTRY_URL: h.url, GANTRY_API_KEY: key }, lines);
+  assert.equal(run.status, 1, run.stderr);
+  // 11 requests were left after the endpoint's create: two batches of 5, then the third refused.
+  assert.match(run.stderr, /rate limit exceeded: 12 requests per hour \(this request counts as 4; the hour window had room for 1\)/);
+  assert.match(run.stderr, /nothing from stdin line 11 on was queued; the 10 jobs before it are queued/);
+  assert.match(run.stderr, /run the same command with --idempotency-key import within a day to queue the rest/);
+  assert.equal(run.stdout.trim().split('\n').length, 10);
+  assert.equal(await queued(), 10);
+  const badSize = await cli(
+    ['jobs', 'run-batch', endpointId, '-', '--batch-size', '1001'],
+    { GANTRY_URL: h.url, GANTRY_API_KEY: key },
+    lines,
+  );
+  assert.equal(badSize.status, 2);
+  assert.match(badSize.stderr, /--batch-size.*use a whole number from 1 to 1000/);
+});
