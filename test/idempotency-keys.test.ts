@@ -52,6 +52,25 @@ describe('Idempotency-Key', () => {
     assert.equal(await inQueue(), 3);
   });
 
+  test("a request sent again with its object members in another order is the same request; its jobs' order is not", async () => {
+    await drain();
+    const key = aKey();
+    const first = await keyed(
+      '/run-batch',
+      { jobs: [{ input: { a: 1, b: { c: 2, d: 3 } }, policy: { ttl: 60_000, lowPriority: false } }, { input: { n: 2 } }] },
+      key,
+    );
+    assert.equal(first.status, 200, JSON.stringify(first.json));
+    const reordered = { jobs: [{ policy: { lowPriority: false, ttl: 60_000 }, input: { b: { d: 3, c: 2 }, a: 1 } }, { input: { n: 2 } }] };
+    const again = await keyed('/run-batch', reordered, key);
+    assert.equal(again.status, 200, JSON.stringify(again.json));
+    assert.deepEqual(again.json, first.json);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    const swapped = await keyed('/run-batch', { jobs: [reordered.jobs[1], reordered.jobs[0]] }, key);
+    assert.equal(swapped.status, 422);
+    assert.equal(await inQueue(), 2);
+  });
+
   test('the key sent with another body or to another route is 422, and nothing is queued', async () => {
     await drain();
     const key = aKey();

@@ -1,6 +1,7 @@
 // What an Idempotency-Key of a submit is and how it is remembered (docs/decisions/0040); shared by
 // the job service, which stores the key with its jobs, and the keyed submits that read it back.
 import { createHash } from 'node:crypto';
+import stableStringify from 'safe-stable-stringify';
 import type { SubmitKeyRecord } from '../store/submit-key-store.js';
 
 /** How long a submit's key is remembered: a client retrying a lost answer does so well within a day. */
@@ -12,9 +13,13 @@ export interface SubmitOnce {
   fingerprint: string;
 }
 
-/** The same route with the same body (as parsed, in the order sent) gives the same fingerprint. */
+/**
+ * The same route with the same body gives the same fingerprint. An object's members are unordered
+ * in JSON, so they are hashed sorted by name: a client that rebuilds its request in another order
+ * sends the same request. Arrays keep their order: the order of a batch's jobs is its answer's.
+ */
 export function submitOnce(key: string, route: string, body: unknown): SubmitOnce {
-  const fingerprint = createHash('sha256').update(route).update('\n').update(JSON.stringify(body)).digest('base64url');
+  const fingerprint = createHash('sha256').update(route).update('\n').update(stableStringify(body)!).digest('base64url');
   return { key, fingerprint };
 }
 
