@@ -1,11 +1,11 @@
 // Idempotency keys of submits: stored with their jobs in one transaction, found again by endpoint
 // and key, refused when the endpoint already holds the key (nothing of that insert is stored), and
-// deleted once expired.
+// deleted once expired or with their endpoint.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TEST_STORE } from '../support/test-store.js';
 import { useTestStore } from './suite-store.js';
-import { aJob, aQueue, NOW } from './records.js';
+import { aJob, anAccount, anEndpoint, aQueue, aRelease, NOW } from './records.js';
 import { StoreConflictError } from '../../src/store/shared/conflicts.js';
 import type { NewJob } from '../../src/store/job-store.js';
 import type { SubmitKeyRecord } from '../../src/store/submit-key-store.js';
@@ -96,4 +96,23 @@ test(`[${TEST_STORE}] expired keys are deleted in batches; the others stay`, asy
   assert.equal(await suite.store.submitKeys.deleteExpired(NOW + 30, 2), 0);
   assert.deepEqual(await kept(), [undefined, undefined, undefined, NOW + 500], 'the key not yet expired stays');
   for (const { jobs } of keys) assert.ok(await suite.store.jobs.get(jobs[0]!.id), 'its jobs are not the key’s to delete');
+});
+
+test(`[${TEST_STORE}] deleting an endpoint deletes its keys, and only its keys`, async () => {
+  const owner = anAccount();
+  await suite.store.ensureAccount(owner);
+  const endpoint = anEndpoint(owner.id);
+  await suite.store.insertEndpoint(endpoint, aRelease(endpoint.id, 1));
+  const keys = [];
+  for (let i = 0; i < 3; i++) {
+    const jobs = [aJob(endpoint.id)];
+    keys.push(aKeyFor(jobs));
+    await suite.store.jobs.insertAll(jobs, keys[i]);
+  }
+  const elsewhere = [aJob(aQueue())];
+  const kept = aKeyFor(elsewhere, { key: keys[0]!.key });
+  await suite.store.jobs.insertAll(elsewhere, kept);
+  assert.equal(await suite.store.deleteEndpoint(owner.id, endpoint.id), true);
+  for (const key of keys) assert.equal(await suite.store.submitKeys.find(endpoint.id, key.key), undefined);
+  assert.deepEqual(await suite.store.submitKeys.find(kept.endpointId, kept.key), kept, 'the same key on another endpoint stays');
 });

@@ -241,13 +241,14 @@ export class PostgresStore implements Store {
     );
   }
 
-  /** Deleting an endpoint drops its queue: queued and running jobs go with it. */
+  /** Deleting an endpoint drops its queue: queued and running jobs go with it, and its submit keys. */
   async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
     return transaction(this.pool, async (client) => {
       const deleted = (await client.query('DELETE FROM endpoints WHERE id = $1 AND account_id = $2', [id, accountId])).rowCount === 1;
       if (deleted) {
         await deleteJobsOfEndpoint(client, id);
         await client.query('DELETE FROM releases WHERE endpoint_id = $1', [id]);
+        await client.query('DELETE FROM submit_keys WHERE endpoint_id = $1', [id]);
       }
       return deleted;
     });

@@ -250,7 +250,7 @@ export class SqliteStore implements Store {
   /**
    * Deleting an endpoint drops its queue: queued and running jobs go with it. The endpoint goes in
    * one transaction that also hides its jobs; their rows follow in batches, each committed on its
-   * own, and the call answers once the last is gone (SqliteEndpointJobs).
+   * own, and the call answers once the last is gone (SqliteEndpointJobs); its submit keys after them.
    */
   async deleteEndpoint(accountId: string, id: string): Promise<boolean> {
     const deleted = this.db.transaction(() => {
@@ -263,6 +263,9 @@ export class SqliteStore implements Store {
     })();
     while (deleted && (await this.jobs.deleteJobsOfDeletedEndpoint(id, DELETED_ENDPOINT_BATCH)) > 0) {
       // Each batch is a grouped call of its own: other requests are served between them.
+    }
+    while (deleted && (await this.submitKeys.deleteOfEndpoint(id, DELETED_ENDPOINT_BATCH)) > 0) {
+      // As the jobs: the keys' ids name jobs that are gone.
     }
     return deleted;
   }

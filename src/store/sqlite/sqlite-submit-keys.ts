@@ -29,6 +29,11 @@ export class SqliteSubmitKeys implements SubmitKeyStore {
   async deleteExpired(now: number, limit: number): Promise<number> {
     return this.statements.deleteExpired.run(now, limit).changes;
   }
+
+  /** Deletes up to `limit` keys of a deleted endpoint; answers how many. */
+  async deleteOfEndpoint(endpointId: string, limit: number): Promise<number> {
+    return this.statements.deleteOfEndpoint.run(endpointId, limit).changes;
+  }
 }
 
 function prepareStatements(db: Database.Database) {
@@ -38,5 +43,6 @@ function prepareStatements(db: Database.Database) {
     deleteExpired: db.prepare(
       'DELETE FROM submit_keys WHERE rowid IN (SELECT rowid FROM submit_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)',
     ),
+    deleteOfEndpoint: db.prepare('DELETE FROM submit_keys WHERE rowid IN (SELECT rowid FROM submit_keys WHERE endpoint_id = ? LIMIT ?)'),
   };
 }
