@@ -30,7 +30,8 @@ function run(label, files, store, env = {}) {
 const filters = process.argv.slice(2);
 const files = findTests('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 // Without a SQLite pass to learn from (GANTRY_TEST_STORE=postgres), the helpers' names are all there is.
-const STORE_HELPERS = /startHarness|startLive|useLiveOnDocker|openTestStore|useTestStore|startRuntimeRig/;
+const STORE_HELPERS =
+  /startHarness|startLive|useLiveOnDocker|openTestStore|useTestStore|startRuntimeRig|useTemplatesHarness|useGraphqlHarness/;
 const callsStoreHelper = (file) => STORE_HELPERS.test(readFileSync(file, 'utf8'));
 const storeUsersDir = mkdtempSync(join(tmpdir(), 'gantry-tests-'));
 const storeUsers = join(storeUsersDir, 'store-users');

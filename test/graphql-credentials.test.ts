@@ -3,12 +3,11 @@
 // updateRegistryAuth, deleteRegistryAuth), with REST v2 and the runtime seeing the same.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from './support/harness.js';
 import { graphql, sdkUpdateUserSettings, SDK_GET_USER } from './support/graphql-clients.js';
 import { anSshKey } from './support/ssh-keys.js';
 import { data, firstError, h, unique, useGraphqlHarness, type Row } from './support/graphql-harness.js';
 
-useGraphqlHarness(startHarness);
+useGraphqlHarness();
 
 describe('SSH keys', () => {
   test('runpod ssh add-key: get_user reads pubKey, appends, update_user_settings writes it; REST reads the same keys', async () => {

@@ -3,11 +3,10 @@
 // the same endpoints and GraphQL listing the ones REST made.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from './support/harness.js';
 import { graphql, sdkCreateEndpoint, sdkCreateTemplate, SDK_GET_ENDPOINTS } from './support/graphql-clients.js';
 import { data, firstError, h, unique, useGraphqlHarness, type Row } from './support/graphql-harness.js';
 
-useGraphqlHarness(startHarness);
+useGraphqlHarness();
 
 async function serverlessTemplate(extra: Record<string, unknown> = {}): Promise<string> {
   const made = await data(

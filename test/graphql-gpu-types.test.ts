@@ -2,10 +2,9 @@
 // agreeing with the REST catalog.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from './support/harness.js';
 import { data, h, useGraphqlHarness, type Row } from './support/graphql-harness.js';
 
-useGraphqlHarness(startHarness);
+useGraphqlHarness();
 
 describe('gpuTypes', () => {
   test("get_gpus lists the catalog; get_gpu reads one with the SDK's full selection, agreeing with REST", async () => {

@@ -2,11 +2,10 @@
 // saveTemplate with an id, deleteTemplate), with REST v2 reading back the same templates.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from './support/harness.js';
 import { graphql, sdkCreateTemplate } from './support/graphql-clients.js';
 import { data, firstError, h, unique, useGraphqlHarness, type Row } from './support/graphql-harness.js';
 
-useGraphqlHarness(startHarness);
+useGraphqlHarness();
 
 describe('templates', () => {
   test('create_template makes the template REST reads back field for field', async () => {

@@ -2,13 +2,13 @@
 // failures, args and cmd kept in step, names unique in an account, read-only keys refused.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, problem } from './support/harness.js';
+import { problem } from './support/harness.js';
 import { create, h, otherKey, ownCred, readKey, uniqueName, useTemplatesHarness } from './support/templates-harness.js';
 
 const VALIDATION = 'the request body failed validation';
 const RULES = 'request conflicts with the template rules';
 
-useTemplatesHarness(startHarness);
+useTemplatesHarness();
 
 describe('POST /v2/templates', () => {
   test('fills every default', async () => {

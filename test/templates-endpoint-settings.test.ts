@@ -3,11 +3,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../src/domain/errors.js';
-import { startHarness } from './support/harness.js';
 import { CATALOG_POD, CATALOG_SERVERLESS } from './support/templates-catalog.js';
 import { create, defaultAccountId, h, otherKey, ownCred, theirCred, useTemplatesHarness } from './support/templates-harness.js';
 
-useTemplatesHarness(startHarness);
+useTemplatesHarness();
 
 describe('TemplateService.resolveForEndpoint', () => {
   async function rejection(promise: Promise<unknown>): Promise<ApiError> {

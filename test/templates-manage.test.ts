@@ -2,11 +2,11 @@
 // own templates, other accounts' public and private ones, and the catalog's, which are read-only.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, problem } from './support/harness.js';
+import { problem } from './support/harness.js';
 import { CATALOG_POD, CATALOG_SERVERLESS } from './support/templates-catalog.js';
 import { create, h, otherAccountId, otherKey, ownCred, theirCred, useTemplatesHarness } from './support/templates-harness.js';
 
-useTemplatesHarness(startHarness);
+useTemplatesHarness();
 
 describe('GET /v2/templates', () => {
   test("lists only the caller's own templates", async () => {

@@ -1,23 +1,19 @@
 // What the GraphQL operation tests share: a Gantry for the file, `data` to send a document as the
 // Python SDK does and read its answer the way the SDK indexes it, and `firstError` for the error
-// the SDK would raise. A test file calls useGraphqlHarness(startHarness) at its top; its tests then
-// read `h`.
+// the SDK would raise. A test file calls useGraphqlHarness() at its top; its tests then read `h`.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Harness } from './harness.js';
+import { startHarness, type Harness } from './harness.js';
 import { graphql, sdkRead } from './graphql-clients.js';
 
 export let h: Harness;
 let counter = 0;
 export const unique = (prefix: string) => `${prefix}-${++counter}`;
 
-/**
- * Starts `h` with `start` before the file's tests and closes it after them. The test file passes
- * startHarness, naming it where scripts/run-tests.mjs looks to run the file on PostgreSQL too.
- */
-export function useGraphqlHarness(start: () => Promise<Harness>): void {
+/** Starts `h` before the file's tests and closes it after them. */
+export function useGraphqlHarness(): void {
   before(async () => {
-    h = await start();
+    h = await startHarness();
   });
   after(() => h.close());
 }

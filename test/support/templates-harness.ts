@@ -1,6 +1,6 @@
 // What the template tests share: a Gantry whose catalog holds the two templates of
 // templates-catalog.ts, a second account, a read-only key, and a registry credential in each
-// account. A test file calls useTemplatesHarness(startHarness) at its top; its tests then read `h`
+// account. A test file calls useTemplatesHarness() at its top; its tests then read `h`
 // and the keys, ids and credentials below, and make templates with `create`.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,9 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CATALOG_FILE } from '../../src/catalog/catalog.js';
-import type { ConfigFlags } from '../../src/config.js';
 import type { CatalogData } from '../../src/domain/catalog.js';
-import type { Harness } from './harness.js';
+import { startHarness, type Harness } from './harness.js';
 import { addRegistry } from './registries.js';
 import { CATALOG_POD, CATALOG_SERVERLESS } from './templates-catalog.js';
 
@@ -38,18 +37,17 @@ async function accountOf(key: string): Promise<string> {
 }
 
 /**
- * Starts `h` with `start` before the file's tests, on a catalog written for them, and makes the
- * keys and credentials; closes it after them. The test file passes startHarness, naming it where
- * scripts/run-tests.mjs looks to run the file on PostgreSQL too.
+ * Starts `h` before the file's tests, on a catalog written for them, and makes the keys and
+ * credentials; closes it after them.
  */
-export function useTemplatesHarness(start: (flags: ConfigFlags) => Promise<Harness>): void {
+export function useTemplatesHarness(): void {
   let catalogDir: string;
   before(async () => {
     catalogDir = mkdtempSync(join(tmpdir(), 'gantry-templates-catalog-'));
     const shipped = JSON.parse(readFileSync(DEFAULT_CATALOG_FILE, 'utf8')) as CatalogData;
     const catalogFile = join(catalogDir, 'catalog.json');
     writeFileSync(catalogFile, JSON.stringify({ ...shipped, templates: [...shipped.templates, CATALOG_SERVERLESS, CATALOG_POD] }));
-    h = await start({ catalogFile });
+    h = await startHarness({ catalogFile });
     otherKey = await h.newKey({ accountName: 'other' });
     readKey = await h.newKey({ permission: 'read' });
     otherAccountId = await accountOf(otherKey);
