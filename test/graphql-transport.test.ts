@@ -91,6 +91,34 @@ describe('authentication', () => {
     assert.ok(Number(last!.headers['retry-after']) > 0);
     assert.equal((await h.call('GET', '/v2/templates', undefined, key)).statusCode, 429, 'the same budget as REST');
   });
+
+  test('each root field counts as a request: aliased mutations past the window are refused whole, and nothing runs', async () => {
+    const key = await h.newKey({ accountName: 'graphql-aliases' });
+    const minuteOf = (res: LightMyRequestResponse) => /"minute";r=(\d+);t=(\d+)/.exec(String(res.headers.ratelimit))!.slice(1).map(Number);
+    const saves = (prefix: string, count: number) =>
+      `mutation { ${Array.from({ length: count }, (_, i) => `a${i}: saveRegistryAuth(input: {name: "${prefix}-${i}", username: "u", password: "p"}) { id }`).join(' ')} }`;
+    // Windows are clock minutes: start early enough in one that the test ends in it.
+    const [, resetIn] = minuteOf(await graphql(h, '{ myself { id } }', { key }));
+    if (resetIn! < 5) await new Promise((resolve) => setTimeout(resolve, (resetIn! + 1) * 1000));
+    const three = await graphql(h, saves('three', 3), { key });
+    assert.equal(Object.keys(three.json().data).length, 3, three.body);
+    const [left] = minuteOf(three);
+    assert.ok(left! <= 40 - 1 - 3, `three saves and the reads before them counted (${left} left)`);
+
+    const whole = errorsOf(await graphql(h, saves('whole', 41), { key }));
+    assert.equal(whole.errors[0]!.extensions.code, 'BAD_USER_INPUT');
+    assert.match(whole.errors[0]!.message, /counts as 41 requests, more than the minute quota of 40/);
+    const refused = await graphql(h, saves('refused', left! + 1), { key });
+    const body = errorsOf(refused);
+    assert.equal(body.errors[0]!.extensions.code, 'RATE_LIMITED');
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal(body.data, null);
+    // Read with an exempt key of the same account: the window is spent.
+    const exempt = await h.newKey({ accountName: 'graphql-aliases', rateLimitExempt: true });
+    const read = await graphql(h, '{ myself { containerRegistryCreds { name } } }', { key: exempt });
+    const stored = (read.json().data.myself.containerRegistryCreds as { name: string }[]).map((c) => c.name).sort();
+    assert.deepEqual(stored, ['three-0', 'three-1', 'three-2'], 'neither refused document saved anything');
+  });
 });
 
 describe('documents', () => {

@@ -59,7 +59,7 @@ test('a batch larger than a whole window is 422, never worth retrying', async ()
   const { batch, queued } = await accountWithEndpoint('oversized');
   const res = await batch(HOUR_QUOTA + 1);
   assert.equal(res.statusCode, 422, res.body);
-  assert.equal(problem(res).detail, 'this request counts as 13 requests, more than the hour quota of 12: send fewer jobs per batch');
+  assert.equal(problem(res).detail, 'this request counts as 13 requests, more than the hour quota of 12: send fewer at a time');
   assert.equal(await queued(), 0);
 });
 

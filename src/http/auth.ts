@@ -7,7 +7,7 @@ import type { ApiKeyRecord } from '../store/store.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { RateLimiter, RateDecision } from '../cluster/rate-limiter.js';
 import type { WorkerCredentialService } from '../services/worker-credentials.js';
-import { ApiError, forbidden, unauthorized, unprocessable } from './problem.js';
+import { ApiError, forbidden, unauthorized } from './problem.js';
 import type { FailedAuthLimiter } from './failed-auth-limiter.js';
 
 export type AuthMode = 'none' | 'bearer' | 'queue' | 'worker';
@@ -110,23 +110,29 @@ export function installAuth(
   });
 }
 
-/** Counts the requests a call counts as beyond the one its authentication counted. */
 async function countTheRest(limiter: RateLimiter, request: FastifyRequest, reply: FastifyReply, requests: number): Promise<void> {
-  const key = request.apiKey;
-  if (key === undefined || key.rateLimitExempt || requests <= 1) return;
+  if (request.apiKey !== undefined) reply.headers(await countMoreRequests(limiter, request.apiKey, requests));
+}
+
+/**
+ * Counts the requests a call counts as beyond the one its authentication counted. Answers the
+ * rate-limit headers of the count (none when nothing more was counted); throws 429 or 422 when
+ * the windows have no room for them all, which then counts none of them.
+ */
+export async function countMoreRequests(limiter: RateLimiter, key: ApiKeyRecord, requests: number): Promise<Record<string, string>> {
+  if (key.rateLimitExempt || requests <= 1) return {};
   const decision = await limiter.consume(key.accountId, undefined, requests - 1);
   const headers = rateLimitHeaders(decision);
-  reply.headers(headers);
   if (decision.exceeded) throw refusal(decision, headers, requests);
+  return headers;
 }
 
 /** 429 while the windows fill up; 422 for a call that no window could ever admit. */
 function refusal(decision: RateDecision, headers: Record<string, string>, requests: number): ApiError {
   const tooLarge = decision.windows.find((w) => w.quota < requests);
   if (tooLarge) {
-    return unprocessable(
-      `this request counts as ${requests} requests, more than the ${tooLarge.name} quota of ${tooLarge.quota}: send fewer jobs per batch`,
-    );
+    const detail = `this request counts as ${requests} requests, more than the ${tooLarge.name} quota of ${tooLarge.quota}: send fewer at a time`;
+    return new ApiError(422, detail, undefined, headers);
   }
   const { name, quota, remaining, resetSeconds } = decision.exceeded!;
   // The call's first request was counted when it was authenticated.

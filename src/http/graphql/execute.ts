@@ -1,6 +1,7 @@
 // One GraphQL request, from its text to the JSON answer: parse, pick the operation, refuse
-// operations Gantry does not offer, validate, check the key may run it, execute. Every failure
-// is an `errors` entry; nothing here throws for a client's mistake.
+// operations Gantry does not offer, validate, check the key may run it, count its root fields
+// against the rate limits, execute. Every failure is an `errors` entry; nothing here throws for a
+// client's mistake.
 import { execute, getOperationAST, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { ApiKeyRecord } from '../../store/store.js';
 import type { Logger } from '../../domain/logger.js';
@@ -9,6 +10,7 @@ import { authorise } from '../auth.js';
 import type { GraphQLContext } from './context.js';
 import { apiErrorJson, executionErrorJson, requestErrorJson, type GraphQLErrorJson } from './errors.js';
 import { notOfferedFields } from './not-offered.js';
+import { rootFieldCount } from './root-fields.js';
 
 export interface GraphQLRequest {
   query: string;
@@ -39,6 +41,8 @@ export async function runGraphQL(
   key: ApiKeyRecord,
   context: GraphQLContext,
   log: Logger,
+  /** Counts the operation's root fields as requests; throws the ApiError of a refusal. */
+  countRequests: (requests: number) => Promise<void>,
 ): Promise<GraphQLResponse> {
   const document = parsed(request.query);
   if (!('kind' in document)) return document;
@@ -58,6 +62,7 @@ export async function runGraphQL(
   try {
     // The same rules as REST: a query reads like GET, a mutation writes like POST.
     authorise(key, operation.operation === 'query' ? 'GET' : 'POST', undefined, 'bearer');
+    await countRequests(rootFieldCount(document, operation));
   } catch (error) {
     if (error instanceof ApiError) return refused([apiErrorJson(error)]);
     throw error;

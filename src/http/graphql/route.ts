@@ -1,10 +1,11 @@
 // POST /graphql as RunPod's clients call it: the key in `?api_key=` (runpodctl) or
 // `Authorization: Bearer` (Python SDK); `{query}` alone or with `variables` (possibly null).
 // Only a failed authentication answers 401; everything else is 200 with GraphQL `errors`, which
-// is what the SDK checks. Every answer carries the deprecation headers.
+// is what the SDK checks. Every answer carries the deprecation headers. Each root field of an
+// operation counts against the rate limits as a request.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services/services.js';
-import { authenticateKey } from '../auth.js';
+import { authenticateKey, countMoreRequests } from '../auth.js';
 import { ApiError, logUnexpected, unauthorized, unexpectedProblem } from '../problem.js';
 import { DEPRECATION_HEADERS } from './deprecation.js';
 import { apiErrorJson } from './errors.js';
@@ -83,16 +84,17 @@ export function graphqlRoutes(services: Services): FastifyPluginAsync {
         // Pods are run by the leading replica: their operations go there, as REST pod requests do.
         const leader = services.pods.offered ? services.cluster.leaderAddress() : undefined;
         if (leader && relaysToLeader(request)) return relayGraphQL(leader, request, reply);
-        return runGraphQL(
-          schema,
-          request.body as GraphQLRequest,
-          request.apiKey!,
-          {
-            accountId: request.apiKey!.accountId,
-            services,
-          },
-          request.log,
-        );
+        const key = request.apiKey!;
+        // A refusal's headers (Retry-After, RateLimit) go on the answer, as an authentication's do.
+        const countRequests = async (requests: number) => {
+          try {
+            reply.headers(await countMoreRequests(services.rateLimiter, key, requests));
+          } catch (error) {
+            if (error instanceof ApiError) reply.headers(error.headers);
+            throw error;
+          }
+        };
+        return runGraphQL(schema, request.body as GraphQLRequest, key, { accountId: key.accountId, services }, request.log, countRequests);
       },
     );
   };
