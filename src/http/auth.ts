@@ -110,6 +110,7 @@ export function installAuth(
   });
 }
 
+/** A route's `countsAs` hook: the count's headers go on the answer, a refusal's on the error. */
 async function countTheRest(limiter: RateLimiter, request: FastifyRequest, reply: FastifyReply, requests: number): Promise<void> {
   if (request.apiKey !== undefined) reply.headers(await countMoreRequests(limiter, request.apiKey, requests));
 }
