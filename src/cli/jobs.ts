@@ -83,7 +83,18 @@ function runBatchCommand(): Command {
         const body = { jobs: request.map((job) => job.body) };
         try {
           const path = queuePath(endpointId, 'run-batch');
-          const answer = await client.callWithKey<{ jobs: { id: string; status: string }[] }>('POST', path, body, `${prefix}.${index + 1}`);
+          const answer = await client.callWithKey<{ jobs: { id: string; status: string }[] }>(
+            'POST',
+            path,
+            body,
+            `${prefix}.${index + 1}`,
+            {
+              waiting: (seconds) =>
+                process.stderr.write(
+                  `rate limit: waiting ${seconds} s for the window to reset, then sending line ${request[0]!.line} on\n`,
+                ),
+            },
+          );
           queued.push(...answer.jobs);
           if (!flags.json) for (const job of answer.jobs) print(job.id);
         } catch (error) {

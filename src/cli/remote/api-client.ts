@@ -20,10 +20,15 @@ export class ApiError extends CliError {
   constructor(
     message: string,
     readonly status: number,
+    /** A 429's Retry-After. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
 }
+
+/** The longest rate-limit wait a keyed call sits out: a minute window's; an hour's or a day's stops the run. */
+const LONGEST_RATE_WAIT_SECONDS = 60;
 
 export class ApiClient {
   constructor(readonly connection: Connection & { apiKey: string }) {}
@@ -44,16 +49,32 @@ export class ApiClient {
 
   /**
    * As call, for a request that is safe to send again because it carries an Idempotency-Key: sent
-   * again (up to `tries` times in all, pausing longer each time) while it gets no answer or a 5xx.
+   * again (up to `tries` times in all, pausing longer each time) while it gets no answer or a 5xx,
+   * and after a 429's Retry-After when that is at most a minute (`waiting` is told first).
    */
-  async callWithKey<T>(method: string, path: string, body: unknown, key: string, tries = 3, pauseMs = 500): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+  async callWithKey<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    key: string,
+    options: { tries?: number; pauseMs?: number; waiting?: (seconds: number) => void } = {},
+  ): Promise<T> {
+    const { tries = 3, pauseMs = 500, waiting } = options;
+    for (let attempt = 1; ;) {
       try {
         return await this.call<T>(method, path, body, { 'idempotency-key': key });
       } catch (error) {
+        const wait = error instanceof ApiError && error.status === 429 ? error.retryAfterSeconds : undefined;
+        if (wait !== undefined && wait <= LONGEST_RATE_WAIT_SECONDS) {
+          // A full window is not a failure: the same request is admitted once it resets.
+          waiting?.(wait);
+          await pause(wait * 1000);
+          continue;
+        }
         const again = error instanceof CliError && (!(error instanceof ApiError) || error.status >= 500);
         if (!again || attempt >= tries) throw error;
-        await new Promise((resolve) => setTimeout(resolve, pauseMs * 2 ** (attempt - 1)));
+        await pause(pauseMs * 2 ** (attempt - 1));
+        attempt++;
       }
     }
   }
@@ -107,7 +128,8 @@ export class ApiClient {
     for (const error of problem?.errors ?? []) lines.push(`  - ${error}`);
     const retryAfter = res.headers.get('retry-after');
     if (res.status === 429 && retryAfter) lines.push(`  retry after ${retryAfter} s`);
-    return new ApiError(lines.join('\n'), res.status);
+    const seconds = retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined;
+    return new ApiError(lines.join('\n'), res.status, seconds);
   }
 }
 
@@ -118,6 +140,8 @@ export function clientFrom(flags: ConnectionFlags): ApiClient {
   if (!apiKey) throw new CliError('no API key: give --api-key, set GANTRY_API_KEY or run gantry login', EXIT_USAGE);
   return new ApiClient({ ...connection, apiKey });
 }
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function parseProblem(text: string): Problem | undefined {
   try {

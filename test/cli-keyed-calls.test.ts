@@ -1,0 +1,66 @@
+// How the CLI sends a keyed request again, against a real socket: after no answer or a 5xx, a few
+// times; after a 429, once the Retry-After has passed when it is at most a minute, and not at all
+// when it is longer (an hour's or a day's window stops the run instead).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiClient, ApiError } from '../src/cli/remote/api-client.js';
+
+/** Each request takes the next answer: [status, Retry-After]; every request's key is kept. */
+let answers: [number, string?][] = [];
+const keysSeen: string[] = [];
+let server: Server;
+let client: ApiClient;
+
+before(async () => {
+  server = createServer((req, res) => {
+    keysSeen.push(String(req.headers['idempotency-key']));
+    const [status, retryAfter] = answers.shift() ?? [200];
+    const body = status === 200 ? { id: 'job-1' } : { title: 'Too Many Requests', status, detail: 'rate limit exceeded' };
+    res.writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) });
+    res.end(JSON.stringify(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  client = new ApiClient({ url, urlSource: 'test', apiKey: 'k', apiKeySource: 'test' });
+});
+after(() => server.close());
+
+test('a 429 of a minute window is waited out and the same request sent again, with its key', async () => {
+  answers = [[429, '1'], [429, '1'], [200]];
+  keysSeen.length = 0;
+  const waits: number[] = [];
+  const started = Date.now();
+  const answer = await client.callWithKey<{ id: string }>('POST', '/run', {}, 'batch.1', { waiting: (s) => waits.push(s) });
+  assert.deepEqual(answer, { id: 'job-1' });
+  assert.deepEqual(waits, [1, 1]);
+  assert.ok(Date.now() - started >= 2000, 'it waited the Retry-After each time');
+  assert.deepEqual(keysSeen, ['batch.1', 'batch.1', 'batch.1']);
+});
+
+test('a 429 that would keep the run waiting longer than a minute stops it at once, saying when to retry', async () => {
+  answers = [[429, '3600']];
+  keysSeen.length = 0;
+  await assert.rejects(client.callWithKey('POST', '/run', {}, 'batch.2', { waiting: () => assert.fail('no wait') }), (error: unknown) => {
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.status, 429);
+    assert.equal(error.retryAfterSeconds, 3600);
+    assert.match(error.message, /retry after 3600 s/);
+    return true;
+  });
+  assert.equal(keysSeen.length, 1);
+});
+
+test('a 5xx is sent again up to the tries given; a 4xx is not', async () => {
+  answers = [[503], [502], [200]];
+  keysSeen.length = 0;
+  assert.deepEqual(await client.callWithKey('POST', '/run', {}, 'batch.3', { pauseMs: 1 }), { id: 'job-1' });
+  assert.equal(keysSeen.length, 3);
+  answers = [[503], [503], [503], [200]];
+  await assert.rejects(client.callWithKey('POST', '/run', {}, 'batch.4', { pauseMs: 1 }), /503/);
+  answers = [[400], [200]];
+  keysSeen.length = 0;
+  await assert.rejects(client.callWithKey('POST', '/run', {}, 'batch.5', { pauseMs: 1 }), /400/);
+  assert.equal(keysSeen.length, 1);
+});
