@@ -78,23 +78,17 @@ function runBatchCommand(): Command {
       const client = clientFrom(flags);
       // Every request carries a key, so one that got no answer is sent again without queuing twice.
       const prefix = flags.idempotencyKey ?? randomUUID();
+      const path = queuePath(endpointId, 'run-batch');
+      const waiting = (line: number) => (seconds: number) =>
+        process.stderr.write(`rate limit: waiting ${seconds} s for the window to reset, then sending line ${line} on\n`);
       const queued: { id: string; status: string }[] = [];
       for (const [index, request] of requests.entries()) {
         const body = { jobs: request.map((job) => job.body) };
         try {
-          const path = queuePath(endpointId, 'run-batch');
-          const answer = await client.callWithKey<{ jobs: { id: string; status: string }[] }>(
-            'POST',
-            path,
-            body,
-            `${prefix}.${index + 1}`,
-            {
-              waiting: (seconds) =>
-                process.stderr.write(
-                  `rate limit: waiting ${seconds} s for the window to reset, then sending line ${request[0]!.line} on\n`,
-                ),
-            },
-          );
+          const key = `${prefix}.${index + 1}`;
+          const answer = await client.callWithKey<{ jobs: { id: string; status: string }[] }>('POST', path, body, key, {
+            waiting: waiting(request[0]!.line),
+          });
           queued.push(...answer.jobs);
           if (!flags.json) for (const job of answer.jobs) print(job.id);
         } catch (error) {

@@ -108,7 +108,7 @@ export class JobService {
     const now = this.now();
     const queued = this.queuedJob(endpoint, request, retentionMs, now);
     const [job] = await this.queue(endpoint, [queued], now, (rows) =>
-      once ? this.store.jobs.insertAll(rows, submitKeyRecord(endpoint.id, once, [queued.id], now)) : this.store.jobs.insert(rows[0]!),
+      once ? this.store.jobs.insertAll(rows, submitKeyRecord(endpoint.id, once, [queued], now)) : this.store.jobs.insert(rows[0]!),
     );
     return job!;
   }
@@ -127,8 +127,7 @@ export class JobService {
     // Submitted together, so at the same moment; the store keeps their order (its sequence).
     const now = this.now();
     const queued = requests.map((request) => this.queuedJob(endpoint, request, retentionMs, now));
-    const ids = queued.map((job) => job.id);
-    const key = once && submitKeyRecord(endpoint.id, once, ids, now);
+    const key = once && submitKeyRecord(endpoint.id, once, queued, now);
     return this.queue(endpoint, queued, now, (rows) => this.store.jobs.insertAll(rows, key));
   }
 

@@ -23,6 +23,8 @@ export function submitOnce(key: string, route: string, body: unknown): SubmitOnc
   return { key, fingerprint };
 }
 
-export function submitKeyRecord(endpointId: string, once: SubmitOnce, jobIds: string[], now: number): SubmitKeyRecord {
+/** The record of a key with the jobs it queued, in their order. */
+export function submitKeyRecord(endpointId: string, once: SubmitOnce, jobs: readonly { id: string }[], now: number): SubmitKeyRecord {
+  const jobIds = jobs.map((job) => job.id);
   return { endpointId, key: once.key, fingerprint: once.fingerprint, jobIds, createdAt: now, expiresAt: now + SUBMIT_KEY_TTL_MS };
 }

@@ -2,7 +2,7 @@
 // purge-queue and health. Keys may be sent with or without "Bearer ".
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Services } from '../../services/services.js';
 import { JOB_LIMITS } from '../../domain/job-state.js';
 import { problemResponses } from '../schemas/common.js';
@@ -75,7 +75,7 @@ export function queueRoutes({ jobs, keyedSubmits, runtime }: Services): FastifyP
         // The whole batch shares one /run's limit: a request costs the server no more than a run can.
         bodyLimit: JOB_LIMITS.runBodyBytes,
         // Each job counts against the rate limits as the /run it replaces (decision 41).
-        config: { ...queueConfig, countsAs: (body: unknown) => (body as { jobs: unknown[] }).jobs.length },
+        config: { ...queueConfig, countsAs: (body: unknown) => (body as Static<typeof RunBatchBody>).jobs.length },
         schema: {
           tags,
           operationId: 'runBatch',
