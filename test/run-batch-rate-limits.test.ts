@@ -82,6 +82,34 @@ test('an invalid batch counts as one request, and an exempt key batches without 
   assert.equal(await exempt.queued(), 3 * HOUR_QUOTA);
 });
 
+test('a batch sent again under its Idempotency-Key queues nothing and counts only as itself', async () => {
+  const { key, endpointId, queued } = await accountWithEndpoint('replays');
+  const jobs = Array.from({ length: 8 }, (_, n) => ({ input: { n } }));
+  const send = async (idempotencyKey: string, body = { jobs }) => {
+    const headers = { authorization: key, 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
+    const res = await fetch(`${h.url}/v2/${endpointId}/run-batch`, { method: 'POST', headers, body: JSON.stringify(body) });
+    return { status: res.status, json: await res.json(), headers: res.headers };
+  };
+  const first = await send('import.1');
+  assert.equal(first.status, 200);
+  assert.equal(hourLeft(Object.fromEntries(first.headers)), HOUR_QUOTA - 1 - 8);
+
+  // Three requests are left, fewer than the batch's eight jobs: its answer is still given again.
+  for (const left of [2, 1]) {
+    const again = await send('import.1');
+    assert.equal(again.status, 200, JSON.stringify(again.json));
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(again.json, first.json);
+    assert.equal(hourLeft(Object.fromEntries(again.headers)), left);
+  }
+  assert.equal(await queued(), 8);
+
+  // A new key is a new batch: its two jobs do not fit in the one request left.
+  const fresh = await send('import.2', { jobs: jobs.slice(0, 2) });
+  assert.equal(fresh.status, 429, JSON.stringify(fresh.json));
+  assert.equal(await queued(), 8);
+});
+
 test('gantry jobs run-batch sends --batch-size jobs a request; a run stopped by an hour window says how to resume it', async () => {
   const { key, endpointId, queued } = await accountWithEndpoint('cli');
   const lines = `${Array.from({ length: 14 }, (_, n) => JSON.stringify({ n })).join('\n')}\n`;

@@ -1,7 +1,7 @@
 // Authentication, authorisation and rate limiting, run before the body is read.
 // REST routes take `Authorization: Bearer <key>`; queue routes also accept the bare key.
-// A route whose call counts as several requests (a batch of jobs) counts the rest once its body
-// is valid.
+// A call that counts as several requests (a batch of jobs) counts the rest itself once its body
+// is valid (countMoreRequests).
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
 import type { ApiKeyRecord } from '../store/store.js';
 import type { ApiKeyService } from '../services/api-keys.js';
@@ -16,8 +16,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** How the route authenticates; routes under /v2 default to 'bearer'. */
     auth?: AuthMode;
-    /** How many requests a call counts as against the rate limits, from its validated body; one if unset. */
-    countsAs?: (body: unknown) => number;
   }
   interface FastifyRequest {
     apiKey: ApiKeyRecord | undefined;
@@ -102,17 +100,6 @@ export function installAuth(
     reply.headers(headers);
     authorise(key, request.method, endpointOf(request), mode);
   });
-  app.addHook('onRoute', (route) => {
-    const countsAs = route.config?.countsAs;
-    if (countsAs === undefined) return;
-    const counting = async (request: FastifyRequest, reply: FastifyReply) => countTheRest(limiter, request, reply, countsAs(request.body));
-    route.preHandler = [counting, ...[route.preHandler ?? []].flat()];
-  });
-}
-
-/** A route's `countsAs` hook: the count's headers go on the answer, a refusal's on the error. */
-async function countTheRest(limiter: RateLimiter, request: FastifyRequest, reply: FastifyReply, requests: number): Promise<void> {
-  if (request.apiKey !== undefined) reply.headers(await countMoreRequests(limiter, request.apiKey, requests));
 }
 
 /**

@@ -28,9 +28,21 @@ export class KeyedSubmits {
     return this.once(endpoint, once, queue, (ids) => ids[0]!);
   }
 
-  /** run-batch: answers the ids of the jobs queued under the key, in order. */
-  async runBatch(endpoint: EndpointRecord, requests: readonly RunRequest[], once: SubmitOnce): Promise<KeyedAnswer<string[]>> {
-    const queue = async () => (await this.jobs.submitBatch(endpoint, requests, JOB_LIMITS.runRetentionMs, once)).map((job) => job.id);
+  /**
+   * run-batch: answers the ids of the jobs queued under the key, in order. `beforeQueuing` runs
+   * only when the jobs are to be queued now (the batch's count against the rate limits), and may
+   * throw to queue nothing.
+   */
+  async runBatch(
+    endpoint: EndpointRecord,
+    requests: readonly RunRequest[],
+    once: SubmitOnce,
+    beforeQueuing: () => Promise<void>,
+  ): Promise<KeyedAnswer<string[]>> {
+    const queue = async () => {
+      await beforeQueuing();
+      return (await this.jobs.submitBatch(endpoint, requests, JOB_LIMITS.runRetentionMs, once)).map((job) => job.id);
+    };
     return this.once(endpoint, once, queue, (ids) => ids);
   }
 

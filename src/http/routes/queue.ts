@@ -2,7 +2,7 @@
 // purge-queue and health. Keys may be sent with or without "Bearer ".
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services/services.js';
 import { JOB_LIMITS } from '../../domain/job-state.js';
 import { problemResponses } from '../schemas/common.js';
@@ -20,6 +20,7 @@ import {
 } from '../schemas/queue.js';
 import { clientGone } from '../client-gone.js';
 import { submitOnce } from '../../services/submit-keys.js';
+import { countMoreRequests } from '../auth.js';
 import { CrashLoop, Throttled } from '../schemas/workers.js';
 
 const tags = ['Queue'];
@@ -35,7 +36,7 @@ function markReplayed(reply: FastifyReply, replayed: boolean): void {
   if (replayed) reply.header('idempotent-replayed', 'true');
 }
 
-export function queueRoutes({ jobs, keyedSubmits, runtime }: Services): FastifyPluginAsync {
+export function queueRoutes({ jobs, keyedSubmits, rateLimiter, runtime }: Services): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const endpointOf = (request: { apiKey?: { accountId: string }; params: { endpointId: string } }) =>
@@ -74,8 +75,7 @@ export function queueRoutes({ jobs, keyedSubmits, runtime }: Services): FastifyP
       {
         // The whole batch shares one /run's limit: a request costs the server no more than a run can.
         bodyLimit: JOB_LIMITS.runBodyBytes,
-        // Each job counts against the rate limits as the /run it replaces (decision 41).
-        config: { ...queueConfig, countsAs: (body: unknown) => (body as Static<typeof RunBatchBody>).jobs.length },
+        config: queueConfig,
         schema: {
           tags,
           operationId: 'runBatch',
@@ -88,13 +88,18 @@ export function queueRoutes({ jobs, keyedSubmits, runtime }: Services): FastifyP
       },
       async (request, reply) => {
         const endpoint = await endpointOf(request);
+        const batch = request.body.jobs;
+        // Each job counts against the rate limits as the /run it replaces, once it is to be queued
+        // (decision 41): a batch sent again under its key queues nothing and counts as one request.
+        const countJobs = async () => void reply.headers(await countMoreRequests(rateLimiter, request.apiKey!, batch.length));
         const key = request.headers['idempotency-key'];
         if (key === undefined) {
-          const queued = await jobs.submitBatch(endpoint, request.body.jobs, JOB_LIMITS.runRetentionMs);
+          await countJobs();
+          const queued = await jobs.submitBatch(endpoint, batch, JOB_LIMITS.runRetentionMs);
           return { jobs: queued.map((job) => ({ id: job.id, status: job.status })) };
         }
         const once = submitOnce(key, 'run-batch', request.body);
-        const { answer, replayed } = await keyedSubmits.runBatch(endpoint, request.body.jobs, once);
+        const { answer, replayed } = await keyedSubmits.runBatch(endpoint, batch, once, countJobs);
         markReplayed(reply, replayed);
         return { jobs: answer.map((id) => ({ id, status: 'IN_QUEUE' })) };
       },
