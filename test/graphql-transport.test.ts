@@ -24,6 +24,21 @@ interface ErrorBody {
   errors: { message: string; locations?: unknown[]; path?: string[]; extensions: { code: string } }[];
 }
 
+/** The minute window's remaining requests and seconds to its reset. */
+const minuteOf = (res: LightMyRequestResponse) => /"minute";r=(\d+);t=(\d+)/.exec(String(res.headers.ratelimit))!.slice(1).map(Number);
+
+/**
+ * The minute window's remaining requests after a read, once it has at least 5 s to run: windows
+ * are clock minutes, and a test that starts early enough in one ends in it.
+ */
+async function minuteWithTimeLeft(key: string): Promise<number> {
+  for (;;) {
+    const [remaining, resetIn] = minuteOf(await graphql(h, '{ myself { id } }', { key }));
+    if (resetIn! >= 5) return remaining!;
+    await new Promise((resolve) => setTimeout(resolve, (resetIn! + 1) * 1000));
+  }
+}
+
 function errorsOf(res: LightMyRequestResponse, status = 200): ErrorBody {
   assert.equal(res.statusCode, status, res.body);
   assertDeprecated(res);
@@ -94,16 +109,13 @@ describe('authentication', () => {
 
   test('each root field counts as a request: aliased mutations past the window are refused whole, and nothing runs', async () => {
     const key = await h.newKey({ accountName: 'graphql-aliases' });
-    const minuteOf = (res: LightMyRequestResponse) => /"minute";r=(\d+);t=(\d+)/.exec(String(res.headers.ratelimit))!.slice(1).map(Number);
     const saves = (prefix: string, count: number) =>
       `mutation { ${Array.from({ length: count }, (_, i) => `a${i}: saveRegistryAuth(input: {name: "${prefix}-${i}", username: "u", password: "p"}) { id }`).join(' ')} }`;
-    // Windows are clock minutes: start early enough in one that the test ends in it.
-    const [, resetIn] = minuteOf(await graphql(h, '{ myself { id } }', { key }));
-    if (resetIn! < 5) await new Promise((resolve) => setTimeout(resolve, (resetIn! + 1) * 1000));
+    const before = await minuteWithTimeLeft(key);
     const three = await graphql(h, saves('three', 3), { key });
     assert.equal(Object.keys(three.json().data).length, 3, three.body);
     const [left] = minuteOf(three);
-    assert.ok(left! <= 40 - 1 - 3, `three saves and the reads before them counted (${left} left)`);
+    assert.equal(left, before - 3, 'three saves counted');
 
     const whole = errorsOf(await graphql(h, saves('whole', 41), { key }));
     assert.equal(whole.errors[0]!.extensions.code, 'BAD_USER_INPUT');
@@ -118,6 +130,25 @@ describe('authentication', () => {
     const read = await graphql(h, '{ myself { containerRegistryCreds { name } } }', { key: exempt });
     const stored = (read.json().data.myself.containerRegistryCreds as { name: string }[]).map((c) => c.name).sort();
     assert.deepEqual(stored, ['three-0', 'three-1', 'three-2'], 'neither refused document saved anything');
+  });
+
+  test('root fields that @skip or @include leave out neither run nor count', async () => {
+    const key = await h.newKey({ accountName: 'graphql-skips' });
+    const save = (name: string, directive: string) =>
+      `${name}: saveRegistryAuth(input: {name: "${name}", username: "u", password: "p"}) ${directive} { name }`;
+    const query = `mutation M($leaveOut: Boolean!) {
+      ${save('skipped', '@skip(if: $leaveOut)')}
+      ${save('included', '@include(if: $leaveOut)')}
+      ... on Mutation @include(if: false) { ${save('never', '')} }
+    }`;
+    const before = await minuteWithTimeLeft(key);
+    const ran = await graphql(h, query, { key, variables: { leaveOut: true } });
+    assert.deepEqual(ran.json().data, { included: { name: 'included' } }, ran.body);
+    assert.equal(minuteOf(ran)[0], before - 1, 'one field ran, one request counted');
+    // A variable of the wrong type runs nothing: the document is the one request it is.
+    const wrong = await graphql(h, query, { key, variables: { leaveOut: 'yes' } });
+    assert.equal(errorsOf(wrong).errors[0]!.extensions.code, 'BAD_USER_INPUT');
+    assert.equal(minuteOf(wrong)[0], before - 2);
   });
 });
 

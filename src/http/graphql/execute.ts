@@ -2,7 +2,7 @@
 // operations Gantry does not offer, validate, check the key may run it, count its root fields
 // against the rate limits, execute. Every failure is an `errors` entry; nothing here throws for a
 // client's mistake.
-import { execute, getOperationAST, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { execute, getOperationAST, getVariableValues, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { ApiKeyRecord } from '../../store/store.js';
 import type { Logger } from '../../domain/logger.js';
 import { ApiError } from '../problem.js';
@@ -62,7 +62,10 @@ export async function runGraphQL(
   try {
     // The same rules as REST: a query reads like GET, a mutation writes like POST.
     authorise(key, operation.operation === 'query' ? 'GET' : 'POST', undefined, 'bearer');
-    await countRequests(rootFieldCount(document, operation));
+    // Variables that do not fit their definitions fail execution before any field runs: the
+    // operation is then the one request its authentication counted.
+    const variables = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
+    await countRequests(variables.coerced ? rootFieldCount(document, operation, variables.coerced) : 1);
   } catch (error) {
     if (error instanceof ApiError) return refused([apiErrorJson(error)]);
     throw error;
