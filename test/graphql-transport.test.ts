@@ -180,7 +180,9 @@ describe('documents', () => {
     assert.equal(wrong.errors[0]!.extensions.code, 'BAD_USER_INPUT');
   });
 
-  test('a body that is not a GraphQL request is a GraphQL error with status 200', async () => {
+  test('a body that is not a GraphQL request is a GraphQL error with status 200, counted as a request', async () => {
+    const key = await h.newKey({ accountName: 'graphql-bad-bodies' });
+    let left = await minuteWithTimeLeft(key);
     for (const payload of [
       '{"query":',
       JSON.stringify({ variables: {} }),
@@ -189,10 +191,11 @@ describe('documents', () => {
       const res = await h.app.inject({
         method: 'POST',
         url: '/graphql',
-        headers: { authorization: `Bearer ${h.adminKey}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         payload,
       });
       assert.equal(errorsOf(res).errors[0]!.extensions.code, 'BAD_REQUEST', payload);
+      assert.equal(minuteOf(res)[0], --left, payload);
     }
   });
 });

@@ -136,6 +136,22 @@ function refusal(decision: RateDecision, headers: Record<string, string>, reques
   );
 }
 
+/** Checks an API key; throws 401 as a problem. */
+export async function verifyKey(keys: ApiKeyService, authorization: string | undefined, mode: AuthMode): Promise<ApiKeyRecord> {
+  const check = await keys.verify(extractToken(authorization, mode));
+  if (!check.ok) throw unauthorized(REASONS[check.reason]);
+  return check.key;
+}
+
+/** Counts a call against its key's account; answers the rate-limit headers, or throws 429. */
+export async function countRequest(limiter: RateLimiter, key: ApiKeyRecord): Promise<Record<string, string>> {
+  if (key.rateLimitExempt) return {};
+  const decision = await limiter.consume(key.accountId);
+  const headers = rateLimitHeaders(decision);
+  if (decision.exceeded) throw refusal(decision, headers, 1);
+  return headers;
+}
+
 /**
  * Checks an API key and counts the call against its account's rate limits. Answers the key and
  * the rate-limit headers the response must carry; throws 401 or 429 as a problem.
@@ -146,11 +162,6 @@ export async function authenticateKey(
   authorization: string | undefined,
   mode: AuthMode,
 ): Promise<{ key: ApiKeyRecord; headers: Record<string, string> }> {
-  const check = await keys.verify(extractToken(authorization, mode));
-  if (!check.ok) throw unauthorized(REASONS[check.reason]);
-  if (check.key.rateLimitExempt) return { key: check.key, headers: {} };
-  const decision = await limiter.consume(check.key.accountId);
-  const headers = rateLimitHeaders(decision);
-  if (decision.exceeded) throw refusal(decision, headers, 1);
-  return { key: check.key, headers };
+  const key = await verifyKey(keys, authorization, mode);
+  return { key, headers: await countRequest(limiter, key) };
 }

@@ -2,10 +2,10 @@
 // `Authorization: Bearer` (Python SDK); `{query}` alone or with `variables` (possibly null).
 // Only a failed authentication answers 401; everything else is 200 with GraphQL `errors`, which
 // is what the SDK checks. Every answer carries the deprecation headers. Each root field of an
-// operation counts against the rate limits as a request.
+// operation counts against the rate limits as a request, on the replica that runs it.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services/services.js';
-import { authenticateKey, countMoreRequests } from '../auth.js';
+import { countMoreRequests, countRequest, verifyKey } from '../auth.js';
 import { ApiError, logUnexpected, unauthorized, unexpectedProblem } from '../problem.js';
 import { DEPRECATION_HEADERS } from './deprecation.js';
 import { apiErrorJson } from './errors.js';
@@ -51,15 +51,35 @@ function sendError(reply: FastifyReply, error: ApiError, code?: string) {
 const notARequest = (reply: FastifyReply, why: string) =>
   sendError(reply, new ApiError(400, `not a GraphQL request: ${why}`), 'BAD_REQUEST');
 
+/**
+ * Answers a failure outside the handler: authentication's 401, and a body that is not JSON, which
+ * counts as the request it is. Never rejects: it is not awaited.
+ */
+async function answerError(services: Services, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.headers(DEPRECATION_HEADERS);
+  if (error instanceof ApiError) return sendError(reply, error);
+  if (error.statusCode === undefined || error.statusCode >= 500) return answerUnexpected(error, request, reply);
+  try {
+    if (request.apiKey) reply.headers(await countRequest(services.rateLimiter, request.apiKey));
+  } catch (refusal) {
+    return refusal instanceof ApiError ? sendError(reply, refusal) : answerUnexpected(refusal, request, reply);
+  }
+  return notARequest(reply, error.message);
+}
+
+function answerUnexpected(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  logUnexpected(request.log, error, 'GraphQL request failed');
+  return sendError(reply, unexpectedProblem(error));
+}
+
 export function graphqlRoutes(services: Services): FastifyPluginAsync {
   const schema = executableSchema(rootResolvers);
   return async (app) => {
-    // This plugin is its own Fastify context: the hook runs for /graphql only, before the body is read.
+    // This plugin is its own Fastify context: the hook runs for /graphql only, before the body is
+    // read. The request is counted once it is known to stay on this replica.
     app.addHook('onRequest', async (request, reply) => {
       reply.headers(DEPRECATION_HEADERS);
-      const { key, headers } = await authenticateKey(services.apiKeys, services.rateLimiter, credential(request), 'bearer');
-      request.apiKey = key;
-      reply.headers(headers);
+      request.apiKey = await verifyKey(services.apiKeys, credential(request), 'bearer');
     });
     app.post(
       '/graphql',
@@ -67,24 +87,18 @@ export function graphqlRoutes(services: Services): FastifyPluginAsync {
         schema: { hide: true },
         config: { auth: 'none' },
         errorHandler: (error: FastifyError, request, reply): void => {
-          reply.headers(DEPRECATION_HEADERS);
-          if (error instanceof ApiError) {
-            void sendError(reply, error);
-          } else if (error.statusCode !== undefined && error.statusCode < 500) {
-            void notARequest(reply, error.message);
-          } else {
-            logUnexpected(request.log, error, 'GraphQL request failed');
-            void sendError(reply, unexpectedProblem(error));
-          }
+          void answerError(services, error, request, reply);
         },
       },
       async (request, reply) => {
-        const problem = problemWithBody(request.body);
-        if (problem) return notARequest(reply, problem);
-        // Pods are run by the leading replica: their operations go there, as REST pod requests do.
-        const leader = services.pods.offered ? services.cluster.leaderAddress() : undefined;
-        if (leader && relaysToLeader(request)) return relayGraphQL(leader, request, reply);
         const key = request.apiKey!;
+        const problem = problemWithBody(request.body);
+        // Pods are run by the leading replica: their operations go there, as REST pod requests
+        // do, and are counted there.
+        const leader = services.pods.offered && !problem ? services.cluster.leaderAddress() : undefined;
+        if (leader && relaysToLeader(request)) return relayGraphQL(leader, request, reply);
+        reply.headers(await countRequest(services.rateLimiter, key));
+        if (problem) return notARequest(reply, problem);
         // A refusal's headers (Retry-After, RateLimit) go on the answer, as an authentication's do.
         const countRequests = async (requests: number) => {
           try {
