@@ -52,6 +52,19 @@ test('a 429 that would keep the run waiting longer than a minute stops it at onc
   assert.equal(keysSeen.length, 1);
 });
 
+test("the longest wait is the caller's: none at all, or a window longer than a minute", async () => {
+  answers = [[429, '1']];
+  keysSeen.length = 0;
+  const never = client.callWithKey('POST', '/run', {}, 'batch.4', { longestWaitSeconds: 0, waiting: () => assert.fail('no wait') });
+  await assert.rejects(never, (error: unknown) => error instanceof ApiError && error.status === 429);
+  assert.equal(keysSeen.length, 1);
+  answers = [[429, '2'], [200]];
+  const waits: number[] = [];
+  const answer = await client.callWithKey('POST', '/run', {}, 'batch.5', { longestWaitSeconds: 2, waiting: (s) => waits.push(s) });
+  assert.deepEqual(answer, { id: 'job-1' });
+  assert.deepEqual(waits, [2]);
+});
+
 test('a 5xx is sent again up to the tries given; a 4xx is not', async () => {
   answers = [[503], [502], [200]];
   keysSeen.length = 0;

@@ -120,6 +120,7 @@ test('gantry jobs run-batch sends --batch-size jobs a request; a run stopped by 
   assert.match(run.stderr, /rate limit exceeded: 12 requests per hour \(this request counts as 4; the hour window had room for 1\)/);
   assert.match(run.stderr, /nothing from stdin line 11 on was queued; the 10 jobs before it are queued/);
   assert.match(run.stderr, /run the same command with --idempotency-key import within a day to queue the rest/);
+  assert.match(run.stderr, /add --rate-limit-wait \d+ to that command to have it wait for the window/);
   assert.equal(run.stdout.trim().split('\n').length, 10);
   assert.equal(await queued(), 10);
   const badSize = await cli(
@@ -129,4 +130,11 @@ test('gantry jobs run-batch sends --batch-size jobs a request; a run stopped by 
   );
   assert.equal(badSize.status, 2);
   assert.match(badSize.stderr, /--batch-size.*use a whole number from 1 to 1000/);
+  const badWait = await cli(
+    ['jobs', 'run-batch', endpointId, '-', '--rate-limit-wait', '86401'],
+    { GANTRY_URL: h.url, GANTRY_API_KEY: key },
+    lines,
+  );
+  assert.equal(badWait.status, 2);
+  assert.match(badWait.stderr, /--rate-limit-wait.*use a whole number from 0 to 86400/);
 });

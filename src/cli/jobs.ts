@@ -2,7 +2,7 @@
 // queue API a RunPod client uses.
 import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
-import { clientFrom, type ApiClient } from './remote/api-client.js';
+import { clientFrom, LONGEST_RATE_WAIT_SECONDS, type ApiClient } from './remote/api-client.js';
 import { batchOutcome, jobsFromLines, requestsOf, withLines } from './remote/job-batches.js';
 import { integer } from './remote/flag-values.js';
 import { JOB_LIMITS } from '../domain/job-state.js';
@@ -59,6 +59,8 @@ function runCommand(): Command {
   );
 }
 
+const DAY_SECONDS = 86_400;
+
 function runBatchCommand(): Command {
   return remoteCommand('run-batch', 'queue the jobs of a JSON Lines file, one job per line, and print their ids in order')
     .argument('<endpoint>', 'the queue endpoint id')
@@ -72,7 +74,12 @@ function runBatchCommand(): Command {
       `jobs per request, at most ${JOB_LIMITS.runBatchMaxJobs} (each counts against the rate limits; a resumed run needs the same size)`,
       integer(1, JOB_LIMITS.runBatchMaxJobs),
     )
-    .action(async (endpointId: string, file: string, flags: Flags & KeyFlags & { batchSize?: number }) => {
+    .option(
+      '--rate-limit-wait <seconds>',
+      `wait out a full rate-limit window that resets within this many seconds (default ${LONGEST_RATE_WAIT_SECONDS}, a minute's; up to a day's ${DAY_SECONDS}); a longer one stops the run`,
+      integer(0, DAY_SECONDS),
+    )
+    .action(async (endpointId: string, file: string, flags: Flags & KeyFlags & { batchSize?: number; rateLimitWait?: number }) => {
       const source = sourceName(file);
       const requests = requestsOf(jobsFromLines(readText(file), source), flags.batchSize);
       const client = clientFrom(flags);
@@ -88,6 +95,7 @@ function runBatchCommand(): Command {
           const key = `${prefix}.${index + 1}`;
           const answer = await client.callWithKey<{ jobs: { id: string; status: string }[] }>('POST', path, body, key, {
             waiting: waiting(request[0]!.line),
+            longestWaitSeconds: flags.rateLimitWait,
           });
           queued.push(...answer.jobs);
           if (!flags.json) for (const job of answer.jobs) print(job.id);

@@ -28,7 +28,7 @@ export class ApiError extends CliError {
 }
 
 /** The longest rate-limit wait a keyed call sits out: a minute window's; an hour's or a day's stops the run. */
-const LONGEST_RATE_WAIT_SECONDS = 60;
+export const LONGEST_RATE_WAIT_SECONDS = 60;
 
 export class ApiClient {
   constructor(readonly connection: Connection & { apiKey: string }) {}
@@ -50,22 +50,23 @@ export class ApiClient {
   /**
    * As call, for a request that is safe to send again because it carries an Idempotency-Key: sent
    * again (up to `tries` times in all, pausing longer each time) while it gets no answer or a 5xx,
-   * and after a 429's Retry-After when that is at most a minute (`waiting` is told first).
+   * and after a 429's Retry-After when that is at most `longestWaitSeconds`, a minute unless given
+   * (`waiting` is told first).
    */
   async callWithKey<T>(
     method: string,
     path: string,
     body: unknown,
     key: string,
-    options: { tries?: number; pauseMs?: number; waiting?: (seconds: number) => void } = {},
+    options: { tries?: number; pauseMs?: number; longestWaitSeconds?: number; waiting?: (seconds: number) => void } = {},
   ): Promise<T> {
-    const { tries = 3, pauseMs = 500, waiting } = options;
+    const { tries = 3, pauseMs = 500, longestWaitSeconds = LONGEST_RATE_WAIT_SECONDS, waiting } = options;
     for (let attempt = 1; ;) {
       try {
         return await this.call<T>(method, path, body, { 'idempotency-key': key });
       } catch (error) {
         const wait = error instanceof ApiError && error.status === 429 ? error.retryAfterSeconds : undefined;
-        if (wait !== undefined && wait <= LONGEST_RATE_WAIT_SECONDS) {
+        if (wait !== undefined && wait <= longestWaitSeconds) {
           // A full window is not a failure: the same request is admitted once it resets.
           waiting?.(wait);
           await pause(wait * 1000);

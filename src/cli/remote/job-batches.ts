@@ -72,7 +72,11 @@ export function batchOutcome(error: CliError, request: readonly BatchJob[], sour
   const earlier = before === 0 ? '' : `; the ${before} jobs before it are queued`;
   const resume = `run the same command with --idempotency-key ${prefix} within a day to queue the rest: what is queued already is not queued again`;
   // A rate limit passes: the same run resumes once its window has room.
-  if (error instanceof ApiError && error.status === 429) return `nothing from ${from} on was queued${earlier}\n${resume}`;
+  if (error instanceof ApiError && error.status === 429) {
+    const seconds = error.retryAfterSeconds;
+    const wait = seconds === undefined ? '' : `\nadd --rate-limit-wait ${seconds} to that command to have it wait for the window`;
+    return `nothing from ${from} on was queued${earlier}\n${resume}${wait}`;
+  }
   if (error instanceof ApiError && error.status < 500) return `nothing from ${from} on was queued${earlier}`;
   return `the request from ${from} failed: its jobs may or may not be queued${earlier}\n${resume}`;
 }
