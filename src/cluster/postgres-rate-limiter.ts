@@ -52,10 +52,10 @@ export class PostgresRateLimiter implements RateLimiter {
     private readonly quotas: RateLimitQuotas,
   ) {}
 
-  async consume(accountId: string, nowMs = Date.now(), requests = 1): Promise<RateDecision> {
+  consume(accountId: string, nowMs = Date.now(), requests = 1): Promise<RateDecision> {
+    // Every authentication counts one: it joins its account's group without another promise.
     if (requests === 1) return this.byAccount.add(accountId, nowMs);
-    const [decision] = await this.consumeAll(accountId, [nowMs], requests);
-    return decision!;
+    return this.consumeAll(accountId, [nowMs], requests).then(([decision]) => decision!);
   }
 
   /** Counts calls of `requests` each: all that fit, in order. */

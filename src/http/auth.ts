@@ -4,7 +4,7 @@
 // is valid (countMoreRequests).
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
 import type { ApiKeyRecord } from '../store/store.js';
-import type { ApiKeyService } from '../services/api-keys.js';
+import type { ApiKeyService, KeyCheck } from '../services/api-keys.js';
 import type { RateLimiter, RateDecision } from '../cluster/rate-limiter.js';
 import type { WorkerCredentialService } from '../services/worker-credentials.js';
 import { ApiError, forbidden, unauthorized } from './problem.js';
@@ -107,9 +107,23 @@ export function installAuth(
  * rate-limit headers of the count (none when nothing more was counted); throws 429 or 422 when
  * the windows have no room for them all, which then counts none of them.
  */
-export async function countMoreRequests(limiter: RateLimiter, key: ApiKeyRecord, requests: number): Promise<Record<string, string>> {
-  if (key.rateLimitExempt || requests <= 1) return {};
-  const decision = await limiter.consume(key.accountId, undefined, requests - 1);
+export function countMoreRequests(limiter: RateLimiter, key: ApiKeyRecord, requests: number): Promise<Record<string, string>> {
+  return count(limiter, key, requests - 1, requests);
+}
+
+/** Counts a call against its key's account; answers the rate-limit headers, or throws 429. */
+export function countRequest(limiter: RateLimiter, key: ApiKeyRecord): Promise<Record<string, string>> {
+  return count(limiter, key, 1, 1);
+}
+
+/** Counts `counting` of the `requests` a call counts as, all or none. */
+async function count(limiter: RateLimiter, key: ApiKeyRecord, counting: number, requests: number): Promise<Record<string, string>> {
+  if (key.rateLimitExempt || counting < 1) return {};
+  return admitted(await limiter.consume(key.accountId, undefined, counting), requests);
+}
+
+/** The rate-limit headers of a count, or its refusal thrown. */
+function admitted(decision: RateDecision, requests: number): Record<string, string> {
   const headers = rateLimitHeaders(decision);
   if (decision.exceeded) throw refusal(decision, headers, requests);
   return headers;
@@ -136,25 +150,21 @@ function refusal(decision: RateDecision, headers: Record<string, string>, reques
   );
 }
 
-/** Checks an API key; throws 401 as a problem. */
-export async function verifyKey(keys: ApiKeyService, authorization: string | undefined, mode: AuthMode): Promise<ApiKeyRecord> {
-  const check = await keys.verify(extractToken(authorization, mode));
+/** The key a check found; throws 401 as a problem. */
+function keyOf(check: KeyCheck): ApiKeyRecord {
   if (!check.ok) throw unauthorized(REASONS[check.reason]);
   return check.key;
 }
 
-/** Counts a call against its key's account; answers the rate-limit headers, or throws 429. */
-export async function countRequest(limiter: RateLimiter, key: ApiKeyRecord): Promise<Record<string, string>> {
-  if (key.rateLimitExempt) return {};
-  const decision = await limiter.consume(key.accountId);
-  const headers = rateLimitHeaders(decision);
-  if (decision.exceeded) throw refusal(decision, headers, 1);
-  return headers;
+/** Checks an API key without counting the call; throws 401 as a problem. */
+export async function verifyKey(keys: ApiKeyService, authorization: string | undefined, mode: AuthMode): Promise<ApiKeyRecord> {
+  return keyOf(await keys.verify(extractToken(authorization, mode)));
 }
 
 /**
  * Checks an API key and counts the call against its account's rate limits. Answers the key and
- * the rate-limit headers the response must carry; throws 401 or 429 as a problem.
+ * the rate-limit headers the response must carry; throws 401 or 429 as a problem. Every request
+ * comes through here, so it awaits only the check and the count.
  */
 export async function authenticateKey(
   keys: ApiKeyService,
@@ -162,6 +172,7 @@ export async function authenticateKey(
   authorization: string | undefined,
   mode: AuthMode,
 ): Promise<{ key: ApiKeyRecord; headers: Record<string, string> }> {
-  const key = await verifyKey(keys, authorization, mode);
-  return { key, headers: await countRequest(limiter, key) };
+  const key = keyOf(await keys.verify(extractToken(authorization, mode)));
+  if (key.rateLimitExempt) return { key, headers: {} };
+  return { key, headers: admitted(await limiter.consume(key.accountId), 1) };
 }
