@@ -63,7 +63,7 @@ export async function runGraphQL(
     // The same rules as REST: a query reads like GET, a mutation writes like POST.
     authorise(key, operation.operation === 'query' ? 'GET' : 'POST', undefined, 'bearer');
     // Variables that do not fit their definitions fail execution before any field runs: the
-    // operation is then the one request its authentication counted.
+    // operation is then the one request it was counted as when it arrived.
     const variables = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
     await countRequests(variables.coerced ? rootFieldCount(document, operation, variables.coerced) : 1);
   } catch (error) {
