@@ -4,11 +4,17 @@
 import type { JobStatus } from '../../domain/job-state.js';
 import type { JobCounts } from '../job-store.js';
 import { countsFromRows } from '../shared/job-results.js';
+import { FINISHED_JOB_SQL } from '../shared/job-sql.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
 import type { HistoryReader } from './history-reader.js';
 
 const GENERATION = generationOf('?');
-const COUNT_FINISHED = `SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = ? AND status <> 'IN_QUEUE' GROUP BY status`;
+// Finished jobs through jobs_finished; running ones through jobs_running, which holds only the
+// few jobs workers hold now, of every endpoint.
+const COUNT_TAKEN = `SELECT status, count(*) AS n FROM jobs INDEXED BY jobs_finished WHERE endpoint_id = ? AND ${FINISHED_JOB_SQL}
+  GROUP BY status
+  UNION ALL
+  SELECT 'IN_PROGRESS' AS status, count(*) AS n FROM jobs INDEXED BY jobs_running WHERE endpoint_id = ? AND status = 'IN_PROGRESS'`;
 const COUNT_QUEUED = `SELECT 'IN_QUEUE' AS status, count(*) AS n FROM jobs
   WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE'`;
 const COUNT_RETRIED = `SELECT count(*) AS n FROM jobs WHERE endpoint_id = ? AND retries > 0 AND NOT ${purgedRow(GENERATION)}`;
@@ -16,10 +22,10 @@ const COUNT_RETRIED = `SELECT count(*) AS n FROM jobs WHERE endpoint_id = ? AND 
 type StatusCount = { status: JobStatus; n: number };
 
 export async function countJobs(history: HistoryReader, endpointId: string): Promise<JobCounts> {
-  const [finished, queued, retried] = (await history.read([
-    { sql: COUNT_FINISHED, params: [endpointId] },
+  const [taken, queued, retried] = (await history.read([
+    { sql: COUNT_TAKEN, params: [endpointId, endpointId] },
     { sql: COUNT_QUEUED, params: [endpointId, endpointId] },
     { sql: COUNT_RETRIED, params: [endpointId, endpointId] },
   ])) as [StatusCount[], StatusCount[], { n: number }[]];
-  return countsFromRows([...finished, ...queued], retried[0]!.n);
+  return countsFromRows([...taken, ...queued], retried[0]!.n);
 }

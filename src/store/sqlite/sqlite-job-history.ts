@@ -7,6 +7,7 @@ import { seriesOfRows } from '../shared/job-series.js';
 import { JOB_STATUSES, type JobStatus } from '../../domain/job-state.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
 import { JOB_STATE_COLUMNS_SQL } from './job-columns.js';
+import { FINISHED_JOB_SQL } from '../shared/job-sql.js';
 import {
   JOB_WINDOW_CAP,
   type JobHistoryStore,
@@ -37,11 +38,16 @@ const LIST_BY_STATUS = new Map<JobStatus, string[]>(
           ) => `SELECT ${LISTED} FROM jobs INDEXED BY jobs_queue WHERE endpoint_id = ? AND queue_generation = ${generationOf('?')}
             AND low_priority = ${lowPriority} AND status = 'IN_QUEUE' AND seq < ? ORDER BY seq DESC LIMIT ?`,
         )
-      : // status <> 'IN_QUEUE' lets SQLite use the partial index, which holds no queued job.
-        [
-          `SELECT ${LISTED} FROM jobs INDEXED BY jobs_by_endpoint_status WHERE endpoint_id = ? AND status = '${status}'
-            AND status <> 'IN_QUEUE' AND seq < ? ORDER BY seq DESC LIMIT ?`,
-        ],
+      : status === 'IN_PROGRESS'
+        ? // The few jobs workers hold now, of every endpoint.
+          [
+            `SELECT ${LISTED} FROM jobs INDEXED BY jobs_running WHERE endpoint_id = ? AND status = 'IN_PROGRESS'
+            AND seq < ? ORDER BY seq DESC LIMIT ?`,
+          ]
+        : [
+            `SELECT ${LISTED} FROM jobs INDEXED BY jobs_finished WHERE endpoint_id = ? AND status = '${status}'
+            AND ${FINISHED_JOB_SQL} AND seq < ? ORDER BY seq DESC LIMIT ?`,
+          ],
   ]),
 );
 
