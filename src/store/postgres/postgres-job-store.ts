@@ -32,7 +32,7 @@ import { conflictText, jobsInsertConflict, uniquely } from '../shared/conflicts.
 import type { SubmitKeyRecord } from '../submit-key-store.js';
 import type { PostgresSubmitKeys } from './postgres-submit-keys.js';
 import { countsFromRows } from '../shared/job-results.js';
-import { FINISHED_JOB_SQL, jobRecordColumns, jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
+import { jobRecordColumns, jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { transaction, type Queryable } from './database.js';
 import { JobBatches } from './job-batches.js';
 import { TakeBatches } from './take-batches.js';
@@ -185,12 +185,10 @@ export class PostgresJobStore implements JobStore {
 
   async counts(endpointId: string): Promise<JobCounts> {
     // Queued jobs through jobs_queue (of the current generation: a purge's hidden ones are not
-    // counted), finished ones through jobs_finished, running ones through jobs_running (the few
-    // that workers hold now) and the retried ones through jobs_retried.
+    // counted), the others through jobs_by_endpoint_status, which holds no queued job, and the
+    // retried ones through jobs_retried: no row is read from the table itself.
     const rows = await this.rows<{ status: JobStatus | typeof RETRIED; n: number }>(
-      `SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = $1 AND ${FINISHED_JOB_SQL} GROUP BY status
-       UNION ALL
-       SELECT 'IN_PROGRESS', count(*) FROM jobs WHERE endpoint_id = $1 AND status = 'IN_PROGRESS'
+      `SELECT status, count(*) AS n FROM jobs WHERE endpoint_id = $1 AND status <> 'IN_QUEUE' GROUP BY status
        UNION ALL
        SELECT 'IN_QUEUE', count(*) FROM jobs WHERE endpoint_id = $1 AND queue_generation = ${generationOf('$1')} AND status = 'IN_QUEUE'
        UNION ALL

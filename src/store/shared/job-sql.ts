@@ -8,13 +8,6 @@ export const TIMED_OUT_ERROR_SQL = `'the job ran longer than its execution timeo
 export const TERMINAL_STATUS_LIST = [...TERMINAL_STATUSES].map((status) => `'${status}'`).join(', ');
 
 /**
- * A finished job: the predicate of the `jobs_finished` index (migrations: SQLite 026, PostgreSQL
- * 019). Both databases use a partial index only for a query that states its predicate, so a
- * statement meant to read that index repeats this text.
- */
-export const FINISHED_JOB_SQL = `status NOT IN ('IN_QUEUE', 'IN_PROGRESS')`;
-
-/**
  * The columns of a job's state, in this order: everything but what only its worker reads. Status
  * reads select these, since an input can be megabytes that no status answer shows.
  */

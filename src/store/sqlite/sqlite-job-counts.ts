@@ -4,7 +4,7 @@
 import type { JobStatus } from '../../domain/job-state.js';
 import type { JobCounts } from '../job-store.js';
 import { countsFromRows } from '../shared/job-results.js';
-import { FINISHED_JOB_SQL } from '../shared/job-sql.js';
+import { FINISHED_JOB_SQL } from './sqlite-job-statements.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
 import type { HistoryReader } from './history-reader.js';
 

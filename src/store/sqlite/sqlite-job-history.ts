@@ -7,7 +7,7 @@ import { seriesOfRows } from '../shared/job-series.js';
 import { JOB_STATUSES, type JobStatus } from '../../domain/job-state.js';
 import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
 import { JOB_STATE_COLUMNS_SQL } from './job-columns.js';
-import { FINISHED_JOB_SQL } from '../shared/job-sql.js';
+import { FINISHED_JOB_SQL } from './sqlite-job-statements.js';
 import {
   JOB_WINDOW_CAP,
   type JobHistoryStore,

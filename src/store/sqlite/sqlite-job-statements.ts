@@ -8,6 +8,11 @@ import { JOB_COLUMNS, JOB_STATE_COLUMNS_SQL } from './job-columns.js';
 const DISPLACED = 'id, endpoint_id AS endpointId, worker_id AS workerId, status';
 /** The current queue generation of the endpoint bound at this place. */
 export const GENERATION = generationOf('?');
+/**
+ * A finished job: the predicate of the `jobs_finished` index (migration 026). SQLite uses a
+ * partial index only for a query that states its predicate, so a statement that reads it repeats this.
+ */
+export const FINISHED_JOB_SQL = `status NOT IN ('IN_QUEUE', 'IN_PROGRESS')`;
 
 export type JobStatements = ReturnType<typeof prepareJobStatements>;
 
