@@ -1,8 +1,9 @@
-// An endpoint's running jobs are read through the index of the jobs workers hold now, which holds
-// those of every endpoint, and its finished jobs through the index of finished jobs, which running
-// jobs never enter. The counts, the queue's figures and the job list must still show each endpoint
-// its own jobs, in each status, as a job moves from one to the next; and a database made before
-// that index existed must show the same after its upgrade.
+// On SQLite an endpoint's running jobs are read through the index of the jobs workers hold now,
+// which holds those of every endpoint, and its finished jobs through the index of finished jobs,
+// which running jobs never enter (PostgreSQL keeps one index of jobs by status). On both stores the
+// counts, the queue's figures and the job list must show each endpoint its own jobs, in each
+// status, as a job moves from one to the next; and a SQLite database made before that index
+// existed must show the same after its upgrade.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
