@@ -1,9 +1,9 @@
 // On SQLite an endpoint's running jobs are read through the index of the jobs workers hold now,
-// which holds those of every endpoint, and its finished jobs through the index of finished jobs,
-// which running jobs never enter (PostgreSQL keeps one index of jobs by status). On both stores the
+// which leads with the endpoint, and its finished jobs through the index of finished jobs, which
+// running jobs never enter (PostgreSQL keeps one index of jobs by status). On both stores the
 // counts, the queue's figures and the job list must show each endpoint its own jobs, in each
-// status, as a job moves from one to the next; and a SQLite database made before that index
-// existed must show the same after its upgrade.
+// status, as a job moves from one to the next; and a SQLite database made before those indexes
+// must show the same after its upgrade.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +14,7 @@ import type { Store } from '../src/store/store.js';
 import type { NewJob } from '../src/store/job-store.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { migrateSqlite, readMigrations } from '../src/store/sqlite/migrate.js';
+import { prepareJobStatements } from '../src/store/sqlite/sqlite-job-statements.js';
 import { openTestStore, TEST_STORE, type TestStore } from './support/test-store.js';
 
 const NOW = 1_800_000_000_000;
@@ -131,6 +132,24 @@ test(
       assert.deepEqual(await listed(upgraded, 'a', ['COMPLETED', 'FAILED']), ['a-1 FAILED', 'a-0 COMPLETED']);
     } finally {
       await upgraded.close();
+    }
+  },
+);
+
+test(
+  "on SQLite an endpoint's running jobs are counted among its own, not among every endpoint's",
+  { skip: TEST_STORE !== 'sqlite' },
+  () => {
+    // The autoscaler counts each endpoint's running jobs every tick: a scan of every running job
+    // for each endpoint would grow with endpoints times running jobs.
+    const db = new Database(':memory:');
+    try {
+      migrateSqlite(db);
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${prepareJobStatements(db).countRunning.source}`).all('a', 10) as { detail: string }[];
+      const reads = plan.map((step) => step.detail).filter((detail) => / jobs /.test(detail));
+      assert.deepEqual(reads, ['SEARCH jobs USING COVERING INDEX jobs_running (endpoint_id=?)']);
+    } finally {
+      db.close();
     }
   },
 );

@@ -9,8 +9,8 @@ import { generationOf, purgedRow } from '../shared/queue-generation-sql.js';
 import type { HistoryReader } from './history-reader.js';
 
 const GENERATION = generationOf('?');
-// Finished jobs through jobs_finished; running ones through jobs_running, which holds only the
-// few jobs workers hold now, of every endpoint.
+// Finished jobs through jobs_finished; running ones through jobs_running, the jobs workers hold
+// now, by endpoint.
 const COUNT_TAKEN = `SELECT status, count(*) AS n FROM jobs INDEXED BY jobs_finished WHERE endpoint_id = ? AND ${FINISHED_JOB_SQL}
   GROUP BY status
   UNION ALL

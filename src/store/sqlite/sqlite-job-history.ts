@@ -39,7 +39,7 @@ const LIST_BY_STATUS = new Map<JobStatus, string[]>(
             AND low_priority = ${lowPriority} AND status = 'IN_QUEUE' AND seq < ? ORDER BY seq DESC LIMIT ?`,
         )
       : status === 'IN_PROGRESS'
-        ? // The few jobs workers hold now, of every endpoint.
+        ? // The few jobs workers hold now, by endpoint.
           [
             `SELECT ${LISTED} FROM jobs INDEXED BY jobs_running WHERE endpoint_id = ? AND status = 'IN_PROGRESS'
             AND seq < ? ORDER BY seq DESC LIMIT ?`,

@@ -39,7 +39,7 @@ export function prepareJobStatements(db: Database.Database) {
       WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 0 LIMIT ?)`),
     countQueuedLow: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
       WHERE endpoint_id = ? AND queue_generation = ${GENERATION} AND status = 'IN_QUEUE' AND low_priority = 1 LIMIT ?)`),
-    // jobs_running holds only the jobs workers hold now, of every endpoint: few, whatever the history.
+    // jobs_running: the jobs workers hold now, by endpoint; few, whatever the history.
     countRunning: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs INDEXED BY jobs_running
       WHERE endpoint_id = ? AND status = 'IN_PROGRESS' LIMIT ?)`),
     oldest: db.prepare(`SELECT submitted_at FROM jobs WHERE endpoint_id = ? AND queue_generation = ${GENERATION}
