@@ -48,3 +48,26 @@ test(`[${TEST_STORE}] counts follow a job through every way it changes: handoff,
   await jobs.deleteExpired(NOW + 10 ** 10, 100);
   await counted({}, 'every job expired');
 });
+
+test(`[${TEST_STORE}] an endpoint's running jobs are its own: its counts, queue figures and list leave other endpoints' out`, async () => {
+  const { jobs, jobHistory } = suite.store;
+  const [mine, theirs] = [aQueue(), aQueue()];
+  const [running, done] = [aJob(mine), aJob(mine)];
+  for (const job of [running, done, aJob(theirs), aJob(theirs)]) await jobs.insert(job);
+  await jobs.take(mine, 'w1', 2, NOW, NOW + 1000);
+  await jobs.take(theirs, 'w2', 2, NOW, NOW + 1000);
+  await jobs.complete(done.id, ['IN_PROGRESS'], { status: 'COMPLETED', output: '1', error: null, completedAt: NOW + 1 });
+  const listed = async (endpointId: string) =>
+    (await jobHistory.list(endpointId, { statuses: ['IN_PROGRESS', 'COMPLETED'], limit: 10 })).jobs.map((job) => `${job.id} ${job.status}`);
+
+  assert.deepEqual(await jobs.counts(mine), { ...NONE, inProgress: 1, completed: 1 });
+  assert.equal((await jobs.queueStats(mine)).inProgress, 1);
+  assert.deepEqual(await listed(mine), [`${done.id} COMPLETED`, `${running.id} IN_PROGRESS`]);
+  assert.equal((await jobs.counts(theirs)).inProgress, 2);
+  assert.equal((await jobs.queueStats(theirs)).inProgress, 2);
+
+  await jobs.complete(running.id, ['IN_PROGRESS'], { status: 'COMPLETED', output: '2', error: null, completedAt: NOW + 2 });
+  assert.deepEqual(await jobs.counts(mine), { ...NONE, completed: 2 }, 'the running job moved on to the finished ones');
+  assert.equal((await jobs.queueStats(mine)).inProgress, 0);
+  assert.deepEqual(await listed(mine), [`${done.id} COMPLETED`, `${running.id} COMPLETED`]);
+});
