@@ -20,36 +20,36 @@ import {
 /** What a list shows of a job: its state (no input), and its place for the next page. */
 const LISTED = `seq, ${JOB_STATE_COLUMNS_SQL}`;
 
-const LIST_ALL = `SELECT ${LISTED} FROM jobs WHERE endpoint_id = ? AND seq < ? AND NOT ${purgedRow()} ORDER BY seq DESC LIMIT ?`;
+/** The end of every list statement: the page before the cursor, newest first. */
+const PAGE = 'seq < ? ORDER BY seq DESC LIMIT ?';
+
+const LIST_ALL = `SELECT ${LISTED} FROM jobs WHERE endpoint_id = ? AND NOT ${purgedRow()} AND ${PAGE}`;
 
 /**
- * The statements that list the jobs of each status newest first, each walking an index in seq
- * order, so a page of a rare status reads as few rows as one of a common status (a filter on the
- * list of all jobs read every job the endpoint retains when none matched). Queued jobs of the
- * current generation only, in two statements, one per priority, as their index orders them.
+ * The statements that list the jobs of one status newest first, each through the index that holds
+ * only that status's jobs, so a page of a rare status reads as few rows as one of a common status
+ * (a filter on the list of all jobs read every job the endpoint retains when none matched).
+ * - Queued jobs of the current generation: two statements, one per priority, as `jobs_queue`
+ *   orders them.
+ * - Running jobs: the endpoint's entries of `jobs_running`, few, sorted.
+ * - A finished status: `jobs_finished`, in seq order.
  */
-const LIST_BY_STATUS = new Map<JobStatus, string[]>(
-  JOB_STATUSES.map((status) => [
-    status,
-    status === 'IN_QUEUE'
-      ? [0, 1].map(
-          (
-            lowPriority,
-          ) => `SELECT ${LISTED} FROM jobs INDEXED BY jobs_queue WHERE endpoint_id = ? AND queue_generation = ${generationOf('?')}
-            AND low_priority = ${lowPriority} AND status = 'IN_QUEUE' AND seq < ? ORDER BY seq DESC LIMIT ?`,
-        )
-      : status === 'IN_PROGRESS'
-        ? // The few jobs workers hold now, by endpoint.
-          [
-            `SELECT ${LISTED} FROM jobs INDEXED BY jobs_running WHERE endpoint_id = ? AND status = 'IN_PROGRESS'
-            AND seq < ? ORDER BY seq DESC LIMIT ?`,
-          ]
-        : [
-            `SELECT ${LISTED} FROM jobs INDEXED BY jobs_finished WHERE endpoint_id = ? AND status = '${status}'
-            AND ${FINISHED_JOB_SQL} AND seq < ? ORDER BY seq DESC LIMIT ?`,
-          ],
-  ]),
-);
+function listStatements(status: JobStatus): string[] {
+  if (status === 'IN_QUEUE') {
+    return [0, 1].map(
+      (lowPriority) => `SELECT ${LISTED} FROM jobs INDEXED BY jobs_queue WHERE endpoint_id = ? AND queue_generation = ${generationOf('?')}
+        AND low_priority = ${lowPriority} AND status = 'IN_QUEUE' AND ${PAGE}`,
+    );
+  }
+  if (status === 'IN_PROGRESS') {
+    return [`SELECT ${LISTED} FROM jobs INDEXED BY jobs_running WHERE endpoint_id = ? AND status = 'IN_PROGRESS' AND ${PAGE}`];
+  }
+  return [
+    `SELECT ${LISTED} FROM jobs INDEXED BY jobs_finished WHERE endpoint_id = ? AND status = '${status}' AND ${FINISHED_JOB_SQL} AND ${PAGE}`,
+  ];
+}
+
+const LIST_BY_STATUS = new Map(JOB_STATUSES.map((status) => [status, listStatements(status)]));
 
 function listOf(status: JobStatus): string[] {
   const statements = LIST_BY_STATUS.get(status);
