@@ -1,28 +1,32 @@
 // How the CLI sends a keyed request again, against a real socket: after no answer or a 5xx, a few
 // times; after a 429, once the Retry-After has passed when it is at most a minute, and not at all
-// when it is longer (an hour's or a day's window stops the run instead).
+// when it is longer (an hour's or a day's window stops the run instead); and `gantry jobs run-batch
+// --rate-limit-wait`, run as a process, waiting as long as it is told.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiClient, ApiError } from '../src/cli/remote/api-client.js';
+import { cli } from './support/processes.js';
 
 /** Each request takes the next answer: [status, Retry-After]; every request's key is kept. */
 let answers: [number, string?][] = [];
 const keysSeen: string[] = [];
 let server: Server;
 let client: ApiClient;
+let url: string;
 
 before(async () => {
   server = createServer((req, res) => {
     keysSeen.push(String(req.headers['idempotency-key']));
     const [status, retryAfter] = answers.shift() ?? [200];
-    const body = status === 200 ? { id: 'job-1' } : { title: 'Too Many Requests', status, detail: 'rate limit exceeded' };
+    const ok = req.url?.endsWith('/run-batch') ? { jobs: [{ id: 'job-1', status: 'IN_QUEUE' }] } : { id: 'job-1' };
+    const body = status === 200 ? ok : { title: 'Too Many Requests', status, detail: 'rate limit exceeded' };
     res.writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) });
     res.end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   client = new ApiClient({ url, urlSource: 'test', apiKey: 'k', apiKeySource: 'test' });
 });
 after(() => server.close());
@@ -76,4 +80,28 @@ test('a 5xx is sent again up to the tries given; a 4xx is not', async () => {
   keysSeen.length = 0;
   await assert.rejects(client.callWithKey('POST', '/run', {}, 'batch.5', { pauseMs: 1 }), /400/);
   assert.equal(keysSeen.length, 1);
+});
+
+test('gantry jobs run-batch waits out a window as long as --rate-limit-wait allows, and no longer', async () => {
+  const runBatch = (wait: string) =>
+    cli(
+      ['jobs', 'run-batch', 'ep1', '-', '--idempotency-key', 'import', '--rate-limit-wait', wait],
+      { GANTRY_URL: url, GANTRY_API_KEY: 'k' },
+      '{"n":1}\n',
+    );
+  answers = [[429, '2'], [200]];
+  keysSeen.length = 0;
+  const waited = await runBatch('2');
+  assert.equal(waited.status, 0, waited.stderr);
+  assert.match(waited.stderr, /rate limit: waiting 2 s for the window to reset, then sending line 1 on/);
+  assert.equal(waited.stdout.trim(), 'job-1');
+  assert.deepEqual(keysSeen, ['import.1', 'import.1']);
+
+  answers = [[429, '2'], [200]];
+  keysSeen.length = 0;
+  const stopped = await runBatch('1');
+  assert.equal(stopped.status, 1, stopped.stderr);
+  assert.doesNotMatch(stopped.stderr, /waiting/);
+  assert.match(stopped.stderr, /add --rate-limit-wait 2 to that command to have it wait for the window/);
+  assert.deepEqual(keysSeen, ['import.1']);
 });
