@@ -10,11 +10,10 @@
 // Run: npm run bench:large-jobs -- [--sizes 1,100,1000] [--reads 300]
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { percentile } from './lib/measure.js';
+import { webhookReceiver } from './lib/webhook-receiver.js';
 import { postgresPids, withSchema } from './lib/postgres-schema.js';
 import { call, cpuOfPids, startTarget, stopTarget, type Target } from './lib/queue-load.js';
 
@@ -97,7 +96,7 @@ interface Way {
 }
 
 /** WAY_JOBS jobs of this shape through the queue, one after another, each done once `settled` resolves. */
-async function wayThrough(t: Target, shape: JobShape, settled: (jobId: string) => Promise<void> = async () => {}): Promise<Way> {
+async function wayThrough(t: Target, shape: JobShape, settled: (jobId: string) => Promise<unknown> = async () => {}): Promise<Way> {
   // Asked afresh: the PostgreSQL backends that write the jobs' WAL may have started since.
   const pids = () => [t.nodes[0]!.child.pid!, ...t.cpuPids()];
   await settled(await runJob(t, shape));
@@ -106,35 +105,6 @@ async function wayThrough(t: Target, shape: JobShape, settled: (jobId: string) =
   return {
     writtenMb: (bytesWritten(pids()) - writtenBefore) / WAY_JOBS / 1e6,
     cpuMs: ((cpuOfPids(pids()) - cpuBefore) * 1000) / WAY_JOBS,
-  };
-}
-
-interface WebhookReceiver {
-  url: string;
-  /** Resolves once the job's webhook has arrived. */
-  delivered: (jobId: string) => Promise<void>;
-  close: () => void;
-}
-
-/** An HTTP server on loopback that answers every webhook 200 and notes the job it names. */
-async function webhookReceiver(): Promise<WebhookReceiver> {
-  const arrived = new Set<string>();
-  const waiting = new Map<string, () => void>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      res.end();
-      const { id } = JSON.parse(Buffer.concat(chunks).toString()) as { id: string };
-      arrived.add(id);
-      waiting.get(id)?.();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    delivered: (jobId) => (arrived.has(jobId) ? Promise.resolve() : new Promise((resolve) => waiting.set(jobId, resolve))),
-    close: () => server.close(),
   };
 }
 

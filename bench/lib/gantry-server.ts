@@ -1,7 +1,8 @@
 // Child process of the queue benchmarks: a Gantry server printing one JSON line with its URL.
 // The first server of a deployment also creates an endpoint, a rate-limit-exempt key and a worker
 // credential and prints them; with BENCH_JOIN set it only joins (another replica, same database).
-// BENCH_DATABASE (a postgres:// URL) selects PostgreSQL; the default is SQLite in a temporary dir.
+// BENCH_DATABASE (a postgres:// URL) selects PostgreSQL, with a secret key as replicas need one to
+// sign webhooks; the default is SQLite in a temporary dir.
 // BENCH_RATE_LIMITED makes the key count against its account's rate limits, as users' keys do,
 // with quotas no run reaches.
 import { mkdtempSync } from 'node:fs';
@@ -19,16 +20,18 @@ const dataDir = mkdtempSync(join(tmpdir(), 'gantry-bench-'));
 const database = process.env.BENCH_DATABASE;
 const rateLimited = Boolean(process.env.BENCH_RATE_LIMITED);
 const QUOTA = '1000000000';
+/** One fixed key: every replica of a benchmark's deployment opens what another sealed. */
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
 const config = loadConfig(
   {
     dataDir,
     port: '0',
     logLevel: 'silent',
     takeWaitMs: '20000',
-    // bench:large-jobs receives its webhooks on this machine.
+    // bench:large-jobs and bench:webhooks receive their webhooks on this machine.
     webhookAllowCidrs: '127.0.0.0/8',
     workerProvider: 'none',
-    ...(database ? { database, databasePoolSize: '16' } : {}),
+    ...(database ? { database, databasePoolSize: '16', secretKey: SECRET_KEY } : {}),
     ...(rateLimited ? { rateLimitMinute: QUOTA, rateLimitHour: QUOTA, rateLimitDay: QUOTA } : {}),
   },
   {},
