@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isRefusedAddress, WebhookSender } from '../src/services/webhooks.js';
+import { AddressPolicy, WebhookSender } from '../src/services/webhooks.js';
 import { WebhookOutbox, type OutboxOptions } from '../src/services/webhook-outbox.js';
 import { WebhookSecretService } from '../src/services/webhook-secrets.js';
 import { Secrets } from '../src/services/secrets/secrets.js';
@@ -251,9 +251,12 @@ describe('targets', () => {
       '::ffff:10.0.0.1',
       '::',
     ];
-    for (const address of refused) assert.equal(isRefusedAddress(address, []), true, address);
-    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700::1111']) assert.equal(isRefusedAddress(address, []), false, address);
-    assert.equal(isRefusedAddress('10.1.2.3', ['10.0.0.0/8']), false);
+    for (const address of refused) assert.equal(new AddressPolicy([]).refuses(address), true, address);
+    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700::1111']) assert.equal(new AddressPolicy([]).refuses(address), false, address);
+    assert.equal(new AddressPolicy(['10.0.0.0/8']).refuses('10.1.2.3'), false);
+    const withTypo = new AddressPolicy(['10.0.0.0/33', '192.168.0.0/16']);
+    assert.equal(withTypo.refuses('10.1.2.3'), true, 'an unparsable range allows nothing');
+    assert.equal(withTypo.refuses('192.168.1.1'), false, 'the ranges after it still apply');
   });
 });
 
