@@ -78,8 +78,8 @@ describe(`delivery [${TEST_STORE}]`, () => {
     sender = new WebhookSender({ allowedCidrs: ['127.0.0.0/8'], timeoutMs: 300 }),
     options: Partial<OutboxOptions> = {},
     store = t.store,
+    secrets = new Secrets({ secretKey: undefined, dataDir, shared: false }),
   ) => {
-    const secrets = new Secrets({ secretKey: undefined, dataDir, shared: false });
     const created = new WebhookOutbox(store.jobs, sender, new WebhookSecretService(store, secrets), { ...FAST, ...options }, log);
     outboxes.push(created);
     created.start();
@@ -120,6 +120,24 @@ describe(`delivery [${TEST_STORE}]`, () => {
     assert.deepEqual([body.id, body.status, body.output], [id, 'COMPLETED', { ok: true }]);
     assert.equal(r.hits[0]!.headers['content-type'], 'application/json');
     assert.equal(r.hits[0]!.headers['user-agent'], 'Gantry-Webhook/1');
+    await d.close();
+    await r.close();
+  });
+
+  test('without a secret key, deliveries go unsigned and the reason is logged once, not per delivery', async () => {
+    const r = await receiver([200]);
+    const keyless = new Secrets({ secretKey: undefined, dataDir, shared: true });
+    const d = outbox(undefined, {}, t.store, keyless);
+    const before = warnings.length;
+    await finishedJob(r.url);
+    await finishedJob(r.url);
+    await eventually(async () => r.hits.length === 2);
+    for (const hit of r.hits) {
+      assert.match(String(hit.headers['webhook-id']), /^msg_hook-job-\d+$/);
+      assert.equal(hit.headers['webhook-signature'], undefined);
+    }
+    assert.deepEqual(warnings.slice(before), ['webhooks are sent unsigned']);
+    assert.match(JSON.stringify(warningDetails.at(-1)), /--secret-key/);
     await d.close();
     await r.close();
   });

@@ -33,11 +33,14 @@ export class WebhookOutbox {
   private backlog = false;
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
+  private wakeTimer: NodeJS.Immediate | undefined;
+  /** Set once this process has said its deliveries go unsigned for want of a secret key. */
+  private toldKeyless = false;
 
   constructor(
     private readonly jobs: Pick<JobStore, 'claimWebhooks' | 'webhookAttempted'>,
     private readonly sender: WebhookSender,
-    private readonly signing: Pick<WebhookSecretService, 'secretOf'>,
+    private readonly signing: Pick<WebhookSecretService, 'secretOf' | 'unavailable'>,
     private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
     private readonly log: Logger = silentLogger,
     private readonly now: () => number = Date.now,
@@ -58,15 +61,22 @@ export class WebhookOutbox {
     this.poll.start({ runNow: true });
   }
 
-  /** Looks for due deliveries now (coalesced with a look already under way). */
+  /**
+   * Looks for due deliveries at the end of this turn: the jobs finished in it are claimed together
+   * (woken at once, a busy server claimed its finished jobs one at a time, a transaction each).
+   */
   wake(): void {
-    if (this.closed) return;
-    void this.poll.runNow();
+    if (this.closed || this.wakeTimer) return;
+    this.wakeTimer = setImmediate(() => {
+      this.wakeTimer = undefined;
+      void this.poll.runNow();
+    });
   }
 
   /** Stops claiming and cuts attempts short; what was left comes due again for the next process. */
   async close(): Promise<void> {
     this.closed = true;
+    clearImmediate(this.wakeTimer);
     this.sender.close();
     await this.poll.stop();
     await Promise.all(this.inFlight);
@@ -112,10 +122,18 @@ export class WebhookOutbox {
    * The signature headers of one attempt. A job has one delivery, so its id names it on every
    * attempt. Without a usable secret (no --secret-key on PostgreSQL, or the endpoint is gone) the
    * delivery still goes, unsigned, as before signing existed; the reason is logged, never the secret.
+   * Without a key, nothing is looked up and the reason is logged once: it holds for every delivery.
    */
   private async signed(jobId: string, endpointId: string, sealedSecret: string | null, body: string): Promise<Record<string, string>> {
     const id = `msg_${jobId}`;
     const timestamp = Math.floor(this.now() / 1000);
+    const unsigned = { 'webhook-id': id, 'webhook-timestamp': String(timestamp) };
+    const keyless = this.signing.unavailable;
+    if (keyless !== undefined) {
+      if (!this.toldKeyless) this.log.warn({ reason: keyless }, 'webhooks are sent unsigned');
+      this.toldKeyless = true;
+      return unsigned;
+    }
     try {
       const secret = await this.signing.secretOf(endpointId, sealedSecret);
       if (secret !== undefined) return signatureHeaders(secret, { id, timestamp, body });
@@ -123,6 +141,6 @@ export class WebhookOutbox {
     } catch (err) {
       this.log.warn({ jobId, endpointId, reason: (err as Error).message }, 'webhook sent unsigned');
     }
-    return { 'webhook-id': id, 'webhook-timestamp': String(timestamp) };
+    return unsigned;
   }
 }
