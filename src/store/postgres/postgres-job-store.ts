@@ -18,14 +18,12 @@ import type {
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
 import {
-  dueWebhookFromRow,
   jobFromRow,
   jobStateFromRow,
   LOST_LEASE_ERROR,
   workerCredentialFromRow,
   type JobRow,
   type JobStateRow,
-  type WebhookRow,
   type WorkerCredentialRow,
 } from '../rows.js';
 import { conflictText, jobsInsertConflict, uniquely } from '../shared/conflicts.js';
@@ -36,6 +34,7 @@ import { jobRecordColumns, jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERRO
 import { transaction, type Queryable } from './database.js';
 import { JobBatches } from './job-batches.js';
 import { TakeBatches } from './take-batches.js';
+import { PostgresWebhookDeliveries } from './webhook-deliveries.js';
 import type { NotificationCarrier } from './notifications.js';
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { deletePurged, purgeQueue } from './postgres-queue-purge.js';
@@ -73,6 +72,7 @@ const RETRIED = 'RETRIED';
 export class PostgresJobStore implements JobStore {
   private readonly batches: JobBatches;
   private readonly takes: TakeBatches;
+  private readonly webhooks: PostgresWebhookDeliveries;
 
   /**
    * `batchPool`: the sessions of the batched statements every job makes, which keep their plans
@@ -86,6 +86,7 @@ export class PostgresJobStore implements JobStore {
   ) {
     this.batches = new JobBatches(batchPool, carrier);
     this.takes = new TakeBatches(batchPool, carrier);
+    this.webhooks = new PostgresWebhookDeliveries(pool, batchPool);
   }
 
   private async rows<T>(sql: string, params: unknown[]): Promise<T[]> {
@@ -347,27 +348,12 @@ export class PostgresJobStore implements JobStore {
     await this.pool.query('DELETE FROM job_stops WHERE requested_at < $1', [requestedBefore]);
   }
 
-  async claimWebhooks(now: number, claimMs: number, limit: number): Promise<DueWebhook[]> {
-    // RETURNING keeps no order, so the rows are sorted by the due time they had before the claim.
-    const rows = await this.rows<WebhookRow>(
-      `WITH due AS (SELECT seq, webhook_due_at FROM jobs WHERE webhook_due_at <= $2
-                    ORDER BY webhook_due_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED),
-       claimed AS (UPDATE jobs SET webhook_due_at = $1, webhook_attempts = webhook_attempts + 1 FROM due
-                   WHERE jobs.seq = due.seq
-                   RETURNING ${jobStateColumns('jobs')}, jobs.webhook_attempts, jobs.seq, due.webhook_due_at AS due_before)
-       SELECT claimed.*, endpoints.sealed_webhook_secret FROM claimed LEFT JOIN endpoints ON endpoints.id = claimed.endpoint_id
-       ORDER BY claimed.due_before, claimed.seq`,
-      [now + claimMs, now, limit],
-    );
-    return rows.map(dueWebhookFromRow);
+  claimWebhooks(now: number, claimMs: number, limit: number): Promise<DueWebhook[]> {
+    return this.webhooks.claim(now, claimMs, limit);
   }
 
-  async webhookAttempted(jobId: string, nextDueAt: number | null): Promise<void> {
-    await this.pool.query(
-      `UPDATE jobs SET webhook_due_at = $1
-       WHERE id = $2 AND webhook_due_at IS NOT NULL AND status IN (${TERMINAL_STATUS_LIST})`,
-      [nextDueAt, jobId],
-    );
+  webhookAttempted(jobId: string, nextDueAt: number | null): Promise<void> {
+    return this.webhooks.attempted(jobId, nextDueAt);
   }
 
   async insertWorkerCredential(c: WorkerCredentialRecord): Promise<void> {
