@@ -4,6 +4,7 @@
 // receiver in this process; a run with webhooks ends when the last one has arrived. Then jobs one
 // at a time: the time from the worker's result being answered to its webhook arriving.
 // Run: npm run bench:webhooks -- [--jobs 10000] [--producers 16] [--workers 8] [--repeat 3] [--samples 300]
+//   [--stores sqlite,postgres]
 // PostgreSQL too when GANTRY_BENCH_POSTGRES_URL is set.
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -11,6 +12,7 @@ import { flow, httpFlowSystem, type FlowSettings } from './lib/job-flow.js';
 import { cpuSeconds, median, percentile } from './lib/measure.js';
 import { postgresPids, withSchema } from './lib/postgres-schema.js';
 import { call, startTarget, stopTarget, type Target } from './lib/queue-load.js';
+import { walBytesDuring } from './lib/postgres-wal.js';
 import { webhookReceiver, type WebhookReceiver } from './lib/webhook-receiver.js';
 
 const { values: opts } = parseArgs({
@@ -20,6 +22,7 @@ const { values: opts } = parseArgs({
     workers: { type: 'string', default: '8' },
     repeat: { type: 'string', default: '3' },
     samples: { type: 'string', default: '300' },
+    stores: { type: 'string', default: 'sqlite,postgres' },
   },
 });
 const settings: FlowSettings = {
@@ -37,6 +40,8 @@ interface Run {
   /** CPU per job, ms: Gantry's process, and the database's processes (none on SQLite). */
   gantryCpuMsPerJob: number;
   databaseCpuMsPerJob: number;
+  /** PostgreSQL's write-ahead log per job, bytes (NaN on SQLite). */
+  walBytesPerJob: number;
 }
 
 /** One run of the workload; with a receiver, every job carries its webhook and the run ends when all have arrived. */
@@ -61,7 +66,15 @@ async function run(t: Target, receiver: WebhookReceiver | undefined, s: FlowSett
     jobsPerSecond: s.jobs / seconds,
     gantryCpuMsPerJob: ((gantryCpu() - gantryBefore) * 1000) / s.jobs,
     databaseCpuMsPerJob: ((databaseAfter - databaseBefore) * 1000) / s.jobs,
+    walBytesPerJob: Number.NaN,
   };
+}
+
+/** A run, with the WAL it wrote when `database` is PostgreSQL's URL. */
+async function runMeasured(t: Target, receiver: WebhookReceiver | undefined, s: FlowSettings, database: string | undefined): Promise<Run> {
+  if (!database) return run(t, receiver, s);
+  const { result, walBytes } = await walBytesDuring(database, () => run(t, receiver, s));
+  return { ...result, walBytesPerJob: walBytes / s.jobs };
 }
 
 /** Jobs one at a time with a webhook: ms from the worker's result being answered to the webhook's arrival. */
@@ -83,6 +96,7 @@ async function deliveryLags(t: Target, receiver: WebhookReceiver): Promise<numbe
 }
 
 async function measure(label: string, env: Record<string, string>, cpuPids?: () => number[]): Promise<void> {
+  const database = env.BENCH_DATABASE;
   const t = await startTarget('gantry', 'bench/lib/gantry-server.ts', false, env, cpuPids);
   const receiver = await webhookReceiver();
   try {
@@ -92,19 +106,28 @@ async function measure(label: string, env: Record<string, string>, cpuPids?: () 
     const plain: Run[] = [];
     const hooked: Run[] = [];
     for (let r = 0; r < REPEAT; r++) {
-      plain.push(await run(t, undefined, settings));
-      hooked.push(await run(t, receiver, settings));
+      plain.push(await runMeasured(t, undefined, settings, database));
+      hooked.push(await runMeasured(t, receiver, settings, database));
     }
     const lags = await deliveryLags(t, receiver);
     const rate = (runs: Run[]) => median(runs.map((x) => x.jobsPerSecond));
-    const cpu = (runs: Run[], of: 'gantryCpuMsPerJob' | 'databaseCpuMsPerJob') => median(runs.map((x) => x[of]));
-    const cpuRow = (name: string, of: 'gantryCpuMsPerJob' | 'databaseCpuMsPerJob') =>
-      row([name, cpu(plain, of).toFixed(3), cpu(hooked, of).toFixed(3), (cpu(hooked, of) / cpu(plain, of)).toFixed(2)]);
+    type Figure = 'gantryCpuMsPerJob' | 'databaseCpuMsPerJob' | 'walBytesPerJob';
+    const of = (runs: Run[], figure: Figure) => median(runs.map((x) => x[figure]));
+    const figureRow = (name: string, figure: Figure, digits = 3) =>
+      row([
+        name,
+        of(plain, figure).toFixed(digits),
+        of(hooked, figure).toFixed(digits),
+        (of(hooked, figure) / of(plain, figure)).toFixed(2),
+      ]);
     const row = (cells: string[]) => console.log(cells.map((c, i) => (i === 0 ? c.padEnd(36) : c.padStart(14))).join(''));
     row([label, 'no webhooks', 'webhooks', 'ratio']);
     row(['jobs/s (until the last webhook)', rate(plain).toFixed(0), rate(hooked).toFixed(0), (rate(hooked) / rate(plain)).toFixed(2)]);
-    cpuRow("Gantry's CPU per job, ms", 'gantryCpuMsPerJob');
-    if (cpuPids) cpuRow("the database's CPU per job, ms", 'databaseCpuMsPerJob');
+    figureRow("Gantry's CPU per job, ms", 'gantryCpuMsPerJob');
+    if (database) {
+      figureRow("the database's CPU per job, ms", 'databaseCpuMsPerJob');
+      figureRow('WAL per job, bytes', 'walBytesPerJob', 0);
+    }
     row(['result to webhook p50 / p99, ms', '-', `${percentile(lags, 50).toFixed(2)} / ${percentile(lags, 99).toFixed(2)}`, '-']);
     console.log();
   } finally {
@@ -117,7 +140,9 @@ console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node 
 console.log(
   `jobs ${settings.jobs}, producers ${settings.producers}, workers ${settings.workers}, repeats ${REPEAT} (medians, the two kinds of run alternated), ${SAMPLES} samples one at a time\n`,
 );
-await measure('SQLite', {});
+const STORES = opts.stores.split(',');
+if (STORES.includes('sqlite')) await measure('SQLite', {});
+if (!STORES.includes('postgres')) process.exit(0);
 if (POSTGRES) await withSchema(POSTGRES, (url) => measure('PostgreSQL', { BENCH_DATABASE: url }, postgresPids));
 else console.log('PostgreSQL skipped: set GANTRY_BENCH_POSTGRES_URL to measure it');
 console.log(`CPU: Gantry's process, and the PostgreSQL server's processes, from the first submit to the last
