@@ -4,6 +4,7 @@
 // whole database server wrote meanwhile (run nothing else against it).
 // Run: npm run bench:stores -- [--jobs 10000] [--clients 16] [--workers 8] [--samples 500] [--queued 100000]
 //   [--rate-limited] (the clients' key counts against rate limits, as users' keys do; exempt by default)
+//   [--endpoints 1] (the throughput runs spread their clients and workers over this many endpoints)
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
 // each deployment gets a fresh schema, dropped afterwards.
 import { cpus } from 'node:os';
@@ -21,6 +22,7 @@ import {
   startNode,
   stopTarget,
   throughput,
+  type Lane,
   type LoadSettings,
   type Target,
   type ThroughputFigures,
@@ -38,8 +40,11 @@ const { values: opts } = parseArgs({
     // Comma-separated subset of sqlite,postgres-1,postgres-2.
     only: { type: 'string', default: 'sqlite,postgres-1,postgres-2' },
     'rate-limited': { type: 'boolean', default: false },
+    endpoints: { type: 'string', default: '1' },
   },
 });
+const ENDPOINTS = Number(opts.endpoints);
+if (!(ENDPOINTS >= 1 && ENDPOINTS <= Number(opts.workers))) throw new Error('--endpoints: from 1 to --workers, so each has a worker');
 const JOBS = Number(opts.jobs);
 const QUEUED = Number(opts.queued);
 const REPEAT = Number(opts.repeat);
@@ -55,6 +60,7 @@ async function deployment(name: string, replicas: number, database?: string): Pr
   const env: Record<string, string> = {
     ...(database ? { BENCH_DATABASE: database } : {}),
     ...(opts['rate-limited'] ? { BENCH_RATE_LIMITED: '1' } : {}),
+    BENCH_ENDPOINTS: String(ENDPOINTS),
   };
   const first = await startNode('bench/lib/gantry-server.ts', env);
   const others = await Promise.all(
@@ -66,6 +72,7 @@ async function deployment(name: string, replicas: number, database?: string): Pr
     endpointId: first.info.endpointId!,
     apiKey: first.info.apiKey!,
     workerKey: first.info.workerKey!,
+    lanes: ENDPOINTS > 1 ? (first.info.endpoints as unknown as Lane[]) : undefined,
     cpuPids: database
       ? () =>
           backendsOf(
@@ -139,7 +146,7 @@ async function measure(t: Target, database?: string): Promise<Figures> {
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
 console.log(
-  `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)${opts['rate-limited'] ? ', rate-limited key' : ''}\n`,
+  `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)${opts['rate-limited'] ? ', rate-limited key' : ''}${ENDPOINTS > 1 ? `, throughput over ${ENDPOINTS} endpoints` : ''}\n`,
 );
 const only = new Set(opts.only.split(','));
 const results: [string, Figures][] = [];

@@ -1,6 +1,7 @@
 // Child process of the queue benchmarks: a Gantry server printing one JSON line with its URL.
-// The first server of a deployment also creates an endpoint, a rate-limit-exempt key and a worker
-// credential and prints them; with BENCH_JOIN set it only joins (another replica, same database).
+// The first server of a deployment also creates an endpoint (BENCH_ENDPOINTS of them), a
+// rate-limit-exempt key and a worker credential per endpoint and prints them; with BENCH_JOIN set
+// it only joins (another replica, same database).
 // BENCH_DATABASE (a postgres:// URL) selects PostgreSQL, with a secret key as replicas need one to
 // sign webhooks; the default is SQLite in a temporary dir.
 // BENCH_RATE_LIMITED makes the key count against its account's rate limits, as users' keys do,
@@ -42,14 +43,18 @@ if (process.env.BENCH_JOIN) {
   process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 } else {
   const key = await server.services.apiKeys.create({ name: 'bench', rateLimitExempt: !rateLimited });
-  const endpoint = await server.services.endpoints.create(key.record.accountId, {
-    name: 'bench',
-    type: 'QUEUE',
-    image: 'bench/noop',
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'QUEUE_DELAY', queueDelay: 60 },
-    workers: { min: 0, max: 0 },
-  });
-  const workerKey = await server.services.workerCredentials.create(endpoint.id);
-  process.stdout.write(`${JSON.stringify({ url: server.url, endpointId: endpoint.id, apiKey: key.token, workerKey })}\n`);
+  // BENCH_ENDPOINTS: the deployment's endpoints (one by default), each with a worker credential.
+  const endpoints = [];
+  for (let i = 0; i < Number(process.env.BENCH_ENDPOINTS ?? 1); i++) {
+    const endpoint = await server.services.endpoints.create(key.record.accountId, {
+      name: `bench-${i}`,
+      type: 'QUEUE',
+      image: 'bench/noop',
+      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
+      scaling: { type: 'QUEUE_DELAY', queueDelay: 60 },
+      workers: { min: 0, max: 0 },
+    });
+    endpoints.push({ endpointId: endpoint.id, workerKey: await server.services.workerCredentials.create(endpoint.id) });
+  }
+  process.stdout.write(`${JSON.stringify({ url: server.url, ...endpoints[0], apiKey: key.token, endpoints })}\n`);
 }

@@ -23,6 +23,18 @@ export interface Target {
   batchTakes: boolean;
   /** The servers count their PostgreSQL statements (bench/lib/query-counter.ts). */
   countsQueries?: boolean;
+  /** Endpoints the throughput phase spreads its clients and workers over (round-robin); its own endpoint when absent. */
+  lanes?: Lane[];
+}
+
+export interface Lane {
+  endpointId: string;
+  workerKey: string;
+}
+
+/** The target as client or worker `i` of the throughput phase sees it: on its lane's endpoint. */
+function laneOf(t: Target, i: number): Target {
+  return t.lanes ? { ...t, ...t.lanes[i % t.lanes.length]! } : t;
 }
 
 export interface LoadSettings {
@@ -180,12 +192,13 @@ export async function throughput(t: Target, jobs: number, s: LoadSettings): Prom
   let completed = 0;
   let stop = false;
   const workers = Array.from({ length: s.workers }, async (_, w) => {
+    const lane = laneOf(t, w);
     while (!stop) {
       const path = t.batchTakes ? `/job-take-batch/w${w}?batch_size=${s.batch}` : `/job-take/w${w}`;
-      const taken = await call(t, w, 'GET', path, t.workerKey);
+      const taken = await call(lane, w, 'GET', path, lane.workerKey);
       if (taken.status !== 200) continue;
       for (const job of (Array.isArray(taken.json) ? taken.json : [taken.json]) as Json[]) {
-        await call(t, w, 'POST', `/job-done/w${w}/${job.id}?isStream=false`, t.workerKey, { output: { ok: true } });
+        await call(lane, w, 'POST', `/job-done/w${w}/${job.id}?isStream=false`, lane.workerKey, { output: { ok: true } });
       }
     }
   });
@@ -195,10 +208,11 @@ export async function throughput(t: Target, jobs: number, s: LoadSettings): Prom
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: s.clients }, async (_, c) => {
+      const lane = laneOf(t, c);
       while (submitted < jobs) {
         submitted++;
-        const run = await call(t, c, 'POST', '/run', t.apiKey, { input: { n: submitted } });
-        const status = await call(t, c, 'GET', `/status-sync/${run.json.id}?wait=60000`, t.apiKey);
+        const run = await call(lane, c, 'POST', '/run', t.apiKey, { input: { n: submitted } });
+        const status = await call(lane, c, 'GET', `/status-sync/${run.json.id}?wait=60000`, t.apiKey);
         if (status.json.status === 'COMPLETED') completed++;
       }
     }),
@@ -208,13 +222,15 @@ export async function throughput(t: Target, jobs: number, s: LoadSettings): Prom
   const syscallsAfter = syscallsOf(t);
   const queries = (await queriesOf(t)) - queriesBefore;
   stop = true;
-  // Wake the workers' long-polls so they see the stop.
-  for (let i = 0; i < s.workers * s.batch; i++) void call(t, i, 'POST', '/run', t.apiKey, { input: { drain: true } });
+  // Wake the workers' long-polls so they see the stop (worker w is on lane w, as wake-up i).
+  for (let i = 0; i < s.workers * s.batch; i++) void call(laneOf(t, i), i, 'POST', '/run', t.apiKey, { input: { drain: true } });
   await Promise.all(workers);
   // The wake-up jobs no worker took stay queued: the dispatch and runsync samples that follow would
   // take them instead of their own jobs and time a queued job, not a hand-off to a waiting worker.
-  const purged = await call(t, 0, 'POST', '/purge-queue', t.apiKey, {});
-  if (purged.status !== 200) throw new Error(`${t.name}: purge-queue answered ${purged.status}`);
+  for (const lane of t.lanes ?? [t]) {
+    const purged = await call({ ...t, ...lane }, 0, 'POST', '/purge-queue', t.apiKey, {});
+    if (purged.status !== 200) throw new Error(`${t.name}: purge-queue answered ${purged.status}`);
+  }
   if (completed !== jobs) throw new Error(`${t.name}: ${completed} of ${jobs} jobs completed`);
   const perJob = (key: 'servers' | 'database' | 'bench') => ((cpuAfter[key] - cpuBefore[key]) * 1000) / jobs;
   const by = { servers: perJob('servers'), database: perJob('database'), bench: perJob('bench') };
