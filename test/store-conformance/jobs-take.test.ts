@@ -78,6 +78,31 @@ test(`[${TEST_STORE}] concurrent takes from several connections never hand the s
   assert.deepEqual(new Set(handedOut), ids);
 });
 
+test(`[${TEST_STORE}] takes of several endpoints at once each get their own endpoint's jobs, in order`, async () => {
+  const jobs = suite.store.jobs;
+  const [a, b] = [aQueue(), aQueue()];
+  const ofA = [aJob(a, { lowPriority: true }), aJob(a), aJob(a), aJob(a)];
+  const ofB = [aJob(b), aJob(b)];
+  for (const job of [...ofA, ...ofB]) await jobs.insert(job);
+  // One turn: the same worker name on both endpoints, and two workers of one endpoint.
+  const [a1, b1, a2, none] = await Promise.all([
+    jobs.take(a, 'w1', 2, NOW, NOW + 1000),
+    jobs.take(b, 'w1', 5, NOW, NOW + 1000),
+    jobs.take(a, 'w2', 5, NOW, NOW + 1000),
+    jobs.take(aQueue(), 'w1', 5, NOW, NOW + 1000),
+  ]);
+  const ids = (taken: { id: string }[]) => taken.map((j) => j.id);
+  assert.deepEqual(ids(a1!), [ofA[1]!.id, ofA[2]!.id], 'the first taker of an endpoint gets its oldest jobs');
+  assert.deepEqual(ids(a2!), [ofA[3]!.id, ofA[0]!.id], 'the next one the rest, low priority last');
+  assert.deepEqual(ids(b1!), ids(ofB));
+  assert.deepEqual(none, []);
+  for (const job of [...a1!, ...a2!]) assert.equal(job.endpointId, a);
+  assert.deepEqual(
+    [...a1!, ...b1!, ...a2!].map((j) => j.workerId),
+    ['w1', 'w1', 'w1', 'w1', 'w2', 'w2'],
+  );
+});
+
 test(`[${TEST_STORE}] a worker renews only the leases it still holds`, async () => {
   const jobs = suite.store.jobs;
   const queue = aQueue();
