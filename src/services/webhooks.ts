@@ -107,9 +107,10 @@ export class WebhookSender {
     }
   }
 
-  /** Aborts the requests in flight. */
+  /** Aborts the requests in flight and closes the connections; nothing is sent afterwards. */
   close(): void {
     for (const controller of this.inFlight) controller.abort();
+    void this.connections.destroy().catch(() => undefined);
   }
 
   /** Resolves the host inside the connection and refuses it when any address is off limits. */
