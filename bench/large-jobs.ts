@@ -14,6 +14,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { percentile } from './lib/measure.js';
 import { webhookReceiver } from './lib/webhook-receiver.js';
+import { benchEndpoint } from './lib/bench-endpoint.js';
 import { postgresPids, withSchema } from './lib/postgres-schema.js';
 import { call, cpuOfPids, startTarget, stopTarget, type Target } from './lib/queue-load.js';
 
@@ -119,14 +120,7 @@ async function listReads(t: Target, cpuPids: number[], kb: number): Promise<Read
     method: 'POST',
     path: '/v2/serverless',
     headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      name: `list-${kb}`,
-      type: 'QUEUE',
-      image: 'bench/none:1',
-      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-      scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
-      workers: { min: 0, max: 0 },
-    }),
+    body: JSON.stringify(benchEndpoint(`list-${kb}`)),
   });
   const { id } = (await created.body.json()) as { id: string };
   for (let i = 0; i < 50; i++) await call({ ...t, endpointId: id }, 0, 'POST', '/run', t.apiKey, inputOf(kb));

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, startServer } from './gantry-modules.js';
 import { stopOnSigterm } from './server-exit.js';
+import { benchEndpoint } from './bench-endpoint.js';
 import { countQueries } from './query-counter.js';
 import { countRequests } from './request-counter.js';
 
@@ -46,14 +47,7 @@ if (process.env.BENCH_JOIN) {
   // BENCH_ENDPOINTS: the deployment's endpoints (one by default), each with a worker credential.
   const endpoints = [];
   for (let i = 0; i < Number(process.env.BENCH_ENDPOINTS ?? 1); i++) {
-    const endpoint = await server.services.endpoints.create(key.record.accountId, {
-      name: `bench-${i}`,
-      type: 'QUEUE',
-      image: 'bench/noop',
-      cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-      scaling: { type: 'QUEUE_DELAY', queueDelay: 60 },
-      workers: { min: 0, max: 0 },
-    });
+    const endpoint = await server.services.endpoints.create(key.record.accountId, benchEndpoint(`bench-${i}`));
     endpoints.push({ endpointId: endpoint.id, workerKey: await server.services.workerCredentials.create(endpoint.id) });
   }
   process.stdout.write(`${JSON.stringify({ url: server.url, ...endpoints[0], apiKey: key.token, endpoints })}\n`);

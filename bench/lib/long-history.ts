@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NewJob } from '../../src/store/job-store.js';
+import { benchEndpoint } from './bench-endpoint.js';
 import { loadConfig, startServer } from './gantry-modules.js';
 
 /** Jobs written per store call while a history is built (one turn's worth). */
@@ -20,15 +21,8 @@ export async function startHistoryServer(database: string | undefined) {
   const server = await startServer(config);
   const { store, endpoints, apiKeys } = server.services;
   const accountId = (await apiKeys.create({ name: 'bench' })).record.accountId;
-  const spec = {
-    type: 'QUEUE' as const,
-    image: 'bench/noop',
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'QUEUE_DELAY' as const, queueDelay: 60 },
-    workers: { min: 0, max: 0 },
-  };
-  const history = await endpoints.create(accountId, { ...spec, name: 'history' });
-  const kept = await endpoints.create(accountId, { ...spec, name: 'kept' });
+  const history = await endpoints.create(accountId, benchEndpoint('history'));
+  const kept = await endpoints.create(accountId, benchEndpoint('kept'));
   const neighbour = benchJob(kept.id, accountId, 0);
   await store.jobs.insert(neighbour);
   return {
