@@ -33,7 +33,6 @@ export class WebhookOutbox {
   private backlog = false;
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
-  private wakeTimer: NodeJS.Immediate | undefined;
   /** Set once this process has said its deliveries go unsigned for want of a secret key. */
   private toldKeyless = false;
 
@@ -62,21 +61,17 @@ export class WebhookOutbox {
   }
 
   /**
-   * Looks for due deliveries at the end of this turn: the jobs finished in it are claimed together
-   * (woken at once, a busy server claimed its finished jobs one at a time, a transaction each).
+   * Looks for due deliveries shortly, once the outbox has started: the jobs finished meanwhile are
+   * claimed together (woken at once, a busy server claimed its finished jobs one at a time, a
+   * transaction each).
    */
   wake(): void {
-    if (this.closed || this.wakeTimer) return;
-    this.wakeTimer = setImmediate(() => {
-      this.wakeTimer = undefined;
-      void this.poll.runNow();
-    });
+    if (!this.closed) this.poll.runSoon();
   }
 
   /** Stops claiming and cuts attempts short; what was left comes due again for the next process. */
   async close(): Promise<void> {
     this.closed = true;
-    clearImmediate(this.wakeTimer);
     this.sender.close();
     await this.poll.stop();
     await Promise.all(this.inFlight);
