@@ -2,7 +2,8 @@
 // which leads with the endpoint, and its finished jobs through the index of finished jobs, which
 // running jobs never enter (migration 026; every store's reads are checked in the conformance
 // suite). Here: a database made before those indexes shows its jobs the same after its upgrade,
-// and counting an endpoint's running jobs reads only its own entries.
+// counting an endpoint's running jobs reads only its own entries, and the sweeps read only the
+// leases that ended (migration 027), including those set before it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -86,5 +87,53 @@ test("an endpoint's running jobs are counted among its own, not among every endp
     assert.deepEqual(reads, ['SEARCH jobs USING COVERING INDEX jobs_running (endpoint_id=?)']);
   } finally {
     db.close();
+  }
+});
+
+test('the sweeps seek the ended leases of each endpoint in jobs_running, never scan the jobs', () => {
+  const db = new Database(':memory:');
+  try {
+    migrateSqlite(db);
+    const statements = prepareJobStatements(db);
+    for (const sweep of [statements.timeOut, statements.failLapsed, statements.requeueLapsed]) {
+      const parameters = sweep.source.split('?').length - 1;
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sweep.source}`).all(...Array<number>(parameters).fill(1)) as { detail: string }[];
+      const reads = plan.map((step) => step.detail).filter((detail) => / jobs /.test(detail));
+      assert.ok(
+        reads.every((detail) => detail.startsWith('SEARCH jobs USING')),
+        reads.join('\n'),
+      );
+      assert.ok(reads.includes('SEARCH jobs USING INDEX jobs_running (endpoint_id=? AND lease_expires_at<?)'), reads.join('\n'));
+    }
+  } finally {
+    db.close();
+  }
+});
+
+test('a lease set past its deadline before the upgrade ends at the deadline after it, and the job times out then', async () => {
+  const file = join(dir, 'leases.db');
+  const older = new Database(file);
+  migrateSqlite(
+    older,
+    readMigrations().filter((migration) => migration.version < 27),
+  );
+  older
+    .prepare(
+      `INSERT INTO jobs (id, endpoint_id, account_id, status, input, execution_timeout_ms, retention_ms, ttl_ms,
+        submitted_at, expires_at, worker_id, started_at, lease_expires_at)
+      VALUES (?, 'a', 'account-1', 'IN_PROGRESS', '{}', ?, 600000, 600000, ?, ?, 'worker', ?, ?)`,
+    )
+    .run('long-lease', 5000, NOW, NOW + 600_000, NOW, NOW + 60_000);
+  older.close();
+  const upgraded = new SqliteStore(file);
+  try {
+    assert.equal((await upgraded.jobs.get('long-lease'))?.leaseExpiresAt, NOW + 5000);
+    assert.deepEqual(await upgraded.jobs.releaseLapsedLeases(NOW + 5000, 3, 10), { requeued: [], failed: [] });
+    assert.deepEqual(
+      (await upgraded.jobs.timeOutOverdue(NOW + 5000, 10)).map((job) => [job.id, job.status]),
+      [['long-lease', 'TIMED_OUT']],
+    );
+  } finally {
+    await upgraded.close();
   }
 });

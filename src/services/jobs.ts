@@ -193,7 +193,14 @@ export class JobService {
       for (const job of jobs) rows.push({ ...job, handedTo });
       handOffs.push({
         taker,
-        jobs: jobs.map((job) => ({ ...job, status: 'IN_PROGRESS', workerId, startedAt: now, leaseExpiresAt: handedTo.leaseUntil })),
+        jobs: jobs.map((job) => ({
+          ...job,
+          status: 'IN_PROGRESS',
+          workerId,
+          startedAt: now,
+          // As the store records it: a lease ends by the job's execution deadline.
+          leaseExpiresAt: Math.min(handedTo.leaseUntil, now + job.executionTimeoutMs),
+        })),
       });
     }
     const left = queued.length - next;

@@ -124,3 +124,55 @@ test(`[${TEST_STORE}] jobs handed back go to the queue as they were, only while 
     'it is taken again like any queued job',
   );
 });
+
+test(`[${TEST_STORE}] a lease ends by its job's execution deadline, however it is set`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const handed = aJob(queue, { executionTimeoutMs: 500, handedTo: { workerId: 'w1', startedAt: NOW, leaseUntil: NOW + 10_000 } });
+  const taken = aJob(queue, { executionTimeoutMs: 500 });
+  const long = aJob(queue, { executionTimeoutMs: 5000 });
+  await jobs.insert(handed);
+  for (const job of [taken, long]) await jobs.insert(job);
+  await jobs.take(queue, 'w1', 2, NOW, NOW + 10_000);
+  const leaseOf = async (id: string) => (await jobs.get(id))?.leaseExpiresAt;
+  assert.deepEqual([await leaseOf(handed.id), await leaseOf(taken.id), await leaseOf(long.id)], [NOW + 500, NOW + 500, NOW + 5000]);
+
+  await jobs.renewLeases(queue, 'w1', [taken.id, long.id], NOW + 3000);
+  assert.deepEqual([await leaseOf(taken.id), await leaseOf(long.id)], [NOW + 500, NOW + 3000], 'a renewal inside the deadline is kept');
+  assert.equal(await jobs.recordProgress(long.id, '"half"', { endpointId: queue, workerId: 'w1', leaseUntil: NOW + 20_000 }), true);
+  assert.equal(await leaseOf(long.id), NOW + 5000);
+  await jobs.renewLeases(queue, 'w1', [long.id], NOW + 4000);
+  await jobs.appendStream(long.id, ['chunk'], { endpointId: queue, workerId: 'w1', leaseUntil: NOW + 30_000 });
+  assert.equal(await leaseOf(long.id), NOW + 5000);
+});
+
+test(`[${TEST_STORE}] the sweeps find ended leases on every endpoint; a lease that ended with the deadline is the timeout's`, async () => {
+  const jobs = suite.store.jobs;
+  const queues = [aQueue(), aQueue(), aQueue()];
+  const lapsed: string[] = [];
+  const overdue: string[] = [];
+  for (const queue of queues) {
+    const [gone, slow, alive] = [aJob(queue), aJob(queue, { executionTimeoutMs: 500 }), aJob(queue)];
+    for (const job of [gone, slow, alive]) await jobs.insert(job);
+    await jobs.take(queue, `w-${queue}`, 3, NOW, NOW + 100);
+    await jobs.renewLeases(queue, `w-${queue}`, [alive.id], NOW + 10_000);
+    lapsed.push(gone.id);
+    overdue.push(slow.id);
+  }
+  // Past both ends: the lapse sweep leaves the overdue jobs to the timeout, whichever runs first.
+  // The file's earlier tests left jobs of their own: only this test's endpoints are compared.
+  const ours = (displaced: DisplacedJob[]) => displaced.filter((job) => queues.includes(job.endpointId));
+  const { requeued, failed } = await jobs.releaseLapsedLeases(NOW + 600, 3, 100);
+  assert.deepEqual(
+    ours(requeued)
+      .map((job) => job.id)
+      .sort(),
+    [...lapsed].sort(),
+  );
+  assert.deepEqual(ours(failed), []);
+  const timedOut = ours(await jobs.timeOutOverdue(NOW + 600, 100));
+  assert.deepEqual(timedOut.map((job) => job.id).sort(), [...overdue].sort());
+  assert.ok(timedOut.every((job) => job.status === 'TIMED_OUT'));
+  const after = await jobs.releaseLapsedLeases(NOW + 600, 3, 100);
+  assert.deepEqual([ours(after.requeued), ours(after.failed)], [[], []], 'the renewed leases are kept');
+});

@@ -23,7 +23,8 @@ const INSERT = {
            retention_ms, ttl_ms, submitted_at, expires_at, queue_generation, worker_id, started_at, lease_expires_at)
          SELECT id, endpoint_id, account_id, CASE WHEN worker_id IS NULL THEN 'IN_QUEUE' ELSE 'IN_PROGRESS' END,
            input, webhook, s3_config, execution_timeout_ms, low_priority,
-           retention_ms, ttl_ms, submitted_at, expires_at, ${generationOf('n.endpoint_id')}, worker_id, started_at, lease_until
+           retention_ms, ttl_ms, submitted_at, expires_at, ${generationOf('n.endpoint_id')}, worker_id, started_at,
+           least(lease_until, started_at + execution_timeout_ms)
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::boolean[],
            $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::text[], $14::bigint[], $15::bigint[])
            AS n(id, endpoint_id, account_id, input, webhook, s3_config, execution_timeout_ms, low_priority,

@@ -30,7 +30,7 @@ import { conflictText, jobsInsertConflict, uniquely } from '../shared/conflicts.
 import type { SubmitKeyRecord } from '../submit-key-store.js';
 import type { PostgresSubmitKeys } from './postgres-submit-keys.js';
 import { countsFromRows } from '../shared/job-results.js';
-import { jobRecordColumns, jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
+import { DEADLINE_SQL, jobRecordColumns, jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { transaction, type Queryable } from './database.js';
 import { JobBatches } from './job-batches.js';
 import { TakeBatches } from './take-batches.js';
@@ -49,7 +49,7 @@ const REQUEUED = `id, endpoint_id AS "endpointId", NULL AS "workerId", status`;
  */
 const APPEND_STREAM = `WITH bumped AS (
     UPDATE jobs SET stream_written = stream_written + cardinality($2::text[]),
-      lease_expires_at = CASE WHEN worker_id = $4 AND status = 'IN_PROGRESS' THEN $5::bigint ELSE lease_expires_at END
+      lease_expires_at = CASE WHEN worker_id = $4 AND status = 'IN_PROGRESS' THEN least($5::bigint, ${DEADLINE_SQL}) ELSE lease_expires_at END
     WHERE id = $1 AND endpoint_id = $3 AND status NOT IN (${TERMINAL_STATUS_LIST}) AND NOT ${purgedRow()}
     RETURNING stream_written, worker_id
   ), chunks AS (
@@ -136,7 +136,7 @@ export class PostgresJobStore implements JobStore {
   async renewLeases(endpointId: string, workerId: string, jobIds: string[], leaseUntil: number): Promise<number> {
     if (jobIds.length === 0) return 0;
     const result = await this.pool.query(
-      `UPDATE jobs SET lease_expires_at = $1 WHERE id = ANY($2) AND worker_id = $3 AND endpoint_id = $4 AND status = 'IN_PROGRESS'`,
+      `UPDATE jobs SET lease_expires_at = least($1, ${DEADLINE_SQL}) WHERE id = ANY($2) AND worker_id = $3 AND endpoint_id = $4 AND status = 'IN_PROGRESS'`,
       [leaseUntil, jobIds, workerId, endpointId],
     );
     return result.rowCount ?? 0;
@@ -144,7 +144,7 @@ export class PostgresJobStore implements JobStore {
 
   async recordProgress(id: string, output: string, writer: JobWriter): Promise<boolean> {
     const result = await this.pool.query(
-      `UPDATE jobs SET output = $1, lease_expires_at = $2
+      `UPDATE jobs SET output = $1, lease_expires_at = least($2, ${DEADLINE_SQL})
        WHERE id = $3 AND endpoint_id = $4 AND worker_id = $5 AND status = 'IN_PROGRESS'`,
       [output, writer.leaseUntil, id, writer.endpointId, writer.workerId],
     );
@@ -284,7 +284,7 @@ export class PostgresJobStore implements JobStore {
       `UPDATE jobs SET status = 'TIMED_OUT', completed_at = $1, lease_expires_at = NULL,
          error = ${TIMED_OUT_ERROR_SQL},
          expires_at = least(expires_at, $1 + retention_ms)
-       WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND started_at + execution_timeout_ms <= $1
+       WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 AND ${DEADLINE_SQL} <= $1
                      LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING ${DISPLACED}`,
       [now, limit],
@@ -297,8 +297,8 @@ export class PostgresJobStore implements JobStore {
         await client.query<DisplacedJob>(
           `UPDATE jobs SET status = 'FAILED', completed_at = $1, error = $2, lease_expires_at = NULL, lease_losses = lease_losses + 1,
            expires_at = least(expires_at, $1 + retention_ms)
-         WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 AND lease_losses >= $3
-                       LIMIT $4 FOR UPDATE SKIP LOCKED)
+         WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 AND ${DEADLINE_SQL} > $1
+                       AND lease_losses >= $3 LIMIT $4 FOR UPDATE SKIP LOCKED)
          RETURNING ${DISPLACED}`,
           [now, LOST_LEASE_ERROR, maxLosses - 1, limit],
         )
@@ -307,7 +307,8 @@ export class PostgresJobStore implements JobStore {
         await client.query<DisplacedJob>(
           `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL,
            retries = retries + 1, lease_losses = lease_losses + 1, queue_generation = ${ROW_GENERATION}
-         WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+         WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 AND ${DEADLINE_SQL} > $1
+                       LIMIT $2 FOR UPDATE SKIP LOCKED)
          RETURNING ${REQUEUED}`,
           [now, limit],
         )

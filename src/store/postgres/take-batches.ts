@@ -32,7 +32,7 @@ const TAKE = {
                    AND status = 'IN_QUEUE' AND expires_at > $6
                  ORDER BY low_priority, seq LIMIT $7 FOR UPDATE SKIP LOCKED) AS free
          )
-         UPDATE jobs SET status = 'IN_PROGRESS', worker_id = want.worker_id, started_at = want.started_at, lease_expires_at = want.lease_until
+         UPDATE jobs SET status = 'IN_PROGRESS', worker_id = want.worker_id, started_at = want.started_at, lease_expires_at = least(want.lease_until, want.started_at + jobs.execution_timeout_ms)
          FROM picked JOIN want ON picked.i >= want.first AND picked.i < want.first + want.n
          WHERE jobs.seq = picked.seq AND ${TOLD.condition} AND (SELECT setting FROM unflushed) = 'off'
          RETURNING ${jobRecordColumns('jobs')}`,
@@ -55,7 +55,7 @@ const TAKE_MANY = {
                AND queue_generation = ${generationOf('wanted.endpoint_id')} AND status = 'IN_QUEUE' AND expires_at > $6
              ORDER BY low_priority, seq LIMIT wanted.total FOR UPDATE SKIP LOCKED) AS free
          )
-         UPDATE jobs SET status = 'IN_PROGRESS', worker_id = want.worker_id, started_at = want.started_at, lease_expires_at = want.lease_until
+         UPDATE jobs SET status = 'IN_PROGRESS', worker_id = want.worker_id, started_at = want.started_at, lease_expires_at = least(want.lease_until, want.started_at + jobs.execution_timeout_ms)
          FROM picked JOIN want ON want.endpoint_id = picked.endpoint_id AND picked.i >= want.first AND picked.i < want.first + want.n
          WHERE jobs.seq = picked.seq AND ${TOLD_MANY.condition} AND (SELECT setting FROM unflushed) = 'off'
          RETURNING ${jobRecordColumns('jobs')}`,

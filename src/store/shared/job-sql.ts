@@ -4,6 +4,13 @@ import { TERMINAL_STATUSES } from '../../domain/job-state.js';
 /** The error a timed-out job is given, built from its own row. */
 export const TIMED_OUT_ERROR_SQL = `'the job ran longer than its execution timeout of ' || execution_timeout_ms || ' ms'`;
 
+/**
+ * When a running job's execution timeout ends it. A lease never runs past it (every statement that
+ * sets one caps it here), so the sweeps find timed-out jobs and lapsed leases alike among the
+ * leases that have ended, by index, however many jobs are running (docs/decisions/0043).
+ */
+export const DEADLINE_SQL = 'started_at + execution_timeout_ms';
+
 /** Terminal statuses as an SQL list; they are a closed enum, never user text. */
 export const TERMINAL_STATUS_LIST = [...TERMINAL_STATUSES].map((status) => `'${status}'`).join(', ');
 

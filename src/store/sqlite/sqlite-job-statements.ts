@@ -1,7 +1,7 @@
 // The job store's fixed statements on SQLite, prepared once per connection. Statements whose
 // text depends on a call (a take's limit, a set of statuses) are made and kept by the store.
 import type Database from 'better-sqlite3';
-import { TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
+import { DEADLINE_SQL, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { JOB_COLUMNS, JOB_STATE_COLUMNS_SQL } from './job-columns.js';
 
@@ -13,6 +13,23 @@ export const GENERATION = generationOf('?');
  * partial index only for a query that states its predicate, so a statement that reads it repeats this.
  */
 export const FINISHED_JOB_SQL = `status NOT IN ('IN_QUEUE', 'IN_PROGRESS')`;
+
+/**
+ * `ended`: the running jobs whose lease ended by the time bound first. `jobs_running` is keyed by
+ * endpoint, then lease: the endpoints with running jobs are found one by one, each a seek of the
+ * index, and each endpoint's ended leases are a range of it. A sweep so reads the leases that
+ * ended, not every running job (which it did, every half second, before: 16 ms for 50,000).
+ */
+const ENDED_LEASES = `WITH RECURSIVE running(endpoint_id) AS (
+    SELECT (SELECT min(endpoint_id) FROM jobs INDEXED BY jobs_running WHERE status = 'IN_PROGRESS')
+    UNION ALL
+    SELECT (SELECT min(endpoint_id) FROM jobs INDEXED BY jobs_running WHERE status = 'IN_PROGRESS' AND endpoint_id > running.endpoint_id)
+    FROM running WHERE running.endpoint_id IS NOT NULL
+  ), ended AS (
+    SELECT jobs.seq, jobs.started_at, jobs.execution_timeout_ms, jobs.lease_losses
+    FROM running JOIN jobs INDEXED BY jobs_running ON jobs.endpoint_id = running.endpoint_id
+    WHERE jobs.status = 'IN_PROGRESS' AND jobs.lease_expires_at <= ?
+  )`;
 
 export type JobStatements = ReturnType<typeof prepareJobStatements>;
 
@@ -27,12 +44,14 @@ export function prepareJobStatements(db: Database.Database) {
     getState: db.prepare(`SELECT ${JOB_STATE_COLUMNS_SQL} FROM jobs WHERE id = ? AND NOT ${purgedRow()}`).raw(true),
     takeOne: db
       .prepare(
-        `UPDATE jobs SET status = 'IN_PROGRESS', worker_id = ?, started_at = ?, lease_expires_at = ?
+        `UPDATE jobs SET status = 'IN_PROGRESS', worker_id = ?, started_at = ?, lease_expires_at = min(?, ? + execution_timeout_ms)
       WHERE seq = ? AND status = 'IN_QUEUE' RETURNING ${JOB_COLUMNS}`,
       )
       .raw(true),
-    renew: db.prepare(`UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND worker_id = ? AND endpoint_id = ? AND status = 'IN_PROGRESS'`),
-    progress: db.prepare(`UPDATE jobs SET output = @output, lease_expires_at = @leaseUntil
+    renew: db.prepare(
+      `UPDATE jobs SET lease_expires_at = min(?, ${DEADLINE_SQL}) WHERE id = ? AND worker_id = ? AND endpoint_id = ? AND status = 'IN_PROGRESS'`,
+    ),
+    progress: db.prepare(`UPDATE jobs SET output = @output, lease_expires_at = min(@leaseUntil, ${DEADLINE_SQL})
       WHERE id = @id AND endpoint_id = @endpointId AND worker_id = @workerId AND status = 'IN_PROGRESS'`),
     setExpiry: db.prepare('UPDATE jobs SET expires_at = ? WHERE id = ?'),
     countQueuedNormal: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs
@@ -47,18 +66,19 @@ export function prepareJobStatements(db: Database.Database) {
       ORDER BY low_priority, seq LIMIT 1`),
     deleteExpired: db.prepare(`DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= ? LIMIT ?)
       RETURNING ${DISPLACED}`),
-    timeOut: db.prepare(`UPDATE jobs SET status = 'TIMED_OUT', completed_at = ?, lease_expires_at = NULL,
+    timeOut: db.prepare(`${ENDED_LEASES} UPDATE jobs SET status = 'TIMED_OUT', completed_at = ?, lease_expires_at = NULL,
       error = ${TIMED_OUT_ERROR_SQL},
       expires_at = min(expires_at, ? + retention_ms)
-      WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND started_at + execution_timeout_ms <= ? LIMIT ?)
+      WHERE seq IN (SELECT seq FROM ended WHERE ${DEADLINE_SQL} <= ? LIMIT ?)
       RETURNING ${DISPLACED}`),
-    failLapsed: db.prepare(`UPDATE jobs SET status = 'FAILED', completed_at = ?, error = ?, lease_expires_at = NULL,
+    // A lease that ended before the job's deadline lapsed; one that ended at it is the timeout's.
+    failLapsed: db.prepare(`${ENDED_LEASES} UPDATE jobs SET status = 'FAILED', completed_at = ?, error = ?, lease_expires_at = NULL,
       lease_losses = lease_losses + 1, expires_at = min(expires_at, ? + retention_ms)
-      WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= ? AND lease_losses >= ? LIMIT ?)
+      WHERE seq IN (SELECT seq FROM ended WHERE ${DEADLINE_SQL} > ? AND lease_losses >= ? LIMIT ?)
       RETURNING ${DISPLACED}`),
-    requeueLapsed: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
+    requeueLapsed: db.prepare(`${ENDED_LEASES} UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
       worker_id = NULL, retries = retries + 1, lease_losses = lease_losses + 1, queue_generation = ${ROW_GENERATION}
-      WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= ? LIMIT ?)
+      WHERE seq IN (SELECT seq FROM ended WHERE ${DEADLINE_SQL} > ? LIMIT ?)
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
     // Rare (a worker gone): reads every running job rather than keep an index of jobs by worker.
     releaseWorker: db.prepare(`UPDATE jobs INDEXED BY jobs_running SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,

@@ -67,7 +67,7 @@ export class SqliteJobStore implements JobStore {
       const due = this.takeableUpTo(limit).all(endpointId, endpointId, now) as { seq: number }[];
       const taken: JobRecord[] = [];
       for (const { seq } of due) {
-        const values = this.s.takeOne.get(workerId, now, leaseUntil, seq) as unknown[] | undefined;
+        const values = this.s.takeOne.get(workerId, now, leaseUntil, now, seq) as unknown[] | undefined;
         if (values) taken.push(jobFromValues(values));
       }
       return taken;
@@ -123,7 +123,7 @@ export class SqliteJobStore implements JobStore {
         job.endpointId,
         job.handedTo?.workerId ?? null,
         job.handedTo?.startedAt ?? null,
-        job.handedTo?.leaseUntil ?? null,
+        job.handedTo ? Math.min(job.handedTo.leaseUntil, job.handedTo.startedAt + job.executionTimeoutMs) : null,
         job.handedTo?.workerId ?? null,
       );
     if (apart) this.apart.insert(insertRow, job.input);
@@ -269,13 +269,13 @@ export class SqliteJobStore implements JobStore {
   }
 
   async timeOutOverdue(now: number, limit: number): Promise<DisplacedJob[]> {
-    return this.s.timeOut.all(now, now, now, limit) as DisplacedJob[];
+    return this.s.timeOut.all(now, now, now, now, limit) as DisplacedJob[];
   }
 
   async releaseLapsedLeases(now: number, maxLosses: number, limit: number) {
     return this.db.transaction(() => {
-      const failed = this.s.failLapsed.all(now, LOST_LEASE_ERROR, now, now, maxLosses - 1, limit) as DisplacedJob[];
-      const requeued = this.s.requeueLapsed.all(now, limit) as DisplacedJob[];
+      const failed = this.s.failLapsed.all(now, now, LOST_LEASE_ERROR, now, now, maxLosses - 1, limit) as DisplacedJob[];
+      const requeued = this.s.requeueLapsed.all(now, now, limit) as DisplacedJob[];
       return { requeued, failed };
     })();
   }

@@ -2,7 +2,7 @@
 // `stream_read` (a read that never reached its client is put back), and deleted with their job.
 import type Database from 'better-sqlite3';
 import type { JobWriter, StreamRead } from '../job-store.js';
-import { TERMINAL_STATUS_LIST } from '../shared/job-sql.js';
+import { DEADLINE_SQL, TERMINAL_STATUS_LIST } from '../shared/job-sql.js';
 import { purgedRow } from '../shared/queue-generation-sql.js';
 
 export class SqliteJobStreams {
@@ -15,7 +15,7 @@ export class SqliteJobStreams {
 
   constructor(db: Database.Database) {
     const bumpWritten = db.prepare(`UPDATE jobs SET stream_written = stream_written + @n,
-        lease_expires_at = CASE WHEN worker_id = @workerId AND status = 'IN_PROGRESS' THEN @leaseUntil ELSE lease_expires_at END
+        lease_expires_at = CASE WHEN worker_id = @workerId AND status = 'IN_PROGRESS' THEN min(@leaseUntil, ${DEADLINE_SQL}) ELSE lease_expires_at END
       WHERE id = @id AND endpoint_id = @endpointId AND status NOT IN (${TERMINAL_STATUS_LIST}) AND NOT ${purgedRow()}
       RETURNING stream_written, worker_id`);
     const insertChunk = db.prepare('INSERT INTO job_stream (job_id, seq, output) VALUES (?, ?, ?)');

@@ -1,0 +1,5 @@
+-- A lease now never runs past its job's execution deadline (docs/decisions/0043), so the sweeps
+-- find timed-out jobs among the ended leases of jobs_running instead of reading every running job.
+-- The leases set before this rule are brought under it.
+UPDATE jobs SET lease_expires_at = started_at + execution_timeout_ms
+WHERE status = 'IN_PROGRESS' AND lease_expires_at > started_at + execution_timeout_ms;
