@@ -5,7 +5,7 @@
 // here or on another replica taking at the same time. Only each endpoint's current queue
 // generation is taken (a purge hides the older ones: docs/decisions/0015). A statement per
 // endpoint made a deployment of many endpoints with few workers each pay a round trip per take;
-// takes all of one endpoint keep the simpler statement, which looked cheaper (round 25).
+// takes of one endpoint cost the same in this statement as in one made for them (round 26).
 import type pg from 'pg';
 import type { JobRecord } from '../job-store.js';
 import { jobFromRow, type JobRow } from '../rows.js';
@@ -15,33 +15,17 @@ import { generationOf } from '../shared/queue-generation-sql.js';
 import { jobRecordColumns } from '../shared/job-sql.js';
 import { carriedNotification, type NotificationCarrier } from './notifications.js';
 
-const TOLD = carriedNotification(8);
-const TOLD_MANY = carriedNotification(7);
+const TOLD = carriedNotification(7);
 const UNFLUSHED = `unflushed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)`;
 
+/**
+ * The takes of one turn, a lateral subquery per endpoint among them. The take's commit does not
+ * wait for the WAL flush (docs/decisions/0028): a take lost to a database crash leaves its jobs
+ * queued, to be taken again, which at-least-once allows.
+ */
 const TAKE = {
   name: 'gantry_jobs_take',
-  // The take's commit does not wait for the WAL flush (docs/decisions/0028): a take lost to a
-  // database crash leaves its jobs queued, to be taken again, which at-least-once allows.
   text: `WITH ${TOLD.cte}, ${UNFLUSHED}, want AS (
-           SELECT w.worker_id, w.n, w.started_at, w.lease_until, sum(w.n) OVER (ORDER BY w.ord) - w.n AS first
-           FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[]) WITH ORDINALITY AS w(worker_id, n, started_at, lease_until, ord)
-         ), picked AS MATERIALIZED (
-           SELECT seq, row_number() OVER (ORDER BY low_priority, seq) - 1 AS i
-           FROM (SELECT seq, low_priority FROM jobs WHERE endpoint_id = $5 AND queue_generation = ${generationOf('$5')}
-                   AND status = 'IN_QUEUE' AND expires_at > $6
-                 ORDER BY low_priority, seq LIMIT $7 FOR UPDATE SKIP LOCKED) AS free
-         )
-         UPDATE jobs SET status = 'IN_PROGRESS', worker_id = want.worker_id, started_at = want.started_at, lease_expires_at = least(want.lease_until, want.started_at + jobs.execution_timeout_ms)
-         FROM picked JOIN want ON picked.i >= want.first AND picked.i < want.first + want.n
-         WHERE jobs.seq = picked.seq AND ${TOLD.condition} AND (SELECT setting FROM unflushed) = 'off'
-         RETURNING ${jobRecordColumns('jobs')}`,
-};
-
-/** Takes of several endpoints: the statement above, with a lateral subquery per endpoint. */
-const TAKE_MANY = {
-  name: 'gantry_jobs_take_many',
-  text: `WITH ${TOLD_MANY.cte}, ${UNFLUSHED}, want AS (
            SELECT w.worker_id, w.endpoint_id, w.n, w.started_at, w.lease_until,
              sum(w.n) OVER (PARTITION BY w.endpoint_id ORDER BY w.ord) - w.n AS first
            FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::bigint[])
@@ -57,7 +41,7 @@ const TAKE_MANY = {
          )
          UPDATE jobs SET status = 'IN_PROGRESS', worker_id = want.worker_id, started_at = want.started_at, lease_expires_at = least(want.lease_until, want.started_at + jobs.execution_timeout_ms)
          FROM picked JOIN want ON want.endpoint_id = picked.endpoint_id AND picked.i >= want.first AND picked.i < want.first + want.n
-         WHERE jobs.seq = picked.seq AND ${TOLD_MANY.condition} AND (SELECT setting FROM unflushed) = 'off'
+         WHERE jobs.seq = picked.seq AND ${TOLD.condition} AND (SELECT setting FROM unflushed) = 'off'
          RETURNING ${jobRecordColumns('jobs')}`,
 };
 
@@ -95,16 +79,9 @@ export class TakeBatches {
       calls.map((c) => c.now),
       calls.map((c) => c.leaseUntil),
     ];
-    const endpointId = calls[0]!.endpointId;
-    const oneEndpoint = calls.every((c) => c.endpointId === endpointId);
-    const total = calls.reduce((sum, c) => sum + c.limit, 0);
-    const endpointIds = oneEndpoint ? [] : calls.map((c) => c.endpointId);
+    const endpointIds = calls.map((c) => c.endpointId);
     const { rows } = await this.carrier.carry((told) =>
-      this.pool.query<JobRow>(
-        oneEndpoint
-          ? { ...TAKE, values: [workerIds, limits, starts, leases, endpointId, now, total, told] }
-          : { ...TAKE_MANY, values: [workerIds, endpointIds, limits, starts, leases, now, told] },
-      ),
+      this.pool.query<JobRow>({ ...TAKE, values: [workerIds, endpointIds, limits, starts, leases, now, told] }),
     );
     const byTaker = new Map<string, JobRecord[]>();
     for (const row of rows) {
