@@ -59,10 +59,11 @@ const APPEND_STREAM = `WITH bumped AS (
   )
   SELECT worker_id FROM bumped`;
 
-/** Drops an endpoint's jobs and their streams; the caller's transaction makes it one change. */
+/** Drops an endpoint's jobs, their streams and webhook deliveries; the caller's transaction makes it one change. */
 export async function deleteJobsOfEndpoint(client: Queryable, endpointId: string): Promise<number> {
   await client.query('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = $1)', [endpointId]);
   await client.query('DELETE FROM queue_generations WHERE endpoint_id = $1', [endpointId]);
+  await client.query('DELETE FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId]);
   return (await client.query('DELETE FROM jobs WHERE endpoint_id = $1', [endpointId])).rowCount ?? 0;
 }
 
@@ -274,7 +275,11 @@ export class PostgresJobStore implements JobStore {
           [now, limit],
         )
       ).rows;
-      if (gone.length > 0) await client.query('DELETE FROM job_stream WHERE job_id = ANY($1)', [gone.map((job) => job.id)]);
+      if (gone.length > 0) {
+        const ids = gone.map((job) => job.id);
+        await client.query('DELETE FROM job_stream WHERE job_id = ANY($1)', [ids]);
+        await client.query('DELETE FROM webhook_deliveries WHERE job_id = ANY($1)', [ids]);
+      }
       return gone;
     });
   }

@@ -1,27 +1,35 @@
-// Webhook deliveries on PostgreSQL: claiming the due ones, and recording each attempt. Attempts
-// end one by one, each a commit (and a WAL flush) of its own, so those of one turn are recorded
-// by one statement (turn-batch.ts), as a job's own statements are.
+// Webhook deliveries on PostgreSQL, in a table of their own (docs/decisions/0044): claiming the
+// due ones, and recording each attempt. A trigger on jobs adds a delivery as its job finishes and
+// removes it if the job is sent back to the queue. Attempts end one by one, each a commit (and a
+// WAL flush) of its own, so those of one turn are recorded by one statement (turn-batch.ts), as
+// a job's own statements are.
 import type pg from 'pg';
 import type { DueWebhook } from '../job-store.js';
 import { dueWebhookFromRow, type WebhookRow } from '../rows.js';
-import { jobStateColumns, TERMINAL_STATUS_LIST } from '../shared/job-sql.js';
+import { jobStateColumns } from '../shared/job-sql.js';
 import { TurnBatch } from './turn-batch.js';
 
-/** Due deliveries, claimed until `$1`; RETURNING keeps no order, so they are sorted by the due time they had. */
-const CLAIM = `WITH due AS (SELECT seq, webhook_due_at FROM jobs WHERE webhook_due_at <= $2
-                 ORDER BY webhook_due_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED),
-    claimed AS (UPDATE jobs SET webhook_due_at = $1, webhook_attempts = webhook_attempts + 1 FROM due
-                WHERE jobs.seq = due.seq
-                RETURNING ${jobStateColumns('jobs')}, jobs.webhook_attempts, jobs.seq, due.webhook_due_at AS due_before)
-    SELECT claimed.*, endpoints.sealed_webhook_secret FROM claimed LEFT JOIN endpoints ON endpoints.id = claimed.endpoint_id
-    ORDER BY claimed.due_before, claimed.seq`;
+/**
+ * Due deliveries, claimed until `$1`, with their jobs. RETURNING keeps no order, so they are sorted
+ * by the due time they had. A delivery whose job is gone (which no path should leave) comes back
+ * with no job, to be deleted.
+ */
+const CLAIM = `WITH due AS (SELECT job_id, due_at FROM webhook_deliveries WHERE due_at <= $2
+                 ORDER BY due_at, job_seq LIMIT $3 FOR UPDATE SKIP LOCKED),
+    claimed AS (UPDATE webhook_deliveries d SET due_at = $1, attempts = d.attempts + 1 FROM due
+                WHERE d.job_id = due.job_id
+                RETURNING d.job_id, d.job_seq, d.endpoint_id, d.attempts, due.due_at AS due_before)
+    SELECT ${jobStateColumns('jobs')}, claimed.job_id AS delivery_job_id, claimed.attempts AS webhook_attempts,
+      endpoints.sealed_webhook_secret
+    FROM claimed LEFT JOIN jobs ON jobs.id = claimed.job_id LEFT JOIN endpoints ON endpoints.id = claimed.endpoint_id
+    ORDER BY claimed.due_before, claimed.job_seq`;
 
 /** Each attempt: its next due time, or NULL when none is owed (delivered, or given up). */
 const ATTEMPTED = {
   name: 'gantry_webhooks_attempted',
-  text: `UPDATE jobs SET webhook_due_at = a.next_due_at
-         FROM unnest($1::text[], $2::bigint[]) AS a(id, next_due_at)
-         WHERE jobs.id = a.id AND jobs.webhook_due_at IS NOT NULL AND jobs.status IN (${TERMINAL_STATUS_LIST})`,
+  text: `WITH a AS (SELECT * FROM unnest($1::text[], $2::bigint[]) AS a(job_id, next_due_at)),
+         ended AS (DELETE FROM webhook_deliveries d USING a WHERE d.job_id = a.job_id AND a.next_due_at IS NULL)
+         UPDATE webhook_deliveries d SET due_at = a.next_due_at FROM a WHERE d.job_id = a.job_id AND a.next_due_at IS NOT NULL`,
 };
 
 interface Attempt {
@@ -47,8 +55,10 @@ export class PostgresWebhookDeliveries {
   }
 
   async claim(now: number, claimMs: number, limit: number): Promise<DueWebhook[]> {
-    const { rows } = await this.pool.query<WebhookRow>(CLAIM, [now + claimMs, now, limit]);
-    return rows.map(dueWebhookFromRow);
+    const { rows } = await this.pool.query<WebhookRow & { delivery_job_id: string }>(CLAIM, [now + claimMs, now, limit]);
+    const orphans = rows.filter((row) => row.id === null).map((row) => row.delivery_job_id);
+    if (orphans.length > 0) await this.pool.query('DELETE FROM webhook_deliveries WHERE job_id = ANY($1)', [orphans]);
+    return rows.filter((row) => row.id !== null).map(dueWebhookFromRow);
   }
 
   attempted(jobId: string, nextDueAt: number | null): Promise<void> {
