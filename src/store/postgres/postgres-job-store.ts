@@ -17,30 +17,20 @@ import type {
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import {
-  jobFromRow,
-  jobStateFromRow,
-  LOST_LEASE_ERROR,
-  workerCredentialFromRow,
-  type JobRow,
-  type JobStateRow,
-  type WorkerCredentialRow,
-} from '../rows.js';
+import { jobFromRow, jobStateFromRow, workerCredentialFromRow, type JobRow, type JobStateRow, type WorkerCredentialRow } from '../rows.js';
 import { conflictText, jobsInsertConflict, uniquely } from '../shared/conflicts.js';
 import type { SubmitKeyRecord } from '../submit-key-store.js';
 import type { PostgresSubmitKeys } from './postgres-submit-keys.js';
 import { countsFromRows } from '../shared/job-results.js';
-import { DEADLINE_SQL, jobRecordColumns, jobStateColumns, TERMINAL_STATUS_LIST, TIMED_OUT_ERROR_SQL } from '../shared/job-sql.js';
+import { DEADLINE_SQL, jobRecordColumns, jobStateColumns, TERMINAL_STATUS_LIST } from '../shared/job-sql.js';
 import { transaction, type Queryable } from './database.js';
 import { JobBatches } from './job-batches.js';
 import { TakeBatches } from './take-batches.js';
 import { PostgresWebhookDeliveries } from './webhook-deliveries.js';
+import { PostgresJobSweeps, REQUEUED } from './job-sweeps.js';
 import type { NotificationCarrier } from './notifications.js';
 import { generationOf, purgedRow, ROW_GENERATION } from '../shared/queue-generation-sql.js';
 import { deletePurged, purgeQueue } from './postgres-queue-purge.js';
-
-const DISPLACED = 'id, endpoint_id AS "endpointId", worker_id AS "workerId", status';
-const REQUEUED = `id, endpoint_id AS "endpointId", NULL AS "workerId", status`;
 
 /**
  * Bumps the written position and inserts the chunks after it, in one statement, on a job of the
@@ -74,6 +64,7 @@ export class PostgresJobStore implements JobStore {
   private readonly batches: JobBatches;
   private readonly takes: TakeBatches;
   private readonly webhooks: PostgresWebhookDeliveries;
+  private readonly sweeps: PostgresJobSweeps;
 
   /**
    * `batchPool`: the sessions of the batched statements every job makes, which keep their plans
@@ -88,6 +79,7 @@ export class PostgresJobStore implements JobStore {
     this.batches = new JobBatches(batchPool, carrier);
     this.takes = new TakeBatches(batchPool, carrier);
     this.webhooks = new PostgresWebhookDeliveries(pool, batchPool);
+    this.sweeps = new PostgresJobSweeps(pool);
   }
 
   private async rows<T>(sql: string, params: unknown[]): Promise<T[]> {
@@ -268,58 +260,15 @@ export class PostgresJobStore implements JobStore {
   }
 
   deleteExpired(now: number, limit: number): Promise<DisplacedJob[]> {
-    return transaction(this.pool, async (client) => {
-      const gone = (
-        await client.query<DisplacedJob>(
-          `DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING ${DISPLACED}`,
-          [now, limit],
-        )
-      ).rows;
-      if (gone.length > 0) {
-        const ids = gone.map((job) => job.id);
-        await client.query('DELETE FROM job_stream WHERE job_id = ANY($1)', [ids]);
-        await client.query('DELETE FROM webhook_deliveries WHERE job_id = ANY($1)', [ids]);
-      }
-      return gone;
-    });
+    return this.sweeps.deleteExpired(now, limit);
   }
 
   timeOutOverdue(now: number, limit: number): Promise<DisplacedJob[]> {
-    return this.rows<DisplacedJob>(
-      `UPDATE jobs SET status = 'TIMED_OUT', completed_at = $1, lease_expires_at = NULL,
-         error = ${TIMED_OUT_ERROR_SQL},
-         expires_at = least(expires_at, $1 + retention_ms)
-       WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 AND ${DEADLINE_SQL} <= $1
-                     LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING ${DISPLACED}`,
-      [now, limit],
-    );
+    return this.sweeps.timeOutOverdue(now, limit);
   }
 
   releaseLapsedLeases(now: number, maxLosses: number, limit: number): Promise<{ requeued: DisplacedJob[]; failed: DisplacedJob[] }> {
-    return transaction(this.pool, async (client) => {
-      const failed = (
-        await client.query<DisplacedJob>(
-          `UPDATE jobs SET status = 'FAILED', completed_at = $1, error = $2, lease_expires_at = NULL, lease_losses = lease_losses + 1,
-           expires_at = least(expires_at, $1 + retention_ms)
-         WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 AND ${DEADLINE_SQL} > $1
-                       AND lease_losses >= $3 LIMIT $4 FOR UPDATE SKIP LOCKED)
-         RETURNING ${DISPLACED}`,
-          [now, LOST_LEASE_ERROR, maxLosses - 1, limit],
-        )
-      ).rows;
-      const requeued = (
-        await client.query<DisplacedJob>(
-          `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL,
-           retries = retries + 1, lease_losses = lease_losses + 1, queue_generation = ${ROW_GENERATION}
-         WHERE seq IN (SELECT seq FROM jobs WHERE status = 'IN_PROGRESS' AND lease_expires_at <= $1 AND ${DEADLINE_SQL} > $1
-                       LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING ${REQUEUED}`,
-          [now, limit],
-        )
-      ).rows;
-      return { requeued, failed };
-    });
+    return this.sweeps.releaseLapsedLeases(now, maxLosses, limit);
   }
 
   releaseWorker(workerId: string): Promise<DisplacedJob[]> {
