@@ -21,6 +21,15 @@ export function canRetry(status: JobStatus): boolean {
   return status === 'FAILED' || status === 'TIMED_OUT';
 }
 
+/**
+ * When a lease asked to last until `leaseUntil` ends: never past the job's execution deadline, so
+ * the sweeps find timed-out jobs among the ended leases (docs/decisions/0043). The stores apply the
+ * same rule in SQL to the leases they renew.
+ */
+export function leaseEnd(leaseUntil: number, startedAt: number, executionTimeoutMs: number): number {
+  return Math.min(leaseUntil, startedAt + executionTimeoutMs);
+}
+
 /** Time limits of the queue, in milliseconds. */
 export const JOB_LIMITS = {
   runBodyBytes: 10 * 1024 * 1024,

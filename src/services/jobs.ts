@@ -3,7 +3,7 @@ import type { EndpointRecord, Store } from '../store/store.js';
 import type { JobCounts, JobRecord, JobState, NewJob } from '../store/job-store.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { timeOrderedUuid } from '../domain/ids.js';
-import { canCancel, canRetry, isTerminal, JOB_LIMITS, runsyncRetentionMs } from '../domain/job-state.js';
+import { canCancel, canRetry, isTerminal, JOB_LIMITS, leaseEnd, runsyncRetentionMs } from '../domain/job-state.js';
 import type { Claim, JobEvents, TakerOffer } from './waitlist.js';
 import type { WorkerCounts, WorkerRegistry } from '../runtime/worker-registry.js';
 import { statusJson } from './job-view.js';
@@ -198,8 +198,7 @@ export class JobService {
           status: 'IN_PROGRESS',
           workerId,
           startedAt: now,
-          // As the store records it: a lease ends by the job's execution deadline.
-          leaseExpiresAt: Math.min(handedTo.leaseUntil, now + job.executionTimeoutMs),
+          leaseExpiresAt: leaseEnd(handedTo.leaseUntil, now, job.executionTimeoutMs),
         })),
       });
     }

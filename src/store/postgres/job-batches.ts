@@ -1,7 +1,7 @@
 // The job statements every job makes (submit, read, complete), each grouped over the calls of a
 // turn into one statement (see turn-batch.ts) and prepared once per connection by name.
 import type pg from 'pg';
-import type { JobStatus } from '../../domain/job-state.js';
+import { leaseEnd, type JobStatus } from '../../domain/job-state.js';
 import type { Completion, JobState, NewJob } from '../job-store.js';
 import { jobStateFromRow, type JobStateRow } from '../rows.js';
 import { isUniqueViolation } from '../shared/conflicts.js';
@@ -23,8 +23,7 @@ const INSERT = {
            retention_ms, ttl_ms, submitted_at, expires_at, queue_generation, worker_id, started_at, lease_expires_at)
          SELECT id, endpoint_id, account_id, CASE WHEN worker_id IS NULL THEN 'IN_QUEUE' ELSE 'IN_PROGRESS' END,
            input, webhook, s3_config, execution_timeout_ms, low_priority,
-           retention_ms, ttl_ms, submitted_at, expires_at, ${generationOf('n.endpoint_id')}, worker_id, started_at,
-           least(lease_until, started_at + execution_timeout_ms)
+           retention_ms, ttl_ms, submitted_at, expires_at, ${generationOf('n.endpoint_id')}, worker_id, started_at, lease_until
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::boolean[],
            $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::text[], $14::bigint[], $15::bigint[])
            AS n(id, endpoint_id, account_id, input, webhook, s3_config, execution_timeout_ms, low_priority,
@@ -188,6 +187,6 @@ function insertColumns(jobs: readonly NewJob[]): unknown[] {
     jobs.map((j) => j.expiresAt),
     jobs.map((j) => j.handedTo?.workerId ?? null),
     jobs.map((j) => j.handedTo?.startedAt ?? null),
-    jobs.map((j) => j.handedTo?.leaseUntil ?? null),
+    jobs.map((j) => (j.handedTo ? leaseEnd(j.handedTo.leaseUntil, j.handedTo.startedAt, j.executionTimeoutMs) : null)),
   ];
 }

@@ -1,6 +1,6 @@
 // The job store on SQLite. Statements are prepared once; each hot-path call is one statement.
 import type Database from 'better-sqlite3';
-import type { JobStatus } from '../../domain/job-state.js';
+import { leaseEnd, type JobStatus } from '../../domain/job-state.js';
 import type {
   Completion,
   DisplacedJob,
@@ -123,7 +123,7 @@ export class SqliteJobStore implements JobStore {
         job.endpointId,
         job.handedTo?.workerId ?? null,
         job.handedTo?.startedAt ?? null,
-        job.handedTo ? Math.min(job.handedTo.leaseUntil, job.handedTo.startedAt + job.executionTimeoutMs) : null,
+        job.handedTo ? leaseEnd(job.handedTo.leaseUntil, job.handedTo.startedAt, job.executionTimeoutMs) : null,
         job.handedTo?.workerId ?? null,
       );
     if (apart) this.apart.insert(insertRow, job.input);
