@@ -110,6 +110,28 @@ test('a batch sent again under its Idempotency-Key queues nothing and counts onl
   assert.equal(await queued(), 8);
 });
 
+test('two copies of a new keyed batch sent at once queue it once and count it once', async () => {
+  const { key, endpointId, queued } = await accountWithEndpoint('copies');
+  const body = JSON.stringify({ jobs: Array.from({ length: 6 }, (_, n) => ({ input: { n } })) });
+  const send = async () => {
+    const headers = { authorization: key, 'content-type': 'application/json', 'idempotency-key': 'copies.1' };
+    const res = await fetch(`${h.url}/v2/${endpointId}/run-batch`, { method: 'POST', headers, body });
+    return { status: res.status, json: (await res.json()) as unknown, headers: Object.fromEntries(res.headers) };
+  };
+  // Counted as two batches, the copies would need 1 + 6 + 6 requests of the 12: the second would be
+  // refused with 429 although its jobs were queued by the first.
+  const answers = await Promise.all([send(), send()]);
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200],
+    JSON.stringify(answers.map((a) => a.json)),
+  );
+  assert.deepEqual(answers[0]!.json, answers[1]!.json);
+  assert.deepEqual(answers.map((a) => a.headers['idempotent-replayed']).sort(), ['true', undefined]);
+  assert.equal(Math.min(...answers.map((a) => hourLeft(a.headers))), HOUR_QUOTA - 1 - 6 - 1, 'the copy counts as one request');
+  assert.equal(await queued(), 6);
+});
+
 test('gantry jobs run-batch sends --batch-size jobs a request; a run stopped by an hour window says how to resume it', async () => {
   const { key, endpointId, queued } = await accountWithEndpoint('cli');
   const lines = `${Array.from({ length: 14 }, (_, n) => JSON.stringify({ n })).join('\n')}\n`;

@@ -17,6 +17,14 @@ export interface KeyedAnswer<T> {
 }
 
 export class KeyedSubmits {
+  /**
+   * The last submit under way for each endpoint and key. The same key's submits take turns in a
+   * process: a copy sent while the first is queuing waits for it and is answered with its jobs,
+   * rather than reading no key yet, counting its jobs against the rate limits and then losing the
+   * race to store the key (decision 41).
+   */
+  private readonly underWay = new Map<string, Promise<void>>();
+
   constructor(
     private readonly store: Store,
     private readonly jobs: JobService,
@@ -63,6 +71,26 @@ export class KeyedSubmits {
   }
 
   private async once<T>(
+    endpoint: EndpointRecord,
+    once: SubmitOnce,
+    queue: () => Promise<T>,
+    replay: (jobIds: string[]) => T | Promise<T>,
+  ): Promise<KeyedAnswer<T>> {
+    const slot = `${endpoint.id} ${once.key}`;
+    const ahead = this.underWay.get(slot);
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    this.underWay.set(slot, mine);
+    try {
+      await ahead;
+      return await this.onceInTurn(endpoint, once, queue, replay);
+    } finally {
+      done();
+      if (this.underWay.get(slot) === mine) this.underWay.delete(slot);
+    }
+  }
+
+  private async onceInTurn<T>(
     endpoint: EndpointRecord,
     once: SubmitOnce,
     queue: () => Promise<T>,
