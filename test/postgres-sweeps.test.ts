@@ -1,11 +1,15 @@
 // The sweeps run every half second on the leading replica. On PostgreSQL each reads its index as a
 // range even before the statistics of the table exist (a table just filled, before autovacuum
 // analyzes it): without them the planner had taken the expiry sweep's range for a third of the
-// table and scanned the whole table on every pass.
+// table and scanned the whole table on every pass. And the timeout, which reads only the leases
+// that ended (decision 43), finds the jobs taken before the migration that capped their leases.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
+import { createPool } from '../src/store/postgres/database.js';
+import { migratePostgres, POSTGRES_MIGRATIONS_DIR } from '../src/store/postgres/migrate.js';
+import { readMigrationFiles } from '../src/store/shared/migrations.js';
 import { SWEEPS } from '../src/store/postgres/job-sweeps.js';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 import { aJob, aQueue, NOW } from './store-conformance/records.js';
@@ -70,6 +74,38 @@ test('the sweeps read their indexes, not the whole table, on a table not analyze
     }
   } finally {
     await client.end();
+    await store.close();
+    await schema.drop();
+  }
+});
+
+test('a lease set past its deadline before the upgrade ends at the deadline after it, and the job times out then', { skip }, async () => {
+  const schema = await createPostgresSchema();
+  const pool = createPool({ url: schema.url, max: 1 });
+  try {
+    await migratePostgres(
+      pool,
+      readMigrationFiles(POSTGRES_MIGRATIONS_DIR).filter((migration) => migration.version < 19),
+    );
+    await pool.query(
+      `INSERT INTO jobs (id, endpoint_id, account_id, status, input, execution_timeout_ms, retention_ms, ttl_ms,
+        submitted_at, expires_at, worker_id, started_at, lease_expires_at)
+      VALUES ('long-lease', 'a', 'account-1', 'IN_PROGRESS', '{}', 5000, 600000, 600000, $1, $2, 'worker', $1, $3)`,
+      [NOW, NOW + 600_000, NOW + 60_000],
+    );
+    await migratePostgres(pool);
+  } finally {
+    await pool.end();
+  }
+  const store = await PostgresStore.open({ url: schema.url, max: 2 });
+  try {
+    assert.equal((await store.jobs.get('long-lease'))?.leaseExpiresAt, NOW + 5000);
+    assert.deepEqual(await store.jobs.releaseLapsedLeases(NOW + 5000, 3, 10), { requeued: [], failed: [] });
+    assert.deepEqual(
+      (await store.jobs.timeOutOverdue(NOW + 5000, 10)).map((job) => [job.id, job.status]),
+      [['long-lease', 'TIMED_OUT']],
+    );
+  } finally {
     await store.close();
     await schema.drop();
   }
