@@ -12,6 +12,7 @@ import { callApi, runCli, serve, startEchoWorker, stop, type ServeProcess } from
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 import { settles, sleep } from './support/live.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
+import { clearOfWindowEnd } from './support/rate-windows.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (replicas)`);
 const skip = NO_POSTGRES ?? false;
@@ -239,6 +240,7 @@ test('a runsync on C is served by a real worker connected to B', { skip }, async
 test('rate-limit windows are shared: a key cannot multiply its quota across replicas', { skip }, async () => {
   // Three requests spread over three replicas draw down one and the same minute window.
   const key = cli(['keys', 'create', '--database', schema.url, '--account', 'quota-check']).trim();
+  await clearOfWindowEnd(60, 5);
   const remaining: number[] = [];
   for (const replica of replicas) {
     const res = await fetch(`${replica.url}/v2/serverless`, { headers: { authorization: `Bearer ${key}` } });

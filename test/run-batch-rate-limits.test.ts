@@ -6,6 +6,7 @@ import { problem } from './support/harness.js';
 import { startLive, type Live } from './support/live.js';
 import { queueEndpointBody } from './support/endpoint-bodies.js';
 import { cli } from './support/processes.js';
+import { clearOfWindowEnd } from './support/rate-windows.js';
 
 const HOUR_QUOTA = 12;
 let h: Live;
@@ -13,8 +14,7 @@ before(async () => {
   // The hour window, so that a minute boundary during the test does not reset the count; a file
   // started in an hour's last 90 s waits for the next, so that no count resets under it and the
   // CLI, which sits out a window that resets within a minute, meets a full one.
-  const toNextHour = 3600 - ((Date.now() / 1000) % 3600);
-  if (toNextHour < 90) await new Promise((resolve) => setTimeout(resolve, (toNextHour + 1) * 1000));
+  await clearOfWindowEnd(3600, 90);
   h = await startLive({ rateLimitMinute: '1000', rateLimitHour: String(HOUR_QUOTA) });
 });
 after(() => h.close());
