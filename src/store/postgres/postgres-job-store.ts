@@ -53,7 +53,7 @@ const APPEND_STREAM = `WITH bumped AS (
 export async function deleteJobsOfEndpoint(client: Queryable, endpointId: string): Promise<number> {
   await client.query('DELETE FROM job_stream WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = $1)', [endpointId]);
   await client.query('DELETE FROM queue_generations WHERE endpoint_id = $1', [endpointId]);
-  await client.query('DELETE FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId]);
+  await client.query('DELETE FROM webhook_deliveries WHERE job_id IN (SELECT id FROM jobs WHERE endpoint_id = $1)', [endpointId]);
   return (await client.query('DELETE FROM jobs WHERE endpoint_id = $1', [endpointId])).rowCount ?? 0;
 }
 

@@ -18,10 +18,10 @@ const CLAIM = `WITH due AS (SELECT job_id, due_at FROM webhook_deliveries WHERE 
                  ORDER BY due_at, job_seq LIMIT $3 FOR UPDATE SKIP LOCKED),
     claimed AS (UPDATE webhook_deliveries d SET due_at = $1, attempts = d.attempts + 1 FROM due
                 WHERE d.job_id = due.job_id
-                RETURNING d.job_id, d.job_seq, d.endpoint_id, d.attempts, due.due_at AS due_before)
+                RETURNING d.job_id, d.job_seq, d.attempts, due.due_at AS due_before)
     SELECT ${jobStateColumns('jobs')}, claimed.job_id AS delivery_job_id, claimed.attempts AS webhook_attempts,
       endpoints.sealed_webhook_secret
-    FROM claimed LEFT JOIN jobs ON jobs.id = claimed.job_id LEFT JOIN endpoints ON endpoints.id = claimed.endpoint_id
+    FROM claimed LEFT JOIN jobs ON jobs.id = claimed.job_id LEFT JOIN endpoints ON endpoints.id = jobs.endpoint_id
     ORDER BY claimed.due_before, claimed.job_seq`;
 
 /** Each attempt: its next due time, or NULL when none is owed (delivered, or given up). */

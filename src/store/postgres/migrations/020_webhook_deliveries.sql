@@ -1,19 +1,18 @@
 -- Webhook deliveries move out of the job's row into a table of their own (docs/decisions/0044).
 -- In the row, each claim and each attempt wrote a whole new version of the job, with an entry in
 -- every index of jobs (webhook_due_at is indexed, so no update was HOT); here they write a row of
--- four numbers. A delivery is owed from the update that gives its job a terminal status until an
--- attempt ends it; a job sent back to the queue owes none until it finishes again.
+-- three numbers and the job's id. A delivery is owed from the update that gives its job a terminal
+-- status until an attempt ends it; a job sent back to the queue owes none until it finishes again.
 CREATE TABLE webhook_deliveries (
   job_id      TEXT PRIMARY KEY,
   job_seq     BIGINT NOT NULL,
-  endpoint_id TEXT NOT NULL,
   due_at      BIGINT NOT NULL,
   attempts    INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (due_at, job_seq);
 
-INSERT INTO webhook_deliveries (job_id, job_seq, endpoint_id, due_at, attempts)
-  SELECT id, seq, endpoint_id, webhook_due_at, webhook_attempts FROM jobs WHERE webhook_due_at IS NOT NULL;
+INSERT INTO webhook_deliveries (job_id, job_seq, due_at, attempts)
+  SELECT id, seq, webhook_due_at, webhook_attempts FROM jobs WHERE webhook_due_at IS NOT NULL;
 
 DROP TRIGGER jobs_webhook_due ON jobs;
 DROP FUNCTION jobs_webhook_due();
@@ -23,7 +22,7 @@ ALTER TABLE jobs DROP COLUMN webhook_due_at, DROP COLUMN webhook_attempts;
 CREATE FUNCTION jobs_webhook_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.status IN ('COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT') THEN
-    INSERT INTO webhook_deliveries (job_id, job_seq, endpoint_id, due_at) VALUES (NEW.id, NEW.seq, NEW.endpoint_id, 0)
+    INSERT INTO webhook_deliveries (job_id, job_seq, due_at) VALUES (NEW.id, NEW.seq, 0)
       ON CONFLICT (job_id) DO UPDATE SET due_at = 0, attempts = 0;
   ELSE
     DELETE FROM webhook_deliveries WHERE job_id = NEW.id;
