@@ -6,10 +6,9 @@
 // Run: npm run bench:history-reads -- [--jobs 1000000] [--reads 5] [--stores sqlite,postgres] [--vacuum]
 // PostgreSQL too when GANTRY_BENCH_POSTGRES_URL is set (a schema of its own, dropped afterwards).
 import { cpus } from 'node:os';
-import pg from 'pg';
 import { parseArgs } from 'node:util';
 import { percentile } from './lib/measure.js';
-import { withSchema } from './lib/postgres-schema.js';
+import { runStatement, withSchema } from './lib/postgres-schema.js';
 import { readNeighbourMeanwhile, settle, startHistoryServer, type HistoryServer } from './lib/long-history.js';
 
 const { values: opts } = parseArgs({
@@ -70,23 +69,13 @@ function readsOf(bench: HistoryServer): [string, () => Promise<unknown>][] {
   ];
 }
 
-/** On PostgreSQL, the table as autovacuum leaves it once it has caught up: dead rows gone, pages marked all-visible. */
-async function vacuum(database: string): Promise<void> {
-  const client = new pg.Client({ connectionString: database });
-  await client.connect();
-  try {
-    await client.query('VACUUM ANALYZE jobs');
-  } finally {
-    await client.end();
-  }
-}
-
 async function measure(label: string, database: string | undefined): Promise<void> {
   const bench = await startHistoryServer(database);
   try {
     await bench.fill(JOBS);
     await finishAll(bench);
-    if (database && opts.vacuum) await vacuum(database);
+    // The table as autovacuum leaves it once it has caught up: dead rows gone, pages marked all-visible.
+    if (database && opts.vacuum) await runStatement(database, 'VACUUM ANALYZE jobs');
     await settle();
     for (const [name, read] of readsOf(bench)) {
       await read(); // warm: the statements prepared, the pages cached

@@ -5,10 +5,9 @@
 // Run: npm run bench:sweeps -- [--running 1000,10000,50000] [--endpoints 4] [--passes 21]
 // PostgreSQL too when GANTRY_BENCH_POSTGRES_URL is set (a schema of its own, dropped afterwards).
 import { cpus } from 'node:os';
-import pg from 'pg';
 import { parseArgs } from 'node:util';
 import { median } from './lib/measure.js';
-import { withSchema } from './lib/postgres-schema.js';
+import { runStatement, withSchema } from './lib/postgres-schema.js';
 import { benchJob, settle, startHistoryServer } from './lib/long-history.js';
 import { benchEndpoint } from './lib/bench-endpoint.js';
 
@@ -43,7 +42,8 @@ async function passMs(database: string | undefined, running: number): Promise<nu
         })),
       );
     }
-    if (database) await analyze(database);
+    // The statistics autovacuum gathers within a minute of such a fill, as a deployment has them.
+    if (database) await runStatement(database, 'ANALYZE jobs');
     await settle();
     const lengths: number[] = [];
     for (let p = 0; p < PASSES; p++) {
@@ -54,21 +54,6 @@ async function passMs(database: string | undefined, running: number): Promise<nu
     return median(lengths);
   } finally {
     await bench.close();
-  }
-}
-
-/**
- * PostgreSQL's statistics of the filled table, which autovacuum gathers within a minute of such a
- * fill: without them the planner reads the expiry sweep's range of `jobs_expiry` as a third of
- * the table and scans it all.
- */
-async function analyze(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('ANALYZE jobs');
-  } finally {
-    await client.end();
   }
 }
 

@@ -28,3 +28,14 @@ export async function withSchema<T>(postgresUrl: string, work: (url: string) => 
     await admin.end();
   }
 }
+
+/** Runs one maintenance statement (ANALYZE, VACUUM) on its own connection to `url`. */
+export async function runStatement(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
