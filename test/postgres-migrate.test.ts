@@ -1,11 +1,14 @@
-// PostgreSQL migrations when several replicas start at once, and `gantry doctor`.
+// PostgreSQL migrations when several replicas start at once, beside replicas of an older Gantry,
+// and `gantry doctor`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { CLI } from './support/processes.js';
 import { createPool } from '../src/store/postgres/database.js';
-import { migratePostgres, postgresSchemaState } from '../src/store/postgres/migrate.js';
+import { migratePostgres, POSTGRES_MIGRATIONS_DIR, postgresSchemaState, postgresSchemaVersion } from '../src/store/postgres/migrate.js';
+import { readMigrationFiles } from '../src/store/shared/migrations.js';
+import { ReplicaWorkers } from '../src/cluster/replica-workers.js';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (migrations)`);
@@ -37,6 +40,85 @@ test('a database newer than this Gantry is refused', { skip }, async () => {
     await client.end();
     await assert.rejects(migratePostgres(pool), /schema version 999 is newer than this Gantry/);
   } finally {
+    await pool.end();
+    await schema.drop();
+  }
+});
+
+test('a migration older replicas cannot run beside waits until they stop, and says which', { skip }, async () => {
+  const schema = await createPostgresSchema();
+  const pool = createPool({ url: schema.url, max: 1 });
+  const client = new pg.Client({ connectionString: schema.url });
+  await client.connect();
+  try {
+    // A database and a live replica as the Gantry before migration 019 left them.
+    await migratePostgres(
+      pool,
+      readMigrationFiles(POSTGRES_MIGRATIONS_DIR).filter((migration) => migration.version < 19),
+    );
+    await client.query(`INSERT INTO replicas (id, url, started_at, seen_at) VALUES ('old-1', 'http://127.0.0.1:9', $1, $1)`, [Date.now()]);
+    const cli = spawnSync(process.execPath, [...CLI, 'migrate', '--database', schema.url], { encoding: 'utf8' });
+    assert.equal(cli.status, 1, cli.stdout);
+    assert.match(
+      cli.stderr,
+      /^gantry: migration 019_leases_end_by_the_deadline cannot be applied while replicas of an older Gantry run \(they set leases past the execution deadline[^)]*\): stop old-1 at http:\/\/127\.0\.0\.1:9 \(seen \d+\.\d s ago\)/,
+    );
+    assert.doesNotMatch(cli.stderr, / {4}at /, 'no stack trace');
+    const serve = spawnSync(process.execPath, [...CLI, 'serve', '--port', '0', '--database', schema.url], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(serve.status, 1, 'a new replica does not start');
+    assert.match(serve.stderr, /^gantry: migration 019_leases_end_by_the_deadline cannot be applied .*: stop old-1 at/);
+    assert.equal(Math.max(...(await postgresSchemaState(pool)).applied), 18, 'nothing was applied');
+
+    // Its heartbeat stops: once its row is older than a live replica's, the upgrade goes through.
+    await client.query(`UPDATE replicas SET seen_at = $1 WHERE id = 'old-1'`, [Date.now() - 11_000]);
+    const applied = await migratePostgres(pool);
+    assert.deepEqual(applied.map((m) => m.version).slice(0, 3), [19, 20, 21]);
+  } finally {
+    await client.end();
+    await pool.end();
+    await schema.drop();
+  }
+});
+
+test('a replica announces the schema it knows, which a later migration checks against', { skip }, async () => {
+  const schema = await createPostgresSchema();
+  const pool = createPool({ url: schema.url, max: 2 });
+  const current = postgresSchemaVersion();
+  const later = (olderReplicasMustStop?: string) => [
+    ...readMigrationFiles(POSTGRES_MIGRATIONS_DIR),
+    {
+      version: current + 1,
+      name: 'later',
+      sql: 'CREATE TABLE later_table (n INTEGER)',
+      ...(olderReplicasMustStop ? { olderReplicasMustStop } : {}),
+    },
+  ];
+  const replica = new ReplicaWorkers(pool, 'now-1', () => 'http://127.0.0.1:10', 3000, current);
+  try {
+    await migratePostgres(pool);
+    await replica.beat([]);
+    const row = await pool.query<{ schema_version: number }>(`SELECT schema_version FROM replicas WHERE id = 'now-1'`);
+    assert.equal(row.rows[0]?.schema_version, current);
+    await assert.rejects(migratePostgres(pool, later('it reads a column this drops')), (error: Error) => {
+      assert.match(
+        error.message,
+        new RegExp(
+          `migration ${String(current + 1).padStart(3, '0')}_later cannot be applied .*\\(it reads a column this drops\\): stop now-1 at`,
+        ),
+      );
+      return true;
+    });
+    const applied = await migratePostgres(pool, later());
+    assert.deepEqual(
+      applied.map((m) => m.name),
+      ['later'],
+      'a migration older replicas can run beside goes through',
+    );
+  } finally {
+    await replica.close();
     await pool.end();
     await schema.drop();
   }

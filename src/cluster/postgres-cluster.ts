@@ -11,6 +11,7 @@ import type { HttpAddress, LocalWorkerRow } from '../domain/workers.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
 import type { Logger } from '../domain/logger.js';
 import { storeErrorFields } from '../store/unavailable.js';
+import { postgresSchemaVersion } from '../store/postgres/migrate.js';
 
 const HEARTBEAT_MS = 1000;
 
@@ -27,7 +28,7 @@ export class PostgresCluster implements Cluster {
     config: GantryConfig,
     private readonly log: Logger,
   ) {
-    this.peers = new ReplicaWorkers(store.pool, replicaId, () => config.replicaUrl, 3 * HEARTBEAT_MS);
+    this.peers = new ReplicaWorkers(store.pool, replicaId, () => config.replicaUrl, 3 * HEARTBEAT_MS, postgresSchemaVersion());
     // A newcomer's hello counts until its first heartbeat row has been read here (one beat each, with room).
     this.bus = new PostgresEventBus(store.pool, store.options, replicaId, log, () => this.peers.otherReplicas, 5 * HEARTBEAT_MS);
     store.notifications.carryFrom(this.bus);

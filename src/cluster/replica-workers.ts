@@ -28,15 +28,17 @@ export class ReplicaWorkers {
     private readonly replicaUrl: () => string,
     /** Rows not refreshed for this long belong to a replica that is gone. */
     private readonly freshForMs: number,
+    /** The schema version this replica's Gantry knows: a migration older replicas cannot run beside waits for it. */
+    private readonly schemaVersion: number,
   ) {}
 
   /** Publishes this replica's rows and reads everyone else's. */
   async beat(local: LocalWorkerRow[], now = Date.now()): Promise<void> {
     await transaction(this.pool, async (client) => {
       await client.query(
-        `INSERT INTO replicas (id, url, started_at, seen_at) VALUES ($1, $2, $3, $3)
+        `INSERT INTO replicas (id, url, started_at, seen_at, schema_version) VALUES ($1, $2, $3, $3, $4)
          ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, seen_at = EXCLUDED.seen_at`,
-        [this.replicaId, this.replicaUrl(), now],
+        [this.replicaId, this.replicaUrl(), now, this.schemaVersion],
       );
       await client.query('DELETE FROM replica_workers WHERE replica_id = $1 OR updated_at < $2', [
         this.replicaId,

@@ -1,14 +1,24 @@
 // Numbered migrations for PostgreSQL. Several replicas may start at once: the whole run holds a
 // transaction-scoped advisory lock, so one applies and the others then find nothing to do.
+// A migration that older replicas cannot run beside waits until none of them is live (decision 45).
 import type pg from 'pg';
 import { shippedFile } from '../../paths.js';
-import { pendingMigrations, readMigrationFiles, type Migration } from '../shared/migrations.js';
+import { pendingMigrations, readMigrationFiles, SchemaError, type Migration } from '../shared/migrations.js';
 import { transaction } from './database.js';
 
 export const POSTGRES_MIGRATIONS_DIR = shippedFile('store', 'postgres', 'migrations');
 
 /** An arbitrary constant that names Gantry's migration lock among advisory locks. */
 const MIGRATION_LOCK = 7_146_201_337;
+/** A replica whose heartbeat (every second) was seen this recently counts as live. */
+export const REPLICA_LIVE_WITHIN_MS = 10_000;
+
+let newestKnown: number | undefined;
+/** The schema version this Gantry brings a database to, which its replicas announce on their heartbeat. */
+export function postgresSchemaVersion(): number {
+  newestKnown ??= Math.max(0, ...readMigrationFiles(POSTGRES_MIGRATIONS_DIR).map((m) => m.version));
+  return newestKnown;
+}
 
 export interface SchemaState {
   applied: number[];
@@ -22,6 +32,7 @@ export async function migratePostgres(pool: pg.Pool, migrations = readMigrationF
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
     const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
     const pending = pendingMigrations(migrations, applied);
+    await refuseBesideOlderReplicas(client, pending);
     for (const migration of pending) {
       await client.query(migration.sql);
       await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
@@ -32,6 +43,31 @@ export async function migratePostgres(pool: pg.Pool, migrations = readMigrationF
     }
     return pending;
   });
+}
+
+/**
+ * Throws, naming them, when live replicas know a schema older than a pending migration they cannot
+ * run beside. A replica's version comes from its heartbeat row; a row without one (a Gantry from
+ * before the column, or before the column exists) is older than every such migration.
+ */
+async function refuseBesideOlderReplicas(client: pg.PoolClient, pending: Migration[], now = Date.now()): Promise<void> {
+  const first = pending.find((m) => m.olderReplicasMustStop !== undefined);
+  if (!first) return;
+  const table = await client.query<{ found: string | null }>(`SELECT to_regclass('replicas')::text AS found`);
+  if (!table.rows[0]?.found) return;
+  // Read through to_jsonb so the query holds whether or not the schema_version column exists yet.
+  const { rows } = await client.query<{ id: string; url: string; seen_at: string; schema_version: number | null }>(
+    `SELECT id, url, seen_at, (to_jsonb(r) ->> 'schema_version')::int AS schema_version FROM replicas r WHERE seen_at > $1 ORDER BY id`,
+    [now - REPLICA_LIVE_WITHIN_MS],
+  );
+  const older = rows.filter((r) => r.schema_version === null || r.schema_version < first.version);
+  if (older.length === 0) return;
+  const named = older.map((r) => `${r.id} at ${r.url} (seen ${((now - Number(r.seen_at)) / 1000).toFixed(1)} s ago)`).join(', ');
+  throw new SchemaError(
+    `migration ${String(first.version).padStart(3, '0')}_${first.name} cannot be applied while replicas of an older Gantry run ` +
+      `(${first.olderReplicasMustStop}): stop ${named}, then migrate again. A replica stopped without shutting down ` +
+      `counts as live for ${REPLICA_LIVE_WITHIN_MS / 1000} s after its last heartbeat.`,
+  );
 }
 
 /** What `gantry doctor` compares: the versions the database has against the ones this Gantry ships. */

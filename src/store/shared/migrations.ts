@@ -7,17 +7,28 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * Why replicas of an older Gantry cannot keep running once this migration is applied (it drops
+   * what they read, or changes a rule they would break), from its `-- Older replicas must stop:`
+   * line; undefined when they can.
+   */
+  olderReplicasMustStop?: string;
 }
+
+/** The schema cannot be brought to this Gantry's version now: an operator's condition, told without a stack. */
+export class SchemaError extends Error {}
+
+const OLDER_REPLICAS_MUST_STOP = /^-- Older replicas must stop: (.+)$/m;
 
 export function readMigrationFiles(dir: string): Migration[] {
   return readdirSync(dir)
     .filter((file) => /^\d{3}_[\w-]+\.sql$/.test(file))
     .sort()
-    .map((file) => ({
-      version: Number(file.slice(0, 3)),
-      name: file.slice(4, -4),
-      sql: readFileSync(join(dir, file), 'utf8'),
-    }));
+    .map((file) => {
+      const sql = readFileSync(join(dir, file), 'utf8');
+      const why = OLDER_REPLICAS_MUST_STOP.exec(sql)?.[1];
+      return { version: Number(file.slice(0, 3)), name: file.slice(4, -4), sql, ...(why ? { olderReplicasMustStop: why } : {}) };
+    });
 }
 
 /** The migrations not applied yet, in order. Refuses a database a newer Gantry has migrated past what this one knows. */
@@ -25,7 +36,7 @@ export function pendingMigrations(migrations: Migration[], applied: ReadonlySet<
   const newest = Math.max(0, ...migrations.map((m) => m.version));
   const unknown = [...applied].filter((v) => v > newest);
   if (unknown.length > 0) {
-    throw new Error(`database schema version ${Math.max(...unknown)} is newer than this Gantry (knows up to ${newest})`);
+    throw new SchemaError(`database schema version ${Math.max(...unknown)} is newer than this Gantry (knows up to ${newest})`);
   }
   return migrations.filter((m) => !applied.has(m.version));
 }

@@ -3,6 +3,7 @@
 -- every index of jobs (webhook_due_at is indexed, so no update was HOT); here they write a row of
 -- three numbers and the job's id. A delivery is owed from the update that gives its job a terminal
 -- status until an attempt ends it; a job sent back to the queue owes none until it finishes again.
+-- Older replicas must stop: they deliver webhooks from the job columns this drops.
 CREATE TABLE webhook_deliveries (
   job_id      TEXT PRIMARY KEY,
   job_seq     BIGINT NOT NULL,
