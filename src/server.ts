@@ -37,7 +37,7 @@ export async function startServer(requested: GantryConfig): Promise<RunningServe
 
 async function start(config: GantryConfig, reservation: PortReservation | undefined): Promise<RunningServer> {
   const log = pino({ level: config.logLevel });
-  const services = createServices(config, await openStore(config, log.child({ component: 'store' })), log);
+  const services = createServices(config, await openStore(config, log.child({ component: 'store' }), true), log);
   let app: App | undefined;
   try {
     app = await buildApp(services, { logger: log });

@@ -108,11 +108,15 @@ test('invalid configuration fails fast, naming the setting', () => {
 
 test('a port already in use is a clear error', async () => {
   const server = await serve(['--data-dir', dataDir]);
-  const port = new URL(server.url).port;
-  const res = run(['serve', '--data-dir', dataDir, '--port', port]);
-  assert.equal(res.status, 1);
-  assert.match(res.stderr, new RegExp(`port ${port} on 127.0.0.1 is already in use`));
-  await stop(server.child);
+  try {
+    const port = new URL(server.url).port;
+    // Another data directory: one already served would be refused before the port is tried.
+    const res = run(['serve', '--data-dir', mkdtempSync(join(tmpdir(), 'gantry-cli-port-')), '--port', port]);
+    assert.equal(res.status, 1);
+    assert.match(res.stderr, new RegExp(`port ${port} on 127.0.0.1 is already in use`));
+  } finally {
+    await stop(server.child);
+  }
 });
 
 test('a first start that cannot listen makes no admin key, so the next start still shows one', async () => {

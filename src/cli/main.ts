@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { PACKAGE_ROOT } from '../paths.js';
 import { CliError, EXIT_USAGE } from './options.js';
+import { StoreRefusal } from '../store/shared/refusals.js';
 import { CLIENT_COMMANDS, OPERATOR_COMMANDS } from './commands.js';
 
 const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -37,9 +38,9 @@ try {
     // Help and version exit 0; commander has already printed what it had to say.
     process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
   }
-  if (error instanceof CliError) {
+  if (error instanceof CliError || error instanceof StoreRefusal) {
     process.stderr.write(`gantry: ${error.message}\n`);
-    process.exit(error.exitCode);
+    process.exit(error instanceof CliError ? error.exitCode : 1);
   }
   process.stderr.write(`gantry: ${(error as Error).stack ?? String(error)}\n`);
   process.exit(1);

@@ -1,18 +1,13 @@
 // `gantry migrate`: brings the database schema up to date and says what it applied.
 import { Command } from 'commander';
-import { CliError, configFrom, withDataDir, type StoreFlags } from './options.js';
-import { SchemaError } from '../store/shared/migrations.js';
+import { configFrom, withDataDir, type StoreFlags } from './options.js';
 
 export function migrateCommand(): Command {
   return withDataDir(new Command('migrate'))
     .description('apply pending database migrations')
     .action(async (flags: StoreFlags) => {
       const { migrateStore } = await import('../store/migrate-store.js'); // see decision 38
-      const { applied, location } = await migrateStore(configFrom({ dataDir: flags.dataDir, database: flags.database })).catch(
-        (error: unknown) => {
-          throw error instanceof SchemaError ? new CliError(error.message) : error;
-        },
-      );
+      const { applied, location } = await migrateStore(configFrom({ dataDir: flags.dataDir, database: flags.database }));
       if (applied.length === 0) process.stdout.write(`schema up to date (${location})\n`);
       for (const m of applied) process.stdout.write(`applied ${String(m.version).padStart(3, '0')}_${m.name}\n`);
     });

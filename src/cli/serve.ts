@@ -8,7 +8,6 @@ import { helpLine } from '../settings/setting.js';
 import { CliError, configFrom, EXIT_USAGE } from './options.js';
 import { CatalogError } from '../catalog/catalog.js';
 import { CapacityError } from '../catalog/capacity.js';
-import { SchemaError } from '../store/shared/migrations.js';
 
 /** The longest a second signal waits for the workers to be killed before exiting anyway. */
 const KILL_WORKERS_LIMIT_MS = 2000;
@@ -45,7 +44,6 @@ export function serveCommand(): Command {
       if (error.code === 'EADDRINUSE') throw new CliError(`port ${config.port} on ${config.host} is already in use`);
       if (error.code === 'EACCES') throw new CliError(`not allowed to listen on ${config.host}:${config.port}`);
       if (error instanceof CatalogError || error instanceof CapacityError) throw new CliError(error.message, EXIT_USAGE);
-      if (error instanceof SchemaError) throw new CliError(error.message);
       throw error;
     });
     process.stdout.write(banner(server.url, server.adminKey?.token));

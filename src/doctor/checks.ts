@@ -6,6 +6,7 @@ import type { GantryConfig } from '../config.js';
 import { databaseFile, storeLocation } from '../store/store-location.js';
 import { readMigrations } from '../store/sqlite/migrate.js';
 import { widePermissions } from '../store/sqlite/private-files.js';
+import { ServerLock } from '../store/sqlite/server-lock.js';
 import { connectionOptions } from '../store/postgres/database.js';
 import { postgresSchemaState } from '../store/postgres/migrate.js';
 
@@ -47,8 +48,10 @@ export async function checkSqlite(config: GantryConfig): Promise<CheckResult[]> 
       : [];
     const integrity = db.pragma('quick_check', { simple: true }) as string;
     const wide = widePermissions(file);
+    const server = ServerLock.heldBy(file);
     return [
       ok('database', `SQLite at ${file} (journal ${mode})`),
+      server ? ok('server', `a ${server} is serving it`) : warn('server', 'no server is serving this data directory'),
       wide.length === 0
         ? ok('permissions', 'the data directory and database files are private to their owner')
         : warn(

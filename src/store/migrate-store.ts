@@ -2,7 +2,8 @@
 // which migrations it applied (`gantry migrate`).
 import type { GantryConfig } from '../config.js';
 import type { Migration } from './sqlite/migrate.js';
-import { migrateSqlite } from './sqlite/migrate.js';
+import { migrateSqlite, readMigrations } from './sqlite/migrate.js';
+import { refuseBesideServer } from './sqlite/server-lock.js';
 import { openSqliteFile } from './sqlite/sqlite-store.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { createPool } from './postgres/database.js';
@@ -20,7 +21,7 @@ export async function migrateStore(config: GantryConfig): Promise<{ applied: Mig
   const file = databaseFile(config);
   const db = openSqliteFile(file);
   try {
-    return { applied: migrateSqlite(db), location: file };
+    return { applied: migrateSqlite(db, readMigrations(), refuseBesideServer(file)), location: file };
   } finally {
     db.close();
   }

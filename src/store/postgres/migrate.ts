@@ -3,7 +3,8 @@
 // A migration that older replicas cannot run beside waits until none of them is live (decision 45).
 import type pg from 'pg';
 import { shippedFile } from '../../paths.js';
-import { pendingMigrations, readMigrationFiles, SchemaError, type Migration } from '../shared/migrations.js';
+import { pendingMigrations, readMigrationFiles, type Migration } from '../shared/migrations.js';
+import { SchemaError } from '../shared/refusals.js';
 import { transaction } from './database.js';
 
 export const POSTGRES_MIGRATIONS_DIR = shippedFile('store', 'postgres', 'migrations');

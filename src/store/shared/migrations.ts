@@ -2,6 +2,7 @@
 // only how each is applied and recorded differs.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SchemaError } from './refusals.js';
 
 export interface Migration {
   version: number;
@@ -14,9 +15,6 @@ export interface Migration {
    */
   olderReplicasMustStop?: string;
 }
-
-/** The schema cannot be brought to this Gantry's version now: an operator's condition, told without a stack. */
-export class SchemaError extends Error {}
 
 const OLDER_REPLICAS_MUST_STOP = /^-- Older replicas must stop: (.+)$/m;
 

@@ -6,7 +6,8 @@ import { HistoryReader } from './history-reader.js';
 import { GroupCommit, groupMethods } from './group-commit.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { silentLogger, type Logger } from '../../domain/logger.js';
-import { migrateSqlite } from './migrate.js';
+import { migrateSqlite, readMigrations } from './migrate.js';
+import { refuseBesideServer, type ServerLock } from './server-lock.js';
 import { preparePrivateDatabaseFile } from './private-files.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
@@ -47,10 +48,18 @@ export function openSqliteFile(file: string): Database.Database {
   return db;
 }
 
-/** Opens the database file as openSqliteFile does and brings its schema up to date. */
-export function openSqliteDatabase(file: string): Database.Database {
+/**
+ * Opens the database file as openSqliteFile does and brings its schema up to date; unless `serving`
+ * (the server holding its lock), not while an older server serves the file.
+ */
+export function openSqliteDatabase(file: string, serving = false): Database.Database {
   const db = openSqliteFile(file);
-  migrateSqlite(db);
+  try {
+    migrateSqlite(db, readMigrations(), serving ? undefined : refuseBesideServer(file));
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }
 
@@ -72,8 +81,13 @@ export class SqliteStore implements Store {
   readonly submitKeys: SqliteSubmitKeys;
   readonly webhookSecrets: SqliteWebhookSecretStore;
 
-  constructor(fileOrDb: string | Database.Database, log: Logger = silentLogger) {
-    this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb) : fileOrDb;
+  /** `serverLock`: held by the server that opens the file, released as the store closes (decision 46). */
+  constructor(
+    fileOrDb: string | Database.Database,
+    log: Logger = silentLogger,
+    private readonly serverLock?: ServerLock,
+  ) {
+    this.db = typeof fileOrDb === 'string' ? openSqliteDatabase(fileOrDb, serverLock !== undefined) : fileOrDb;
     this.statements = prepareStatements(this.db);
     this.registryAuths = new SqliteRegistryAuthStore(this.db);
     this.secrets = new SqliteSecretStore(this.db);
@@ -126,6 +140,7 @@ export class SqliteStore implements Store {
     await this.historyReader.close();
     if (this.checkpointer) await this.checkpointer.close(() => this.db.close());
     else this.db.close();
+    this.serverLock?.release();
   }
 
   async ensureAccount(account: AccountRecord): Promise<{ account: AccountRecord; created: boolean }> {
