@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteDatabase } from '../src/store/sqlite/sqlite-store.js';
+import { openSqliteDatabase } from '../src/store/sqlite/sqlite-file.js';
 import { SqliteJobStore } from '../src/store/sqlite/sqlite-job-store.js';
 import { SqliteSubmitKeys } from '../src/store/sqlite/sqlite-submit-keys.js';
 import { HistoryReader } from '../src/store/sqlite/history-reader.js';

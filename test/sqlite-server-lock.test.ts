@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, runCli, serve } from './support/processes.js';
-import { openSqliteFile } from '../src/store/sqlite/sqlite-store.js';
+import { openSqliteFile } from '../src/store/sqlite/sqlite-file.js';
 import { migrateSqlite, readMigrations } from '../src/store/sqlite/migrate.js';
 import { ServerLock } from '../src/store/sqlite/server-lock.js';
 

@@ -4,7 +4,7 @@ import type { GantryConfig } from '../config.js';
 import type { Migration } from './sqlite/migrate.js';
 import { migrateSqlite, readMigrations } from './sqlite/migrate.js';
 import { refuseBesideServer } from './sqlite/server-lock.js';
-import { openSqliteFile } from './sqlite/sqlite-store.js';
+import { openSqliteFile } from './sqlite/sqlite-file.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { createPool } from './postgres/database.js';
 import { databaseFile, storeLocation } from './store-location.js';

@@ -5,7 +5,7 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openSqliteDatabase } from '../../src/store/sqlite/sqlite-store.js';
+import { openSqliteDatabase } from '../../src/store/sqlite/sqlite-file.js';
 import { SqliteJobStore } from '../../src/store/sqlite/sqlite-job-store.js';
 import { SqliteSubmitKeys } from '../../src/store/sqlite/sqlite-submit-keys.js';
 import { SqliteJobHistory } from '../../src/store/sqlite/sqlite-job-history.js';

@@ -1,14 +1,13 @@
 // The Store port on SQLite (better-sqlite3, WAL). Calls are synchronous underneath;
 // the async surface is the port's, so a networked adapter can implement the same contract.
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { AccountRecord, ApiKeyRecord, EndpointRecord, NetworkVolumeRecord, ReleaseRecord, Store, TemplateRecord } from '../store.js';
 import { HistoryReader } from './history-reader.js';
 import { GroupCommit, groupMethods } from './group-commit.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { silentLogger, type Logger } from '../../domain/logger.js';
-import { migrateSqlite, readMigrations } from './migrate.js';
-import { refuseBesideServer, type ServerLock } from './server-lock.js';
-import { preparePrivateDatabaseFile } from './private-files.js';
+import type { ServerLock } from './server-lock.js';
+import { openSqliteDatabase } from './sqlite-file.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteRegistryAuthStore } from './sqlite-registry-auths.js';
 import { JOB_HISTORY_REDUCERS, SqliteJobHistory } from './sqlite-job-history.js';
@@ -36,32 +35,6 @@ import { apiKeysMarkReader } from './api-keys-mark.js';
 import { DELETED_ENDPOINT_BATCH } from './sqlite-endpoint-jobs.js';
 import { SqliteSubmitKeys } from './sqlite-submit-keys.js';
 import { conflictText, endpointInsertConflict, templateConflict, uniquely } from '../shared/conflicts.js';
-
-/** Opens (creating if needed, readable by its owner only) the database file with the store's settings. ':memory:' works too. */
-export function openSqliteFile(file: string): Database.Database {
-  if (file !== ':memory:') preparePrivateDatabaseFile(file);
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  return db;
-}
-
-/**
- * Opens the database file as openSqliteFile does and brings its schema up to date; unless `serving`
- * (the server holding its lock), not while an older server serves the file.
- */
-export function openSqliteDatabase(file: string, serving = false): Database.Database {
-  const db = openSqliteFile(file);
-  try {
-    migrateSqlite(db, readMigrations(), serving ? undefined : refuseBesideServer(file));
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  return db;
-}
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
