@@ -3,7 +3,7 @@
 // A migration that older replicas cannot run beside waits until none of them is live (decision 45).
 import type pg from 'pg';
 import { shippedFile } from '../../paths.js';
-import { pendingMigrations, readMigrationFiles, type Migration } from '../shared/migrations.js';
+import { migrationFileName, pendingMigrations, readMigrationFiles, type Migration } from '../shared/migrations.js';
 import { SchemaError } from '../shared/refusals.js';
 import { transaction } from './database.js';
 
@@ -12,7 +12,7 @@ export const POSTGRES_MIGRATIONS_DIR = shippedFile('store', 'postgres', 'migrati
 /** An arbitrary constant that names Gantry's migration lock among advisory locks. */
 const MIGRATION_LOCK = 7_146_201_337;
 /** A replica whose heartbeat (every second) was seen this recently counts as live. */
-export const REPLICA_LIVE_WITHIN_MS = 10_000;
+const REPLICA_LIVE_WITHIN_MS = 10_000;
 
 let newestKnown: number | undefined;
 /** The schema version this Gantry brings a database to, which its replicas announce on their heartbeat. */
@@ -65,7 +65,7 @@ async function refuseBesideOlderReplicas(client: pg.PoolClient, pending: Migrati
   if (older.length === 0) return;
   const named = older.map((r) => `${r.id} at ${r.url} (seen ${((now - Number(r.seen_at)) / 1000).toFixed(1)} s ago)`).join(', ');
   throw new SchemaError(
-    `migration ${String(first.version).padStart(3, '0')}_${first.name} cannot be applied while replicas of an older Gantry run ` +
+    `migration ${migrationFileName(first)} cannot be applied while replicas of an older Gantry run ` +
       `(${first.olderReplicasMustStop}): stop ${named}, then migrate again. A replica stopped without shutting down ` +
       `counts as live for ${REPLICA_LIVE_WITHIN_MS / 1000} s after its last heartbeat.`,
   );

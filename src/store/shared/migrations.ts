@@ -16,6 +16,11 @@ export interface Migration {
   olderReplicasMustStop?: string;
 }
 
+/** A migration as its file is named, without the extension: `021_replica_schema_versions`. */
+export function migrationFileName(migration: Migration): string {
+  return `${String(migration.version).padStart(3, '0')}_${migration.name}`;
+}
+
 const OLDER_REPLICAS_MUST_STOP = /^-- Older replicas must stop: (.+)$/m;
 
 export function readMigrationFiles(dir: string): Migration[] {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { preparePrivateDatabaseFile } from './private-files.js';
 import { SchemaError, StoreInUseError } from '../shared/refusals.js';
-import type { Migration } from '../shared/migrations.js';
+import { migrationFileName, type Migration } from '../shared/migrations.js';
 
 export class ServerLock {
   private constructor(
@@ -53,7 +53,7 @@ export function refuseBesideServer(file: string): (pending: Migration[]) => void
     if (holder === undefined) return;
     const first = pending[0]!;
     throw new SchemaError(
-      `the ${holder} serving ${file} runs an older Gantry: its schema lacks migration ${String(first.version).padStart(3, '0')}_${first.name}` +
+      `the ${holder} serving ${file} runs an older Gantry: its schema lacks migration ${migrationFileName(first)}` +
         `${pending.length > 1 ? ` and ${pending.length - 1} more` : ''}. Stop it, then start this Gantry's server, which applies them`,
     );
   };
