@@ -2,7 +2,8 @@
 // and `gantry doctor`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import pg from 'pg';
 import { CLI } from './support/processes.js';
 import { createPool } from '../src/store/postgres/database.js';
@@ -13,6 +14,17 @@ import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (migrations)`);
 const skip = NO_POSTGRES ?? false;
+
+/** `gantry <args>` in a child process, without blocking this one's event loop meanwhile. */
+async function gantry(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [status] = (await once(child, 'close')) as [number | null];
+  return { status, stdout, stderr };
+}
 
 test('replicas migrating one database at once apply each migration exactly once', { skip }, async () => {
   const schema = await createPostgresSchema();
@@ -57,17 +69,17 @@ test('a migration older replicas cannot run beside waits until they stop, and sa
       readMigrationFiles(POSTGRES_MIGRATIONS_DIR).filter((migration) => migration.version < 19),
     );
     await client.query(`INSERT INTO replicas (id, url, started_at, seen_at) VALUES ('old-1', 'http://127.0.0.1:9', $1, $1)`, [Date.now()]);
-    const cli = spawnSync(process.execPath, [...CLI, 'migrate', '--database', schema.url], { encoding: 'utf8' });
+    // Its heartbeat goes on while the commands run, however long they take to start.
+    const heartbeat = setInterval(() => void client.query(`UPDATE replicas SET seen_at = $1 WHERE id = 'old-1'`, [Date.now()]), 500);
+    const cli = await gantry(['migrate', '--database', schema.url]);
+    const serve = await gantry(['serve', '--port', '0', '--database', schema.url]);
+    clearInterval(heartbeat);
     assert.equal(cli.status, 1, cli.stdout);
     assert.match(
       cli.stderr,
       /^gantry: migration 019_leases_end_by_the_deadline cannot be applied while replicas of an older Gantry run \(they set leases past the execution deadline[^)]*\): stop old-1 at http:\/\/127\.0\.0\.1:9 \(seen \d+\.\d s ago\)/,
     );
     assert.doesNotMatch(cli.stderr, / {4}at /, 'no stack trace');
-    const serve = spawnSync(process.execPath, [...CLI, 'serve', '--port', '0', '--database', schema.url], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
     assert.equal(serve.status, 1, 'a new replica does not start');
     assert.match(serve.stderr, /^gantry: migration 019_leases_end_by_the_deadline cannot be applied .*: stop old-1 at/);
     assert.equal(Math.max(...(await postgresSchemaState(pool)).applied), 18, 'nothing was applied');
@@ -138,6 +150,38 @@ test('gantry doctor names a missing schema, then passes once migrated', { skip }
     assert.match(after.stdout, /ok +schema +up to date/);
     assert.match(after.stdout, /warn +replicas +no replica is running/);
   } finally {
+    await schema.drop();
+  }
+});
+
+test('gantry doctor names the live replicas that run a Gantry older than the schema', { skip }, async () => {
+  const schema = await createPostgresSchema();
+  const pool = createPool({ url: schema.url, max: 1 });
+  // Both replicas' heartbeats go on while doctor runs, however long it takes to start.
+  const heartbeat = setInterval(() => void pool.query('UPDATE replicas SET seen_at = $1', [Date.now()]).catch(() => undefined), 500);
+  try {
+    await migratePostgres(pool);
+    await pool.query(`INSERT INTO leases (name, holder, expires_at) VALUES ('leader', 'new-1', $1)`, [Date.now() + 600_000]);
+    await pool.query(
+      `INSERT INTO replicas (id, url, started_at, seen_at, schema_version) VALUES ('new-1', 'http://127.0.0.1:11', $1, $1, $2)`,
+      [Date.now(), postgresSchemaVersion()],
+    );
+    assert.match(
+      (await gantry(['doctor', '--database', schema.url])).stdout,
+      /ok +replicas +1 running: new-1 \(http:\/\/127\.0\.0\.1:11\); leader new-1/,
+    );
+    await pool.query(`INSERT INTO replicas (id, url, started_at, seen_at) VALUES ('old-1', 'http://127.0.0.1:12', $1, $1)`, [Date.now()]);
+    const mixed = await gantry(['doctor', '--database', schema.url]);
+    assert.equal(mixed.status, 0, 'a warning, not a failure');
+    assert.match(
+      mixed.stdout,
+      new RegExp(
+        `warn +replicas +2 running: .*; leader new-1; older Gantry than the schema \\(${postgresSchemaVersion()}\\): old-1 knows an older one; replace them`,
+      ),
+    );
+  } finally {
+    clearInterval(heartbeat);
+    await pool.end();
     await schema.drop();
   }
 });

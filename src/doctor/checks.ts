@@ -92,7 +92,7 @@ export async function checkPostgres(config: GantryConfig): Promise<CheckResult[]
     results.push(schema);
     if (schema.status !== 'ok') return results;
     results.push(await checkNotify(config));
-    results.push(await checkReplicas(pool));
+    results.push(await checkReplicas(pool, Math.max(...state.applied)));
     return results;
   } catch (error) {
     results.push(fail('database', `cannot reach ${storeLocation(config)}: ${(error as Error).message}`));
@@ -126,10 +126,11 @@ async function checkNotify(config: GantryConfig): Promise<CheckResult> {
   }
 }
 
-async function checkReplicas(pool: pg.Pool): Promise<CheckResult> {
+/** The live replicas, their leader, and any that run a Gantry older than the schema (decision 45). */
+async function checkReplicas(pool: pg.Pool, schemaVersion: number): Promise<CheckResult> {
   const now = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
-  const live = await pool.query<{ id: string; url: string }>(
-    `SELECT id, url FROM replicas WHERE seen_at > ${now} - 5000 ORDER BY started_at`,
+  const live = await pool.query<{ id: string; url: string; schema_version: number | null }>(
+    `SELECT id, url, schema_version FROM replicas WHERE seen_at > ${now} - 5000 ORDER BY started_at`,
   );
   const lease = await pool.query<{ holder: string; left_ms: number }>(
     `SELECT holder, expires_at - ${now} AS left_ms FROM leases WHERE name = 'leader'`,
@@ -139,5 +140,9 @@ async function checkReplicas(pool: pg.Pool): Promise<CheckResult> {
   if (live.rows.length === 0) return warn('replicas', 'no replica is running against this database');
   if (!leader || leader.left_ms < 0)
     return fail('replicas', `${live.rows.length} running (${names}) but none holds the leader lease: check their logs`);
-  return ok('replicas', `${live.rows.length} running: ${names}; leader ${leader.holder}`);
+  const running = `${live.rows.length} running: ${names}; leader ${leader.holder}`;
+  const older = live.rows.filter((r) => r.schema_version === null || r.schema_version < schemaVersion);
+  if (older.length === 0) return ok('replicas', running);
+  const versions = older.map((r) => `${r.id} knows ${r.schema_version ?? 'an older one'}`).join(', ');
+  return warn('replicas', `${running}; older Gantry than the schema (${schemaVersion}): ${versions}; replace them`);
 }
