@@ -77,6 +77,8 @@ function holderName(file: string): string {
 function lock(file: string): Database.Database | undefined {
   const db = new Database(lockFile(file), { timeout: 0 });
   try {
+    // Nothing is ever written to it: no journal file beside it either.
+    db.pragma('journal_mode = MEMORY');
     db.pragma('locking_mode = EXCLUSIVE');
     // In exclusive locking mode the lock a write transaction takes is kept until the connection closes.
     db.exec('BEGIN EXCLUSIVE; COMMIT');
