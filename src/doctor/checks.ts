@@ -8,7 +8,7 @@ import { readMigrations } from '../store/sqlite/migrate.js';
 import { widePermissions } from '../store/sqlite/private-files.js';
 import { ServerLock } from '../store/sqlite/server-lock.js';
 import { connectionOptions } from '../store/postgres/database.js';
-import { postgresSchemaState } from '../store/postgres/migrate.js';
+import { postgresSchemaState, REPLICA_LIVE_WITHIN_MS } from '../store/postgres/migrate.js';
 
 export interface CheckResult {
   status: 'ok' | 'warn' | 'fail';
@@ -130,7 +130,7 @@ async function checkNotify(config: GantryConfig): Promise<CheckResult> {
 async function checkReplicas(pool: pg.Pool, schemaVersion: number): Promise<CheckResult> {
   const now = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
   const live = await pool.query<{ id: string; url: string; schema_version: number | null }>(
-    `SELECT id, url, schema_version FROM replicas WHERE seen_at > ${now} - 5000 ORDER BY started_at`,
+    `SELECT id, url, schema_version FROM replicas WHERE seen_at > ${now} - ${REPLICA_LIVE_WITHIN_MS} ORDER BY started_at`,
   );
   const lease = await pool.query<{ holder: string; left_ms: number }>(
     `SELECT holder, expires_at - ${now} AS left_ms FROM leases WHERE name = 'leader'`,

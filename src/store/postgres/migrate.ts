@@ -3,7 +3,7 @@
 // A migration that older replicas cannot run beside waits until none of them is live (decision 45).
 import type pg from 'pg';
 import { shippedFile } from '../../paths.js';
-import { migrationFileName, pendingMigrations, readMigrationFiles, type Migration } from '../shared/migrations.js';
+import { migrationFileName, newestVersion, pendingMigrations, readMigrationFiles, type Migration } from '../shared/migrations.js';
 import { SchemaError } from '../shared/refusals.js';
 import { transaction } from './database.js';
 
@@ -11,13 +11,16 @@ export const POSTGRES_MIGRATIONS_DIR = shippedFile('store', 'postgres', 'migrati
 
 /** An arbitrary constant that names Gantry's migration lock among advisory locks. */
 const MIGRATION_LOCK = 7_146_201_337;
-/** A replica whose heartbeat (every second) was seen this recently counts as live. */
-const REPLICA_LIVE_WITHIN_MS = 10_000;
+/**
+ * A replica whose heartbeat (every second) was seen this recently counts as live: for a migration
+ * older replicas cannot run beside, and for `gantry doctor`, so both name the same replicas.
+ */
+export const REPLICA_LIVE_WITHIN_MS = 10_000;
 
 let newestKnown: number | undefined;
 /** The schema version this Gantry brings a database to, which its replicas announce on their heartbeat. */
 export function postgresSchemaVersion(): number {
-  newestKnown ??= Math.max(0, ...readMigrationFiles(POSTGRES_MIGRATIONS_DIR).map((m) => m.version));
+  newestKnown ??= newestVersion(readMigrationFiles(POSTGRES_MIGRATIONS_DIR));
   return newestKnown;
 }
 

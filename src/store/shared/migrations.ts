@@ -16,6 +16,11 @@ export interface Migration {
   olderReplicasMustStop?: string;
 }
 
+/** The schema version the migrations bring a database to. */
+export function newestVersion(migrations: readonly Migration[]): number {
+  return Math.max(0, ...migrations.map((m) => m.version));
+}
+
 /** A migration as its file is named, without the extension: `021_replica_schema_versions`. */
 export function migrationFileName(migration: Migration): string {
   return `${String(migration.version).padStart(3, '0')}_${migration.name}`;
@@ -36,7 +41,7 @@ export function readMigrationFiles(dir: string): Migration[] {
 
 /** The migrations not applied yet, in order. Refuses a database a newer Gantry has migrated past what this one knows. */
 export function pendingMigrations(migrations: Migration[], applied: ReadonlySet<number>): Migration[] {
-  const newest = Math.max(0, ...migrations.map((m) => m.version));
+  const newest = newestVersion(migrations);
   const unknown = [...applied].filter((v) => v > newest);
   if (unknown.length > 0) {
     throw new SchemaError(`database schema version ${Math.max(...unknown)} is newer than this Gantry (knows up to ${newest})`);
