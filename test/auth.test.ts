@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { parseList, type Item } from 'structured-headers';
 import { problem, startHarness, type Harness } from './support/harness.js';
 import { MemoryRateLimiter } from '../src/cluster/rate-limiter.js';
-import { clearOfWindowEnd } from './support/rate-windows.js';
+import { assertGivesBack, clearOfWindowEnd } from './support/rate-windows.js';
 
 let h: Harness;
 before(async () => {
@@ -170,5 +170,9 @@ describe('rate limits', () => {
     assert.equal(refused.exceeded?.remaining, 3, 'a refused call counts nothing');
     assert.equal((await limiter.consume('a', now, 3)).allowed, true, 'what fits is still admitted');
     assert.equal((await limiter.consume('a', now)).allowed, false);
+  });
+
+  test('requests given back return to the windows they were counted in, if those have not reset', async () => {
+    await assertGivesBack(new MemoryRateLimiter({ minute: 10, hour: 1000, day: 1000 }), 'a');
   });
 });

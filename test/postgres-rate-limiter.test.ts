@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { PostgresRateLimiter } from '../src/cluster/postgres-rate-limiter.js';
+import { assertGivesBack } from './support/rate-windows.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (rate limiter)`);
 const skip = NO_POSTGRES ?? false;
@@ -88,3 +89,7 @@ test(
     assert.equal(refusedSeven?.exceeded?.name, 'minute');
   },
 );
+
+test('requests given back return to the shared windows they were counted in, if those have not reset', { skip }, async () => {
+  await assertGivesBack(new PostgresRateLimiter(stores[1]!.batchPool, { minute: 10, hour: 1000, day: 1000 }), 'acct-give-back');
+});

@@ -7,17 +7,10 @@
 // notification of an earlier attempt answering for a job that was retried since.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildApp, type App } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createServices } from '../src/compose.js';
-import type { Services } from '../src/services/services.js';
-import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { Cancellation } from '../src/domain/cancellation.js';
 import { decodeEvent, encodeEvent, finishedJobOf, finishedJobText, MAX_FINISHED_BYTES, type FinishedJob } from '../src/cluster/events.js';
-import { createPostgresSchema, NO_POSTGRES, TEST_SECRET_KEY } from './support/test-store.js';
+import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
+import { startReplica, stopReplica, type Replica } from './support/in-process-replicas.js';
 import { sleep } from './support/live.js';
 import { statementNames } from './support/statement-names.js';
 import { queueEndpointBody } from './support/endpoint-bodies.js';
@@ -25,31 +18,14 @@ import { queueEndpointBody } from './support/endpoint-bodies.js';
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (results across replicas)`);
 const skip = NO_POSTGRES ?? false;
 
-interface Replica {
-  app: App;
-  services: Services;
-  store: PostgresStore;
-  dataDir: string;
-}
-
 let schema: Awaited<ReturnType<typeof createPostgresSchema>>;
 let a: Replica;
 let b: Replica;
 let key: string;
 let endpointId: string;
 
-async function startReplica(): Promise<Replica> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gantry-finished-'));
-  const store = await PostgresStore.open({ url: schema.url, max: 4 });
-  // The fallback re-check is far away: only a notification wakes a waiter in these tests.
-  const config = loadConfig(
-    { dataDir, database: schema.url, secretKey: TEST_SECRET_KEY, workerProvider: 'none', eventFallbackMs: '60000' },
-    {},
-  );
-  const services = createServices(config, store);
-  await services.start();
-  return { app: await buildApp(services), services, store, dataDir };
-}
+// The fallback re-check is far away: only a notification wakes a waiter in these tests.
+const startReplicaOfTest = () => startReplica(schema.url, { eventFallbackMs: '60000' });
 
 const call = (replica: Replica, method: string, url: string, body?: unknown) =>
   replica.app.inject({
@@ -78,8 +54,8 @@ async function work(on: Replica, workerId: string, result: { output?: unknown; e
 before(async () => {
   if (skip) return;
   schema = await createPostgresSchema();
-  a = await startReplica();
-  b = await startReplica();
+  a = await startReplicaOfTest();
+  b = await startReplicaOfTest();
   key = (await a.services.apiKeys.create({ name: 'admin' })).token;
   const created = await call(a, 'POST', '/v2/serverless', queueEndpointBody('finished-across'));
   assert.equal(created.statusCode, 201, created.body);
@@ -88,11 +64,7 @@ before(async () => {
 
 after(async () => {
   if (skip) return;
-  for (const replica of [a, b]) {
-    await replica.app.close();
-    await replica.services.close();
-    rmSync(replica.dataDir, { recursive: true, force: true });
-  }
+  for (const replica of [a, b]) await stopReplica(replica);
   await schema.drop();
 });
 

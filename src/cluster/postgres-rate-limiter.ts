@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import type { RateLimitQuotas } from '../config.js';
 import { KeyedTurnBatches } from '../store/postgres/turn-batch.js';
-import { WINDOWS, type RateDecision, type RateLimiter, type WindowState } from './rate-limiter.js';
+import { WINDOWS, windowStart, type RateDecision, type RateLimiter, type WindowState } from './rate-limiter.js';
 
 const CONSUME = {
   name: 'gantry_rate_consume',
@@ -30,6 +30,18 @@ WITH locked AS (
   WHERE verdict.stored AND verdict.admitted > 0 AND r.account_id = $1 AND r.window_name = cur.name
 )
 SELECT cur.name, cur.count, verdict.stored, verdict.admitted FROM cur CROSS JOIN verdict`,
+};
+
+/** Locks in the order CONSUME does; a window that has reset since the count ($3) owes nothing back. */
+const GIVE_BACK = {
+  name: 'gantry_rate_give_back',
+  text: `
+WITH locked AS (
+  SELECT window_name FROM rate_windows WHERE account_id = $1 ORDER BY window_name FOR UPDATE
+)
+UPDATE rate_windows r SET count = greatest(0, r.count - $4::int)
+FROM unnest($2::text[], $3::bigint[]) AS w(name, start)
+WHERE r.account_id = $1 AND r.window_name = w.name AND r.window_start = w.start`,
 };
 
 /** An account's first request makes its rows, which later batches lock before they count. */
@@ -58,10 +70,15 @@ export class PostgresRateLimiter implements RateLimiter {
     return this.consumeAll(accountId, [nowMs], requests).then(([decision]) => decision!);
   }
 
+  async giveBack(accountId: string, countedAtMs: number, requests: number): Promise<void> {
+    const starts = WINDOWS.map(({ seconds }) => windowStart(countedAtMs / 1000, seconds));
+    await this.pool.query({ ...GIVE_BACK, values: [accountId, WINDOWS.map((w) => w.name), starts, requests] });
+  }
+
   /** Counts calls of `requests` each: all that fit, in order. */
   private async consumeAll(accountId: string, nows: number[], requests = 1): Promise<RateDecision[]> {
     const nowSeconds = Math.max(...nows) / 1000;
-    const starts = WINDOWS.map(({ seconds }) => Math.floor(nowSeconds / seconds) * seconds);
+    const starts = WINDOWS.map(({ seconds }) => windowStart(nowSeconds, seconds));
     const names = WINDOWS.map((w) => w.name);
     const values = [accountId, names, starts, WINDOWS.map((w) => this.quotas[w.name]), nows.length, requests];
     let { rows } = await this.pool.query<WindowRow>({ ...CONSUME, values });

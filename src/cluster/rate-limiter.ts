@@ -32,6 +32,17 @@ export interface RateLimiter {
    * window, or none of them when a window has no room for them all.
    */
   consume(accountId: string, nowMs?: number, requests?: number): Promise<RateDecision>;
+  /**
+   * Takes back `requests` counted at `countedAtMs` from every window that has not reset since: a
+   * call counted before it turned out to stand for fewer requests (a keyed batch another copy of it
+   * queued first, decision 41).
+   */
+  giveBack(accountId: string, countedAtMs: number, requests: number): Promise<void>;
+}
+
+/** The start (s) of the window of `seconds` that holds `atSeconds`. */
+export function windowStart(atSeconds: number, seconds: number): number {
+  return Math.floor(atSeconds / seconds) * seconds;
 }
 
 export class MemoryRateLimiter implements RateLimiter {
@@ -48,7 +59,7 @@ export class MemoryRateLimiter implements RateLimiter {
       this.counters.set(accountId, perWindow);
     }
     const current = WINDOWS.map(({ name, seconds }) => {
-      const start = Math.floor(nowSeconds / seconds) * seconds;
+      const start = windowStart(nowSeconds, seconds);
       const entry = perWindow.get(name);
       const count = entry && entry[0] === start ? entry[1] : 0;
       return { name, seconds, start, count, quota: this.quotas[name] };
@@ -67,5 +78,13 @@ export class MemoryRateLimiter implements RateLimiter {
     });
     const exceeded = refusing ? windows.find((w) => w.name === refusing.name) : undefined;
     return { allowed: !refusing, exceeded, windows };
+  }
+
+  async giveBack(accountId: string, countedAtMs: number, requests: number): Promise<void> {
+    const perWindow = this.counters.get(accountId);
+    for (const { name, seconds } of WINDOWS) {
+      const entry = perWindow?.get(name);
+      if (entry && entry[0] === windowStart(countedAtMs / 1000, seconds)) entry[1] = Math.max(0, entry[1] - requests);
+    }
   }
 }

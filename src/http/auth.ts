@@ -1,8 +1,9 @@
 // Authentication, authorisation and rate limiting, run before the body is read.
 // REST routes take `Authorization: Bearer <key>`; queue routes also accept the bare key.
 // A call that counts as several requests (a batch of jobs) counts the rest itself once its body
-// is valid (countMoreRequests).
+// is valid (MoreRequests).
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
+import type { Logger } from '../domain/logger.js';
 import type { ApiKeyRecord } from '../store/store.js';
 import type { ApiKeyService, KeyCheck } from '../services/api-keys.js';
 import type { RateLimiter, RateDecision } from '../cluster/rate-limiter.js';
@@ -103,23 +104,45 @@ export function installAuth(
 }
 
 /**
- * Counts the requests a call counts as beyond the one its authentication counted. Answers the
- * rate-limit headers of the count (none when nothing more was counted); throws 429 or 422 when
- * the windows have no room for them all, which then counts none of them.
+ * The requests a call counts as beyond the one its authentication counted (decision 41). `count`
+ * throws 429 or 422 when the windows have no room for them all, which then counts none of them;
+ * `headers` are the rate-limit headers of the count (none while nothing more is counted).
+ * `giveBack` takes the count back, for a keyed batch that another copy of it queued first.
  */
-export function countMoreRequests(limiter: RateLimiter, key: ApiKeyRecord, requests: number): Promise<Record<string, string>> {
-  return count(limiter, key, requests - 1, requests);
+export class MoreRequests {
+  headers: Record<string, string> = {};
+  private countedAtMs: number | undefined;
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly key: ApiKeyRecord,
+    private readonly requests: number,
+    private readonly log: Logger,
+  ) {}
+
+  async count(): Promise<void> {
+    if (this.key.rateLimitExempt || this.requests < 2) return;
+    const countedAtMs = Date.now();
+    this.headers = admitted(await this.limiter.consume(this.key.accountId, countedAtMs, this.requests - 1), this.requests);
+    this.countedAtMs = countedAtMs;
+  }
+
+  async giveBack(): Promise<void> {
+    if (this.countedAtMs === undefined) return;
+    const countedAtMs = this.countedAtMs;
+    this.countedAtMs = undefined;
+    this.headers = {};
+    // Left counted, the requests only make the account meet its quota sooner: the call's answer stands.
+    await this.limiter.giveBack(this.key.accountId, countedAtMs, this.requests - 1).catch((error: unknown) => {
+      this.log.warn({ err: error }, 'the requests of a batch another copy queued could not be given back to the rate limits');
+    });
+  }
 }
 
 /** Counts a call against its key's account; answers the rate-limit headers, or throws 429. */
-export function countRequest(limiter: RateLimiter, key: ApiKeyRecord): Promise<Record<string, string>> {
-  return count(limiter, key, 1, 1);
-}
-
-/** Counts `counting` of the `requests` a call counts as, all or none. */
-async function count(limiter: RateLimiter, key: ApiKeyRecord, counting: number, requests: number): Promise<Record<string, string>> {
-  if (key.rateLimitExempt || counting < 1) return {};
-  return admitted(await limiter.consume(key.accountId, undefined, counting), requests);
+export async function countRequest(limiter: RateLimiter, key: ApiKeyRecord): Promise<Record<string, string>> {
+  if (key.rateLimitExempt) return {};
+  return admitted(await limiter.consume(key.accountId), 1);
 }
 
 /** The rate-limit headers of a count, or its refusal thrown. */
@@ -173,6 +196,5 @@ export async function authenticateKey(
   mode: AuthMode,
 ): Promise<{ key: ApiKeyRecord; headers: Record<string, string> }> {
   const key = keyOf(await keys.verify(extractToken(authorization, mode)));
-  if (key.rateLimitExempt) return { key, headers: {} };
-  return { key, headers: admitted(await limiter.consume(key.accountId), 1) };
+  return { key, headers: await countRequest(limiter, key) };
 }

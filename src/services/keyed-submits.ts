@@ -3,8 +3,8 @@
 // nothing and is answered with the jobs the first one queued. The key sent with another request
 // (another body or route) is refused, and nothing is queued.
 import type { EndpointRecord, Store } from '../store/store.js';
+import { ApiError, unprocessable } from '../domain/errors.js';
 import { StoreConflictError } from '../store/shared/conflicts.js';
-import { unprocessable } from '../domain/errors.js';
 import { JOB_LIMITS } from '../domain/job-state.js';
 import type { Cancellation } from '../domain/cancellation.js';
 import type { JobService, RunRequest } from './jobs.js';
@@ -14,6 +14,24 @@ export interface KeyedAnswer<T> {
   answer: T;
   /** True when the key was used before and nothing was queued now. */
   replayed: boolean;
+}
+
+/**
+ * The requests a batch counts as beyond its first (decision 41): counted only when its jobs are to
+ * be queued now, and given back when another copy of it, sent to another replica, queued them first.
+ */
+export interface BatchCount {
+  count(): Promise<void>;
+  giveBack(): Promise<void>;
+}
+
+/**
+ * A copy of the request sent to another replica may have stored the key since it was read: this one
+ * then lost the race to store it, or its batch was refused (429) for the requests the other's jobs
+ * used. Both fail before this request stores anything, so a key found then is the other's.
+ */
+function mayHaveLostToCopy(error: unknown): boolean {
+  return error instanceof StoreConflictError || (error instanceof ApiError && error.status === 429);
 }
 
 export class KeyedSubmits {
@@ -37,21 +55,26 @@ export class KeyedSubmits {
   }
 
   /**
-   * run-batch: answers the ids of the jobs queued under the key, in order. `beforeQueuing` runs
-   * only when the jobs are to be queued now (the batch's count against the rate limits), and may
-   * throw to queue nothing.
+   * run-batch: answers the ids of the jobs queued under the key, in order. `batchCount` counts
+   * only when the jobs are to be queued now, and may throw to queue nothing.
    */
   async runBatch(
     endpoint: EndpointRecord,
     requests: readonly RunRequest[],
     once: SubmitOnce,
-    beforeQueuing: () => Promise<void>,
+    batchCount: BatchCount,
   ): Promise<KeyedAnswer<string[]>> {
     const queue = async () => {
-      await beforeQueuing();
+      await batchCount.count();
       return (await this.jobs.submitBatch(endpoint, requests, JOB_LIMITS.runRetentionMs, once)).map((job) => job.id);
     };
-    return this.once(endpoint, once, queue, (ids) => ids);
+    return this.once(
+      endpoint,
+      once,
+      queue,
+      (ids) => ids,
+      () => batchCount.giveBack(),
+    );
   }
 
   /** runsync: sent again, it waits for the job the first one queued. */
@@ -70,11 +93,13 @@ export class KeyedSubmits {
     );
   }
 
+  /** `undoQueuing` takes back what an attempt to queue did before another copy's jobs answered it. */
   private async once<T>(
     endpoint: EndpointRecord,
     once: SubmitOnce,
     queue: () => Promise<T>,
     replay: (jobIds: string[]) => T | Promise<T>,
+    undoQueuing?: () => Promise<void>,
   ): Promise<KeyedAnswer<T>> {
     const slot = `${endpoint.id} ${once.key}`;
     const ahead = this.underWay.get(slot);
@@ -83,7 +108,7 @@ export class KeyedSubmits {
     this.underWay.set(slot, mine);
     try {
       await ahead;
-      return await this.onceInTurn(endpoint, once, queue, replay);
+      return await this.onceInTurn(endpoint, once, queue, replay, undoQueuing);
     } finally {
       done();
       if (this.underWay.get(slot) === mine) this.underWay.delete(slot);
@@ -95,15 +120,16 @@ export class KeyedSubmits {
     once: SubmitOnce,
     queue: () => Promise<T>,
     replay: (jobIds: string[]) => T | Promise<T>,
+    undoQueuing: (() => Promise<void>) | undefined,
   ): Promise<KeyedAnswer<T>> {
     const earlier = await this.earlier(endpoint.id, once);
     if (earlier) return { answer: await replay(earlier), replayed: true };
     try {
       return { answer: await queue(), replayed: false };
     } catch (error) {
-      // The same key sent twice at once: the other request stored it first.
-      const raced = error instanceof StoreConflictError ? await this.earlier(endpoint.id, once) : undefined;
+      const raced = mayHaveLostToCopy(error) ? await this.earlier(endpoint.id, once) : undefined;
       if (!raced) throw error;
+      await undoQueuing?.();
       return { answer: await replay(raced), replayed: true };
     }
   }

@@ -5,7 +5,7 @@
 // operation counts against the rate limits as a request, on the replica that runs it.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services/services.js';
-import { countMoreRequests, countRequest, verifyKey } from '../auth.js';
+import { MoreRequests, countRequest, verifyKey } from '../auth.js';
 import { ApiError, logUnexpected, unauthorized, unexpectedProblem } from '../problem.js';
 import { DEPRECATION_HEADERS } from './deprecation.js';
 import { apiErrorJson } from './errors.js';
@@ -102,7 +102,9 @@ export function graphqlRoutes(services: Services): FastifyPluginAsync {
         // A refusal's headers (Retry-After, RateLimit) go on the answer, as an authentication's do.
         const countRequests = async (requests: number) => {
           try {
-            reply.headers(await countMoreRequests(services.rateLimiter, key, requests));
+            const more = new MoreRequests(services.rateLimiter, key, requests, request.log);
+            await more.count();
+            reply.headers(more.headers);
           } catch (error) {
             if (error instanceof ApiError) reply.headers(error.headers);
             throw error;

@@ -20,7 +20,7 @@ import {
 } from '../schemas/queue.js';
 import { clientGone } from '../client-gone.js';
 import { submitOnce } from '../../services/submit-keys.js';
-import { countMoreRequests } from '../auth.js';
+import { MoreRequests } from '../auth.js';
 import { CrashLoop, Throttled } from '../schemas/workers.js';
 
 const tags = ['Queue'];
@@ -91,15 +91,17 @@ export function queueRoutes({ jobs, keyedSubmits, rateLimiter, runtime }: Servic
         const batch = request.body.jobs;
         // Each job counts against the rate limits as the /run it replaces, once it is to be queued
         // (decision 41): a batch sent again under its key queues nothing and counts as one request.
-        const countJobs = async () => void reply.headers(await countMoreRequests(rateLimiter, request.apiKey!, batch.length));
+        const batchCount = new MoreRequests(rateLimiter, request.apiKey!, batch.length, request.log);
         const key = request.headers['idempotency-key'];
         if (key === undefined) {
-          await countJobs();
+          await batchCount.count();
+          reply.headers(batchCount.headers);
           const queued = await jobs.submitBatch(endpoint, batch, JOB_LIMITS.runRetentionMs);
           return { jobs: queued.map((job) => ({ id: job.id, status: job.status })) };
         }
         const once = submitOnce(key, 'run-batch', request.body);
-        const { answer, replayed } = await keyedSubmits.runBatch(endpoint, batch, once, countJobs);
+        const { answer, replayed } = await keyedSubmits.runBatch(endpoint, batch, once, batchCount);
+        reply.headers(batchCount.headers);
         markReplayed(reply, replayed);
         return { jobs: answer.map((id) => ({ id, status: 'IN_QUEUE' })) };
       },
