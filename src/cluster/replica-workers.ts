@@ -2,7 +2,7 @@
 // rows on a heartbeat and keeps the other replicas' fresh rows in memory, so listing and counting
 // an endpoint's workers answers the same on every replica without a query per request.
 import type pg from 'pg';
-import { transaction } from '../store/postgres/database.js';
+import { DATABASE_NOW_MS, transaction } from '../store/postgres/database.js';
 import type { WorkerRow } from '../domain/workers.js';
 import type { LocalWorkerRow, PeerWorker } from '../domain/workers.js';
 
@@ -10,7 +10,8 @@ import type { LocalWorkerRow, PeerWorker } from '../domain/workers.js';
  * A replica not seen for this long no longer counts for the event bus, which sends nothing while
  * none counts. Long on purpose: counting a live replica out (a crash's row, or clocks apart by more
  * than the heartbeat's freshness) would cost it its notifications; counting a gone one costs only
- * notifications nobody hears.
+ * notifications nobody hears. Heartbeats are kept by the database's clock; older Gantry replicas
+ * wrote their own.
  */
 const OTHERS_SEEN_WITHIN_MS = 60_000;
 
@@ -35,10 +36,12 @@ export class ReplicaWorkers {
   /** Publishes this replica's rows and reads everyone else's. */
   async beat(local: LocalWorkerRow[], now = Date.now()): Promise<void> {
     await transaction(this.pool, async (client) => {
+      // By the database's clock: whoever judges whether this replica is live (doctor, a migration,
+      // the other replicas) reads that one clock, whatever the machines' own clocks say.
       await client.query(
-        `INSERT INTO replicas (id, url, started_at, seen_at, schema_version) VALUES ($1, $2, $3, $3, $4)
+        `INSERT INTO replicas (id, url, started_at, seen_at, schema_version) VALUES ($1, $2, ${DATABASE_NOW_MS}, ${DATABASE_NOW_MS}, $3)
          ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, seen_at = EXCLUDED.seen_at`,
-        [this.replicaId, this.replicaUrl(), now, this.schemaVersion],
+        [this.replicaId, this.replicaUrl(), this.schemaVersion],
       );
       await client.query('DELETE FROM replica_workers WHERE replica_id = $1 OR updated_at < $2', [
         this.replicaId,
@@ -68,10 +71,10 @@ export class ReplicaWorkers {
       `SELECT r.id, r.url FROM leases l JOIN replicas r ON r.id = l.holder WHERE l.name = 'leader'`,
     );
     this.leader = leader.rows[0];
-    const others = await this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM replicas WHERE id <> $1 AND seen_at > $2', [
-      this.replicaId,
-      now - OTHERS_SEEN_WITHIN_MS,
-    ]);
+    const others = await this.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM replicas WHERE id <> $1 AND seen_at > ${DATABASE_NOW_MS} - $2`,
+      [this.replicaId, OTHERS_SEEN_WITHIN_MS],
+    );
     this.otherReplicas = others.rows[0]!.n;
   }
 

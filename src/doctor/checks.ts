@@ -7,7 +7,7 @@ import { databaseFile, storeLocation } from '../store/store-location.js';
 import { readMigrations } from '../store/sqlite/migrate.js';
 import { widePermissions } from '../store/sqlite/private-files.js';
 import { ServerLock } from '../store/sqlite/server-lock.js';
-import { connectionOptions } from '../store/postgres/database.js';
+import { connectionOptions, DATABASE_NOW_MS } from '../store/postgres/database.js';
 import { postgresSchemaState, REPLICA_LIVE_WITHIN_MS } from '../store/postgres/migrate.js';
 
 export interface CheckResult {
@@ -78,7 +78,7 @@ export async function checkPostgres(config: GantryConfig): Promise<CheckResult[]
   const results: CheckResult[] = [];
   try {
     const { rows } = await pool.query<{ version: string; now: number }>(
-      `SELECT current_setting('server_version') AS version, (extract(epoch from clock_timestamp()) * 1000)::bigint AS now`,
+      `SELECT current_setting('server_version') AS version, ${DATABASE_NOW_MS} AS now`,
     );
     const skewMs = Math.abs(Date.now() - rows[0]!.now);
     results.push(ok('database', `PostgreSQL ${rows[0]!.version} at ${storeLocation(config)}`));
@@ -128,7 +128,7 @@ async function checkNotify(config: GantryConfig): Promise<CheckResult> {
 
 /** The live replicas, their leader, and any that run a Gantry older than the schema (decision 45). */
 async function checkReplicas(pool: pg.Pool, schemaVersion: number): Promise<CheckResult> {
-  const now = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+  const now = DATABASE_NOW_MS;
   const live = await pool.query<{ id: string; url: string; schema_version: number | null }>(
     `SELECT id, url, schema_version FROM replicas WHERE seen_at > ${now} - ${REPLICA_LIVE_WITHIN_MS} ORDER BY started_at`,
   );

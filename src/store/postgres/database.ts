@@ -84,6 +84,12 @@ function watchConnection(client: pg.ClientBase, log: Logger): void {
   });
 }
 
+/**
+ * The database's own clock in epoch milliseconds, as the replicas' timestamps are kept: one clock
+ * that every process judging a replica's heartbeat reads alike, whatever its own clock says.
+ */
+export const DATABASE_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 /** Runs `work` in one transaction on one connection, rolling back when it throws. */

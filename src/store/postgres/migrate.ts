@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { shippedFile } from '../../paths.js';
 import { migrationFileName, newestVersion, pendingMigrations, readMigrationFiles, type Migration } from '../shared/migrations.js';
 import { SchemaError } from '../shared/refusals.js';
-import { transaction } from './database.js';
+import { DATABASE_NOW_MS, transaction } from './database.js';
 
 export const POSTGRES_MIGRATIONS_DIR = shippedFile('store', 'postgres', 'migrations');
 
@@ -54,19 +54,21 @@ export async function migratePostgres(pool: pg.Pool, migrations = readMigrationF
  * run beside. A replica's version comes from its heartbeat row; a row without one (a Gantry from
  * before the column, or before the column exists) is older than every such migration.
  */
-async function refuseBesideOlderReplicas(client: pg.PoolClient, pending: Migration[], now = Date.now()): Promise<void> {
+async function refuseBesideOlderReplicas(client: pg.PoolClient, pending: Migration[]): Promise<void> {
   const first = pending.find((m) => m.olderReplicasMustStop !== undefined);
   if (!first) return;
   const table = await client.query<{ found: string | null }>(`SELECT to_regclass('replicas')::text AS found`);
   if (!table.rows[0]?.found) return;
   // Read through to_jsonb so the query holds whether or not the schema_version column exists yet.
-  const { rows } = await client.query<{ id: string; url: string; seen_at: string; schema_version: number | null }>(
-    `SELECT id, url, seen_at, (to_jsonb(r) ->> 'schema_version')::int AS schema_version FROM replicas r WHERE seen_at > $1 ORDER BY id`,
-    [now - REPLICA_LIVE_WITHIN_MS],
+  // Judged by the database's clock, as doctor judges them: the machine migrating may be any.
+  const { rows } = await client.query<{ id: string; url: string; seen_ago_ms: string; schema_version: number | null }>(
+    `SELECT id, url, ${DATABASE_NOW_MS} - seen_at AS seen_ago_ms, (to_jsonb(r) ->> 'schema_version')::int AS schema_version
+     FROM replicas r WHERE seen_at > ${DATABASE_NOW_MS} - $1 ORDER BY id`,
+    [REPLICA_LIVE_WITHIN_MS],
   );
   const older = rows.filter((r) => r.schema_version === null || r.schema_version < first.version);
   if (older.length === 0) return;
-  const named = older.map((r) => `${r.id} at ${r.url} (seen ${((now - Number(r.seen_at)) / 1000).toFixed(1)} s ago)`).join(', ');
+  const named = older.map((r) => `${r.id} at ${r.url} (seen ${(Number(r.seen_ago_ms) / 1000).toFixed(1)} s ago)`).join(', ');
   throw new SchemaError(
     `migration ${migrationFileName(first)} cannot be applied while replicas of an older Gantry run ` +
       `(${first.olderReplicasMustStop}): stop ${named}, then migrate again. A replica stopped without shutting down ` +
