@@ -11,6 +11,7 @@ import { migratePostgres, POSTGRES_MIGRATIONS_DIR, postgresSchemaState, postgres
 import { readMigrationFiles } from '../src/store/shared/migrations.js';
 import { ReplicaWorkers } from '../src/cluster/replica-workers.js';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
+import { withClockOff } from './support/manual-time.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (migrations)`);
 const skip = NO_POSTGRES ?? false;
@@ -112,7 +113,7 @@ test('a replica announces the schema it knows, which a later migration checks ag
   try {
     await migratePostgres(pool);
     // Its clock is an hour behind: its heartbeat is kept, and judged, by the database's clock.
-    await replica.beat([], Date.now() - 3_600_000);
+    await withClockOff(-3_600_000, () => replica.beat([]));
     const row = await pool.query<{ schema_version: number }>(`SELECT schema_version FROM replicas WHERE id = 'now-1'`);
     assert.equal(row.rows[0]?.schema_version, current);
     await assert.rejects(migratePostgres(pool, later('it reads a column this drops')), (error: Error) => {

@@ -33,32 +33,34 @@ export class ReplicaWorkers {
     private readonly schemaVersion: number,
   ) {}
 
-  /** Publishes this replica's rows and reads everyone else's. */
-  async beat(local: LocalWorkerRow[], now = Date.now()): Promise<void> {
+  /**
+   * Publishes this replica's rows and reads everyone else's. Every time here is the database's
+   * clock: whoever judges whether a replica or its workers are live (doctor, a migration, the other
+   * replicas) reads that one clock, whatever the machines' own clocks say.
+   */
+  async beat(local: LocalWorkerRow[]): Promise<void> {
     await transaction(this.pool, async (client) => {
-      // By the database's clock: whoever judges whether this replica is live (doctor, a migration,
-      // the other replicas) reads that one clock, whatever the machines' own clocks say.
       await client.query(
         `INSERT INTO replicas (id, url, started_at, seen_at, schema_version) VALUES ($1, $2, ${DATABASE_NOW_MS}, ${DATABASE_NOW_MS}, $3)
          ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, seen_at = EXCLUDED.seen_at`,
         [this.replicaId, this.replicaUrl(), this.schemaVersion],
       );
-      await client.query('DELETE FROM replica_workers WHERE replica_id = $1 OR updated_at < $2', [
+      await client.query(`DELETE FROM replica_workers WHERE replica_id = $1 OR updated_at < ${DATABASE_NOW_MS} - $2`, [
         this.replicaId,
-        now - 20 * this.freshForMs,
+        20 * this.freshForMs,
       ]);
       if (local.length > 0) {
         await client.query(
           `INSERT INTO replica_workers (replica_id, worker_id, endpoint_id, view, updated_at)
-           SELECT $1, w, e, v, $2 FROM unnest($3::text[], $4::text[], $5::text[]) AS t(w, e, v)`,
-          [this.replicaId, now, local.map((l) => l.row.id), local.map((l) => l.endpointId), local.map((l) => JSON.stringify(l.row))],
+           SELECT $1, w, e, v, ${DATABASE_NOW_MS} FROM unnest($2::text[], $3::text[], $4::text[]) AS t(w, e, v)`,
+          [this.replicaId, local.map((l) => l.row.id), local.map((l) => l.endpointId), local.map((l) => JSON.stringify(l.row))],
         );
       }
     });
     const { rows } = await this.pool.query<{ endpoint_id: string; view: string; url: string }>(
       `SELECT w.endpoint_id, w.view, r.url FROM replica_workers w JOIN replicas r ON r.id = w.replica_id
-       WHERE w.replica_id <> $1 AND w.updated_at > $2`,
-      [this.replicaId, now - this.freshForMs],
+       WHERE w.replica_id <> $1 AND w.updated_at > ${DATABASE_NOW_MS} - $2`,
+      [this.replicaId, this.freshForMs],
     );
     const peers = new Map<string, PeerWorker[]>();
     for (const row of rows) {

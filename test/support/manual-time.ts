@@ -55,3 +55,14 @@ export class ManualTime implements Scheduler {
     return this.soonQueue.length;
   }
 }
+
+/** Runs `work` with this process's clock (`Date.now`) `offsetMs` off, as on a machine whose clock is wrong. */
+export async function withClockOff<T>(offsetMs: number, work: () => Promise<T>): Promise<T> {
+  const realNow = Date.now;
+  Date.now = () => realNow() + offsetMs;
+  try {
+    return await work();
+  } finally {
+    Date.now = realNow;
+  }
+}
