@@ -5,8 +5,8 @@ import type pg from 'pg';
 import { PeriodicTask } from '../domain/periodic-task.js';
 import type { Logger } from '../domain/logger.js';
 import { storeErrorFields } from '../store/unavailable.js';
+import { DATABASE_NOW_MS } from '../store/postgres/database.js';
 
-const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 const LEASE = 'leader';
 
 export interface Leadership {
@@ -53,9 +53,9 @@ export class LeaderLease implements Leadership {
     const startedAt = Date.now();
     try {
       const result = await this.pool.query(
-        `INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, ${NOW_MS} + $3)
+        `INSERT INTO leases (name, holder, expires_at) VALUES ($1, $2, ${DATABASE_NOW_MS} + $3)
          ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-         WHERE leases.holder = EXCLUDED.holder OR leases.expires_at < ${NOW_MS}
+         WHERE leases.holder = EXCLUDED.holder OR leases.expires_at < ${DATABASE_NOW_MS}
          RETURNING holder`,
         [LEASE, this.replicaId, this.leaseMs],
       );
