@@ -93,3 +93,22 @@ test(
 test('requests given back return to the shared windows they were counted in, if those have not reset', { skip }, async () => {
   await assertGivesBack(new PostgresRateLimiter(stores[1]!.batchPool, { minute: 10, hour: 1000, day: 1000 }), 'acct-give-back');
 });
+
+test('counts and give-backs of one account from three replicas at once never deadlock, and add up', { skip }, async () => {
+  const quotas = { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 };
+  const limiters = stores.map((store) => new PostgresRateLimiter(store.batchPool, quotas));
+  const now = Date.now();
+  // Calls of three requests (a statement each) and give-backs of two, interleaved over the replicas.
+  const results = await Promise.allSettled(
+    Array.from({ length: 300 }, (_, i) =>
+      i % 2 === 0 ? limiters[i % 3]!.consume('acct-give-back-race', now, 3) : limiters[i % 3]!.giveBack('acct-give-back-race', now, 2),
+    ),
+  );
+  const failures = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+  assert.deepEqual(failures, [], 'none fails (a lock-order deadlock would)');
+  const after = await limiters[0]!.consume('acct-give-back-race', now);
+  const minute = after.windows.find((w) => w.name === 'minute')!;
+  // Each give-back that ran after its account's first count took back 2; none goes below nothing.
+  const counted = 1_000_000 - minute.remaining - 1;
+  assert.ok(counted >= 150 * 3 - 150 * 2 && counted <= 150 * 3, `counted ${counted}`);
+});

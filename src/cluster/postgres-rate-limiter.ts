@@ -32,16 +32,19 @@ WITH locked AS (
 SELECT cur.name, cur.count, verdict.stored, verdict.admitted FROM cur CROSS JOIN verdict`,
 };
 
-/** Locks in the order CONSUME does; a window that has reset since the count ($3) owes nothing back. */
+/**
+ * Locks the account's windows in the order CONSUME does (a CTE runs only where it is read, so the
+ * update reads it); a window that has reset since the count ($3) owes nothing back.
+ */
 const GIVE_BACK = {
   name: 'gantry_rate_give_back',
   text: `
-WITH locked AS (
+WITH locked AS MATERIALIZED (
   SELECT window_name FROM rate_windows WHERE account_id = $1 ORDER BY window_name FOR UPDATE
 )
 UPDATE rate_windows r SET count = greatest(0, r.count - $4::int)
-FROM unnest($2::text[], $3::bigint[]) AS w(name, start)
-WHERE r.account_id = $1 AND r.window_name = w.name AND r.window_start = w.start`,
+FROM locked l JOIN unnest($2::text[], $3::bigint[]) AS w(name, start) ON w.name = l.window_name
+WHERE r.account_id = $1 AND r.window_name = l.window_name AND r.window_start = w.start`,
 };
 
 /** An account's first request makes its rows, which later batches lock before they count. */
