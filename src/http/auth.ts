@@ -196,5 +196,6 @@ export async function authenticateKey(
   mode: AuthMode,
 ): Promise<{ key: ApiKeyRecord; headers: Record<string, string> }> {
   const key = keyOf(await keys.verify(extractToken(authorization, mode)));
-  return { key, headers: await countRequest(limiter, key) };
+  if (key.rateLimitExempt) return { key, headers: {} };
+  return { key, headers: admitted(await limiter.consume(key.accountId), 1) };
 }
