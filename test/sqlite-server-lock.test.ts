@@ -3,7 +3,7 @@
 // server, but do not migrate a file that an older server still serves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { CLI, runCli, serve } from './support/processes.js';
 import { openSqliteFile } from '../src/store/sqlite/sqlite-file.js';
 import { migrateSqlite, readMigrations } from '../src/store/sqlite/migrate.js';
+import { migrationFileName } from '../src/store/shared/migrations.js';
 import { ServerLock } from '../src/store/sqlite/server-lock.js';
 
 const aDataDir = () => mkdtempSync(join(tmpdir(), 'gantry-lock-'));
@@ -53,6 +54,29 @@ test('a server killed outright leaves nothing that stops the next one', async ()
   await once(next.child, 'exit');
 });
 
+test('a server starting while a command looks at the lock (as gantry doctor does) waits for it and starts', async () => {
+  const file = join(aDataDir(), 'gantry.db');
+  // Another process holds the lock for a moment, as a probe does.
+  const probe = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const Database = require('better-sqlite3');
+      const db = new Database(${JSON.stringify(`${file}-server-lock`)}, { timeout: 0 });
+      db.pragma('journal_mode = MEMORY');
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.exec('BEGIN EXCLUSIVE; COMMIT');
+      process.stdout.write('held');
+      setTimeout(() => db.close(), 150);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await once(probe.stdout!, 'data');
+  const lock = ServerLock.take(file);
+  lock.release();
+  await once(probe, 'exit');
+});
+
 test('commands of a newer Gantry do not migrate a file an older server serves', () => {
   const dataDir = aDataDir();
   const file = join(dataDir, 'gantry.db');
@@ -74,7 +98,7 @@ test('commands of a newer Gantry do not migrate a file an older server serves', 
         refused.stderr,
         new RegExp(
           `^gantry: the Gantry server \\(pid ${process.pid}\\) serving ${file} runs an older Gantry: ` +
-            `its schema lacks migration ${String(newest.version).padStart(3, '0')}_${newest.name}\\. Stop it`,
+            `its schema lacks migration ${migrationFileName(newest)}\\. Stop it`,
         ),
       );
       assert.equal(schemaVersion(), newest.version - 1, 'nothing was applied');
@@ -82,7 +106,7 @@ test('commands of a newer Gantry do not migrate a file an older server serves', 
   } finally {
     lock.release();
   }
-  assert.match(runCli(['migrate', '--data-dir', dataDir]), new RegExp(`applied ${String(newest.version).padStart(3, '0')}_${newest.name}`));
+  assert.match(runCli(['migrate', '--data-dir', dataDir]), new RegExp(`applied ${migrationFileName(newest)}`));
   assert.equal(schemaVersion(), newest.version);
   db.close();
 });

@@ -10,6 +10,13 @@ import { preparePrivateDatabaseFile } from './private-files.js';
 import { SchemaError, StoreInUseError } from '../shared/refusals.js';
 import { migrationFileName, type Migration } from '../shared/migrations.js';
 
+/**
+ * How long taking or probing the lock waits for it. A probe (`gantry doctor`, a command with
+ * migrations pending) holds it for a moment; without a wait, a server starting in that moment was
+ * refused as if another served the file. A server holds it for good: past this wait, it is one.
+ */
+const LOCK_WAIT_MS = 500;
+
 export class ServerLock {
   private constructor(
     private readonly db: Database.Database,
@@ -75,7 +82,7 @@ function holderName(file: string): string {
 
 /** The lock file's connection holding its exclusive lock, or undefined when another holds it. */
 function lock(file: string): Database.Database | undefined {
-  const db = new Database(lockFile(file), { timeout: 0 });
+  const db = new Database(lockFile(file), { timeout: LOCK_WAIT_MS });
   try {
     // Nothing is ever written to it: no journal file beside it either.
     db.pragma('journal_mode = MEMORY');
