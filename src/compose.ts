@@ -85,6 +85,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     webhookSecrets,
     undefined,
     log.child({ component: 'webhooks' }),
+    cluster.now,
   );
   const workerCredentials = new WorkerCredentialService(store);
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
@@ -142,8 +143,9 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     observer: metrics,
     countWorkers: (endpointId) => workerDirectory.counts(endpointId),
     purgedRows,
+    now: cluster.now,
   });
-  const sweeper = new JobSweeper(store, jobs, events, config, log.child({ component: 'sweeper' }));
+  const sweeper = new JobSweeper(store, jobs, events, config, log.child({ component: 'sweeper' }), cluster.now);
   const endpoints = new EndpointService(store, catalog, templates, registryAuths, accountSecrets, config, webhookSecrets);
   // Endpoint changes reach the leader's autoscaler whichever replica made them.
   endpoints.onChanged((endpointId) => events.endpointChanged(endpointId));
@@ -166,7 +168,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     settle: (pod, at) => meter.settle(podMetered(pod), at),
     runEnded: () => meter.runSoon(),
   });
-  const apiKeys = new ApiKeyService(store);
+  const apiKeys = new ApiKeyService(store, cluster.now);
   let started: Promise<void> | undefined;
   return {
     config,
@@ -190,7 +192,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     workers,
     jobs,
     keyedSubmits: new KeyedSubmits(store, jobs),
-    workerProtocol: new WorkerProtocolService(store, events, workers, jobs, config),
+    workerProtocol: new WorkerProtocolService(store, events, workers, jobs, config, cluster.now),
     workerCredentials,
     webhooks,
     webhookSecrets,

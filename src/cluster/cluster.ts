@@ -8,9 +8,12 @@ import type { EventBus } from './events.js';
 import type { Leadership } from './leader-lease.js';
 import type { HttpAddress, LocalWorkerRow } from '../domain/workers.js';
 import type { PeerDirectory } from '../domain/workers.js';
+import type { Clock } from '../domain/clock.js';
 
 export interface Cluster {
   readonly replicaId: string;
+  /** The time jobs, leases and rate windows are kept by, the same on every replica (decision 47). */
+  readonly now: Clock;
   /** Absent with a single process: local wake-ups are all there is. */
   readonly bus: EventBus | undefined;
   readonly leadership: Leadership;
@@ -38,6 +41,7 @@ export class SingleProcessCluster implements Cluster {
   readonly peers = undefined;
   readonly leadership = new AlwaysLeader();
   readonly rateLimiter: RateLimiter;
+  readonly now: Clock = Date.now;
 
   constructor(
     readonly replicaId: string,

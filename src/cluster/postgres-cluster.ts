@@ -4,6 +4,8 @@ import type { GantryConfig } from '../config.js';
 import type { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { Cluster } from './cluster.js';
 import { LeaderLease } from './leader-lease.js';
+import { CLOCK_SKEW_WARNING_MS, DatabaseClock } from './database-clock.js';
+import type { Clock } from '../domain/clock.js';
 import { PostgresEventBus } from './postgres-event-bus.js';
 import { PostgresRateLimiter } from './postgres-rate-limiter.js';
 import { ReplicaWorkers } from './replica-workers.js';
@@ -20,6 +22,9 @@ export class PostgresCluster implements Cluster {
   readonly leadership: LeaderLease;
   readonly rateLimiter: PostgresRateLimiter;
   readonly peers: ReplicaWorkers;
+  readonly now: Clock;
+  private readonly clock: DatabaseClock;
+  private skewed = false;
   private heartbeat: PeriodicTask | undefined;
 
   constructor(
@@ -36,7 +41,9 @@ export class PostgresCluster implements Cluster {
       if (event.kind === 'key') store.forgetApiKey(event.id);
     });
     this.leadership = new LeaderLease(store.pool, replicaId, config.leaderLeaseMs, log);
-    this.rateLimiter = new PostgresRateLimiter(store.batchPool, config.rateLimits);
+    this.clock = new DatabaseClock(store.pool);
+    this.now = this.clock.now;
+    this.rateLimiter = new PostgresRateLimiter(store.batchPool, config.rateLimits, this.now);
   }
 
   leaderAddress(): HttpAddress | undefined {
@@ -47,14 +54,31 @@ export class PostgresCluster implements Cluster {
   }
 
   async start(localWorkers: () => LocalWorkerRow[]): Promise<void> {
+    await this.syncClock();
     await this.bus.start();
     await this.leadership.start();
     this.heartbeat = new PeriodicTask({
-      run: () => this.peers.beat(localWorkers()),
+      run: async () => {
+        await this.syncClock();
+        await this.peers.beat(localWorkers());
+      },
       everyMs: HEARTBEAT_MS,
       onError: (err) => this.log.warn(storeErrorFields(err), 'could not share this replica’s workers'),
     });
     this.heartbeat.start({ runNow: true });
+  }
+
+  private async syncClock(): Promise<void> {
+    const offsetMs = await this.clock.sync();
+    const skewed = Math.abs(offsetMs) > CLOCK_SKEW_WARNING_MS;
+    if (skewed === this.skewed) return;
+    this.skewed = skewed;
+    if (skewed)
+      this.log.warn(
+        { offsetMs },
+        'this machine’s clock is off the database’s: jobs keep the database’s time, but run NTP on every replica',
+      );
+    else this.log.info({ offsetMs }, 'this machine’s clock agrees with the database’s again');
   }
 
   async close(): Promise<void> {

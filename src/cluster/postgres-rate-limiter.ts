@@ -4,6 +4,7 @@
 // window has room for, and counts them. Locking first makes a batch read what other replicas
 // committed last, so replicas together never admit more than a quota. A call that counts as
 // several requests (a batch of jobs) is counted by a statement of its own.
+import type { Clock } from '../domain/clock.js';
 import type pg from 'pg';
 import type { RateLimitQuotas } from '../config.js';
 import { KeyedTurnBatches } from '../store/postgres/turn-batch.js';
@@ -65,9 +66,10 @@ export class PostgresRateLimiter implements RateLimiter {
   constructor(
     private readonly pool: pg.Pool,
     private readonly quotas: RateLimitQuotas,
+    readonly now: Clock = Date.now,
   ) {}
 
-  consume(accountId: string, nowMs = Date.now(), requests = 1): Promise<RateDecision> {
+  consume(accountId: string, nowMs = this.now(), requests = 1): Promise<RateDecision> {
     // Every authentication counts one: it joins its account's group without another promise.
     if (requests === 1) return this.byAccount.add(accountId, nowMs);
     return this.consumeAll(accountId, [nowMs], requests).then(([decision]) => decision!);

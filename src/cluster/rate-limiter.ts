@@ -2,6 +2,7 @@
 // The embedded default keeps counters in memory (one process serves the deployment);
 // a shared implementation of the same interface serves several replicas.
 import type { RateLimitQuotas } from '../config.js';
+import type { Clock } from '../domain/clock.js';
 
 export type WindowName = 'minute' | 'hour' | 'day';
 export const WINDOWS: { name: WindowName; seconds: number }[] = [
@@ -27,6 +28,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
+  /** The clock the windows are kept by: a caller that notes when it counted reads this one. */
+  readonly now: Clock;
   /**
    * Counts `requests` (one unless a call counts as several, as a batch of jobs does) in every
    * window, or none of them when a window has no room for them all.
@@ -49,9 +52,12 @@ export class MemoryRateLimiter implements RateLimiter {
   /** accountId -> window name -> [window start (s), count] */
   private readonly counters = new Map<string, Map<WindowName, [number, number]>>();
 
-  constructor(private readonly quotas: RateLimitQuotas) {}
+  constructor(
+    private readonly quotas: RateLimitQuotas,
+    readonly now: Clock = Date.now,
+  ) {}
 
-  async consume(accountId: string, nowMs = Date.now(), requests = 1): Promise<RateDecision> {
+  async consume(accountId: string, nowMs = this.now(), requests = 1): Promise<RateDecision> {
     const nowSeconds = nowMs / 1000;
     let perWindow = this.counters.get(accountId);
     if (!perWindow) {

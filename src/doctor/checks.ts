@@ -9,6 +9,7 @@ import { widePermissions } from '../store/sqlite/private-files.js';
 import { ServerLock } from '../store/sqlite/server-lock.js';
 import { connectionOptions, DATABASE_NOW_MS } from '../store/postgres/database.js';
 import { postgresSchemaState, REPLICA_LIVE_WITHIN_MS } from '../store/postgres/migrate.js';
+import { CLOCK_SKEW_WARNING_MS } from '../cluster/database-clock.js';
 
 export interface CheckResult {
   status: 'ok' | 'warn' | 'fail';
@@ -83,8 +84,11 @@ export async function checkPostgres(config: GantryConfig): Promise<CheckResult[]
     const skewMs = Math.abs(Date.now() - rows[0]!.now);
     results.push(ok('database', `PostgreSQL ${rows[0]!.version} at ${storeLocation(config)}`));
     results.push(
-      skewMs > 2000
-        ? warn('clock', `this machine's clock is ${skewMs} ms off the database's: run NTP on every replica`)
+      skewMs > CLOCK_SKEW_WARNING_MS
+        ? warn(
+            'clock',
+            `this machine's clock is ${skewMs} ms off the database's: jobs keep the database's time, but logs and workers keep this one; run NTP on every replica`,
+          )
         : ok('clock', `within ${skewMs} ms of the database`),
     );
     const state = await postgresSchemaState(pool);

@@ -122,7 +122,7 @@ export class MoreRequests {
 
   async count(): Promise<void> {
     if (this.key.rateLimitExempt || this.requests < 2) return;
-    const countedAtMs = Date.now();
+    const countedAtMs = this.limiter.now();
     this.headers = admitted(await this.limiter.consume(this.key.accountId, countedAtMs, this.requests - 1), this.requests);
     this.countedAtMs = countedAtMs;
   }

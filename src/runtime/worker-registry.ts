@@ -3,6 +3,7 @@
 // A worker id is bound to the endpoint it first called for: another endpoint's credential cannot
 // act as it. One credential can make only so many workers known, and a worker counts as ready
 // only once it has pinged or reported a job, as real workers do; a bare long-poll proves nothing.
+import type { Clock } from '../domain/clock.js';
 import { ApiError, conflict } from '../domain/errors.js';
 import { Cancellation } from '../domain/cancellation.js';
 
@@ -77,11 +78,13 @@ export class WorkerRegistry {
 
   /**
    * A worker not heard from for `staleAfterMs` is no longer counted; an endpoint's credential may
-   * make at most `maxPerEndpoint` workers known at once.
+   * make at most `maxPerEndpoint` workers known at once. Its times are this machine's clock, as
+   * the runtime's are: they are compared only in this process.
    */
   constructor(
     private readonly staleAfterMs: number,
     private readonly maxPerEndpoint = Number.POSITIVE_INFINITY,
+    readonly now: Clock = Date.now,
   ) {}
 
   private isStale(worker: SeenWorker, now: number): boolean {
@@ -178,7 +181,7 @@ export class WorkerRegistry {
     if (worker.jobs.size > 0) worker.idleSince = null;
   }
 
-  jobReleased(workerId: string, jobId: string, now = Date.now()): void {
+  jobReleased(workerId: string, jobId: string, now = this.now()): void {
     const worker = this.workers.get(workerId);
     if (!worker) return;
     worker.jobs.delete(jobId);

@@ -33,7 +33,7 @@ export class AccountKeyService {
     return (await this.keys.list()).filter((key) => key.accountId === accountId);
   }
 
-  async create(caller: ApiKeyRecord, request: KeyRequest, now = new Date()): Promise<CreatedKey> {
+  async create(caller: ApiKeyRecord, request: KeyRequest, now = new Date(this.keys.now())): Promise<CreatedKey> {
     const endpointIds = [...new Set(request.endpointIds ?? [])];
     if (!INCLUDES[caller.permission].includes(request.permission)) {
       throw forbidden(`a ${caller.permission} key cannot create a ${request.permission} key`);
@@ -70,7 +70,7 @@ export class AccountKeyService {
   }
 
   /** Revokes the account's key (at once, everywhere); another account's key is not found. */
-  async revoke(accountId: string, id: string, now = new Date()): Promise<ApiKeyRecord> {
+  async revoke(accountId: string, id: string, now = new Date(this.keys.now())): Promise<ApiKeyRecord> {
     const key = await this.store.getApiKey(id);
     if (!key || key.accountId !== accountId) throw notFound(`API key ${id} not found`);
     await this.keys.revoke(id, now);

@@ -1,5 +1,6 @@
 // API keys: `gantry_<keyId>_<secret>`. The id finds the record; only sha256(secret) is stored,
 // and it is compared in constant time. The secret carries 256 random bits, so a fast hash suffices.
+import type { Clock } from '../domain/clock.js';
 import { randomBytes } from 'node:crypto';
 import { hashSecret, secretMatches } from './secret-hash.js';
 import type { ApiKeyRecord, KeyPermission, Store } from '../store/store.js';
@@ -35,11 +36,15 @@ export class ApiKeyService {
    */
   private readonly records: ShortLivedCopies<ApiKeyRecord | undefined>;
 
-  constructor(private readonly store: Store) {
+  constructor(
+    private readonly store: Store,
+    /** Expiry is judged by the cluster's clock, so a key ends at the same moment on every replica. */
+    readonly now: Clock = Date.now,
+  ) {
     this.records = new ShortLivedCopies({ freshForMs: Infinity, maxEntries: 10_000, mark: () => store.apiKeysMark() });
   }
 
-  async create(options: NewKeyOptions = {}, now = new Date()): Promise<CreatedKey> {
+  async create(options: NewKeyOptions = {}, now = new Date(this.now())): Promise<CreatedKey> {
     const created = await this.insert(options, now, 'always');
     if (!created) throw new Error('the key was not stored');
     return created;
@@ -47,7 +52,7 @@ export class ApiKeyService {
 
   /** On the very first start there is no key at all: make the admin key, to be shown once. */
   ensureAdminKey(): Promise<CreatedKey | undefined> {
-    return this.insert({ name: 'admin', permission: 'full' }, new Date(), 'if-first');
+    return this.insert({ name: 'admin', permission: 'full' }, new Date(this.now()), 'if-first');
   }
 
   /** `if-first`: only when the deployment has no key yet; undefined when it has one. */
@@ -91,7 +96,7 @@ export class ApiKeyService {
     return { token: `${KEY_PREFIX}${id}_${secret}`, record, accountCreated };
   }
 
-  async verify(token: string, now = new Date()): Promise<KeyCheck> {
+  async verify(token: string, nowMs = this.now()): Promise<KeyCheck> {
     const match = TOKEN_PATTERN.exec(token);
     if (!match) return { ok: false, reason: 'malformed' };
     const [, id, secret] = match as unknown as [string, string, string];
@@ -99,7 +104,7 @@ export class ApiKeyService {
     if (!key) return { ok: false, reason: 'unknown' };
     if (!secretMatches(secret, key.secretHash)) return { ok: false, reason: 'unknown' };
     if (key.revokedAt) return { ok: false, reason: 'revoked' };
-    if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) return { ok: false, reason: 'expired' };
+    if (key.expiresAt && Date.parse(key.expiresAt) <= nowMs) return { ok: false, reason: 'expired' };
     return { ok: true, key };
   }
 
@@ -107,7 +112,7 @@ export class ApiKeyService {
     return this.store.listApiKeys();
   }
 
-  revoke(id: string, now = new Date()): Promise<boolean> {
+  revoke(id: string, now = new Date(this.now())): Promise<boolean> {
     return this.store.revokeApiKey(id, now.toISOString());
   }
 }

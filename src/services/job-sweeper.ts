@@ -2,7 +2,8 @@
 // lapsed worker leases. Runs on a timer; each pass works in bounded batches.
 import type { Store } from '../store/store.js';
 import type { DisplacedJob } from '../store/job-store.js';
-import type { Clock, JobService } from './jobs.js';
+import type { JobService } from './jobs.js';
+import type { Clock } from '../domain/clock.js';
 import type { JobEvents } from './waitlist.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
 import type { Logger } from '../domain/logger.js';

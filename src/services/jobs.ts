@@ -1,4 +1,5 @@
 // The queue as clients use it: submit, wait, read status and streams, cancel, retry, purge, health.
+import type { Clock } from '../domain/clock.js';
 import type { EndpointRecord, Store } from '../store/store.js';
 import type { JobCounts, JobRecord, JobState, NewJob } from '../store/job-store.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
@@ -31,8 +32,6 @@ export interface WebhookSink {
 export interface QueueTimings {
   streamWaitMs: number;
 }
-
-export type Clock = () => number;
 
 /** Jobs stored already taken by a waiting take, to be handed to it once committed. */
 interface HandOff {

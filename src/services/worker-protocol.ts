@@ -6,7 +6,8 @@ import type { JobRecord, JobState } from '../store/job-store.js';
 import { isTerminal, JOB_LIMITS } from '../domain/job-state.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
-import type { Clock, JobService } from './jobs.js';
+import type { JobService } from './jobs.js';
+import type { Clock } from '../domain/clock.js';
 import { splitStreamChunk } from '../domain/stream-chunks.js';
 import type { Cancellation } from '../domain/cancellation.js';
 import { ownership, type BatchItem, type ResultOutcome } from './worker-result-batch.js';
@@ -61,6 +62,7 @@ export class WorkerProtocolService {
     private readonly workers: WorkerRegistry,
     private readonly jobs: JobService,
     private readonly timings: WorkerTimings,
+    /** The jobs' clock (the cluster's, decision 47); the registry keeps its workers' activity by its own. */
     private readonly now: Clock = Date.now,
   ) {}
 
@@ -78,7 +80,7 @@ export class WorkerProtocolService {
     const limit = Math.max(1, Math.min(MAX_BATCH, batchSize));
     const deadline = this.now() + waitMs;
     // The client leaving and the worker being stopped both end the long-poll with no job.
-    const open = this.workers.openTake(workerId, endpointId, this.now(), signal);
+    const open = this.workers.openTake(workerId, endpointId, this.workers.now(), signal);
     const ended = open.ended;
     try {
       // Whether the last wait ended by a wake-up (a job arrived) rather than by time.
@@ -107,7 +109,7 @@ export class WorkerProtocolService {
         woken = wake;
       }
     } finally {
-      open.close(this.now());
+      open.close(this.workers.now());
     }
   }
 
@@ -132,14 +134,14 @@ export class WorkerProtocolService {
   }
 
   async done(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<void> {
-    this.workers.seen(workerId, endpointId, this.now());
+    this.workers.seen(workerId, endpointId, this.workers.now());
     if (report.kind === 'progress') return this.progress(endpointId, workerId, jobId, report.output);
     // The result is written first, without reading the job: the row it answers says which worker held it.
     const finished = await this.complete(endpointId, jobId, report);
     if (!finished) {
       // A finished, expired or unknown job: the post is a repeat or came too late; accept it quietly.
       const job = await this.store.jobs.getState(jobId);
-      if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
+      if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.workers.now());
       this.workers.jobReleased(workerId, jobId);
       return;
     }
@@ -154,7 +156,7 @@ export class WorkerProtocolService {
 
   /** What follows a recorded result: the worker's books, a recycle it asked for, the job's waiters. */
   private async recorded(endpointId: string, workerId: string, jobId: string, report: DoneReport & { kind: 'result' }, finished: JobState) {
-    if (finished.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
+    if (finished.workerId === workerId) this.workers.reported(workerId, endpointId, this.workers.now());
     this.workers.jobReleased(workerId, jobId);
     if (report.stopPod) this.workers.requestRecycle(workerId);
     // The job had gone back to the queue and another worker may hold it now: this result wins, that one stops.
@@ -166,13 +168,13 @@ export class WorkerProtocolService {
     const now = this.now();
     // One write records the progress of the worker's own running job; the job is read only when it did not.
     if (await this.store.jobs.recordProgress(jobId, output, { endpointId, workerId, leaseUntil: now + this.timings.jobLeaseMs })) {
-      this.workers.reported(workerId, endpointId, now);
+      this.workers.reported(workerId, endpointId, this.workers.now());
       this.events.jobChanged(jobId);
       return;
     }
     const job = await this.store.jobs.getState(jobId);
     if (job?.endpointId !== endpointId) return this.workers.jobReleased(workerId, jobId);
-    if (job.workerId === workerId) this.workers.reported(workerId, endpointId, now);
+    if (job.workerId === workerId) this.workers.reported(workerId, endpointId, this.workers.now());
     if (isTerminal(job.status)) this.workers.jobReleased(workerId, jobId);
   }
 
@@ -231,7 +233,7 @@ export class WorkerProtocolService {
     if (report.kind === 'result') {
       // Written only if this worker holds the job, so the usual case costs one statement; the
       // job is read only to say why a result was not recorded.
-      this.workers.seen(workerId, endpointId, this.now());
+      this.workers.seen(workerId, endpointId, this.workers.now());
       const finished = await this.complete(endpointId, jobId, report, workerId);
       if (finished) {
         await this.recorded(endpointId, workerId, jobId, report, finished);
@@ -247,24 +249,24 @@ export class WorkerProtocolService {
 
   async streamChunk(endpointId: string, workerId: string, jobId: string, output: unknown): Promise<void> {
     const now = this.now();
-    this.workers.seen(workerId, endpointId, now);
+    this.workers.seen(workerId, endpointId, this.workers.now());
     // One write appends the chunks and renews the worker's lease, only on a job of this endpoint
     // that is not finished; the job is read only when nothing was appended.
     const chunks = splitStreamChunk(output, JOB_LIMITS.streamChunkBytes);
     const appended = await this.store.jobs.appendStream(jobId, chunks, { endpointId, workerId, leaseUntil: now + this.timings.jobLeaseMs });
     if (appended) {
-      if (appended.workerId === workerId) this.workers.reported(workerId, endpointId, now);
+      if (appended.workerId === workerId) this.workers.reported(workerId, endpointId, this.workers.now());
       this.events.jobChanged(jobId);
       return;
     }
     // A late chunk of a finished job that was this worker's still tells that the worker reports.
     const job = await this.store.jobs.getState(jobId);
-    if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, now);
+    if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.workers.now());
   }
 
   /** Jobs the worker must abort: answered at once when there are some, else after a long-poll. */
   async stops(endpointId: string, workerId: string, signal: Cancellation): Promise<string[]> {
-    this.workers.seen(workerId, endpointId, this.now());
+    this.workers.seen(workerId, endpointId, this.workers.now());
     const deadline = this.now() + this.timings.takeWaitMs;
     for (;;) {
       const since = this.events.stops.mark();
@@ -285,7 +287,7 @@ export class WorkerProtocolService {
 
   async ping(endpointId: string, workerId: string, jobIds: string[], unhealthy: string | undefined): Promise<void> {
     const now = this.now();
-    this.workers.pinged(workerId, endpointId, now, jobIds, unhealthy);
+    this.workers.pinged(workerId, endpointId, this.workers.now(), jobIds, unhealthy);
     if (jobIds.length > 0) await this.store.jobs.renewLeases(endpointId, workerId, jobIds, now + this.timings.jobLeaseMs);
   }
 }

@@ -12,7 +12,7 @@ import { ApiKeyIdParams, ApiKeyResponse, ApiKeysResponse, CreateApiKeyBody, Crea
 
 const tags = ['Account'];
 
-function view(key: ApiKeyRecord, now = Date.now()) {
+function view(key: ApiKeyRecord, now: number) {
   const status = key.revokedAt ? 'REVOKED' : key.expiresAt && Date.parse(key.expiresAt) <= now ? 'EXPIRED' : 'ACTIVE';
   return {
     id: key.id,
@@ -27,7 +27,7 @@ function view(key: ApiKeyRecord, now = Date.now()) {
   };
 }
 
-export function accountKeyRoutes({ accountKeys }: Services): FastifyPluginAsync {
+export function accountKeyRoutes({ accountKeys, cluster }: Services): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -41,7 +41,7 @@ export function accountKeyRoutes({ accountKeys }: Services): FastifyPluginAsync 
           response: { 200: ApiKeysResponse, ...problemResponses() },
         },
       },
-      async (request) => ({ keys: (await accountKeys.list(request.apiKey!.accountId)).map((key) => view(key)) }),
+      async (request) => ({ keys: (await accountKeys.list(request.apiKey!.accountId)).map((key) => view(key, cluster.now())) }),
     );
 
     app.post(
@@ -68,7 +68,7 @@ export function accountKeyRoutes({ accountKeys }: Services): FastifyPluginAsync 
           ...(expiresAt === undefined ? {} : { expiresAt }),
           ...(rateLimitExempt === undefined ? {} : { rateLimitExempt }),
         });
-        return reply.code(201).send({ ...view(created.record), key: created.token });
+        return reply.code(201).send({ ...view(created.record, cluster.now()), key: created.token });
       },
     );
 
@@ -86,7 +86,7 @@ export function accountKeyRoutes({ accountKeys }: Services): FastifyPluginAsync 
           response: { 200: ApiKeyResponse, ...problemResponses(404) },
         },
       },
-      async (request) => view(await accountKeys.revoke(request.apiKey!.accountId, request.params.id)),
+      async (request) => view(await accountKeys.revoke(request.apiKey!.accountId, request.params.id), cluster.now()),
     );
   };
 }

@@ -40,7 +40,7 @@ function summary(job: JobState, now: number) {
   };
 }
 
-export function endpointJobRoutes({ config, endpoints, store, workerDirectory }: Services): FastifyPluginAsync {
+export function endpointJobRoutes({ config, endpoints, store, workerDirectory, cluster }: Services): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -64,7 +64,7 @@ export function endpointJobRoutes({ config, endpoints, store, workerDirectory }:
           limit: request.query.limit ?? 50,
           before: request.query.before,
         });
-        const now = Date.now();
+        const now = cluster.now();
         return { jobs: page.jobs.map((job) => summary(job, now)), next: page.next };
       },
     );
@@ -86,7 +86,7 @@ export function endpointJobRoutes({ config, endpoints, store, workerDirectory }:
         if (!job || job.endpointId !== endpoint.id) throw notFound(`job ${request.params.jobId} of endpoint ${endpoint.id} not found`);
         const chunks = await store.jobHistory.chunks(job.id, STREAM_CHUNKS_SHOWN);
         return {
-          ...summary(job, Date.now()),
+          ...summary(job, cluster.now()),
           input: parsed(job.input),
           ...(job.output === null ? {} : { output: parsed(job.output) }),
           error: job.error,
@@ -114,7 +114,7 @@ export function endpointJobRoutes({ config, endpoints, store, workerDirectory }:
       async (request) => {
         const endpoint = await endpoints.get(request.apiKey!.accountId, request.params.id);
         const stepMs = (request.query.step ?? 60) * 1000;
-        const to = Date.now();
+        const to = cluster.now();
         const from = to - (request.query.minutes ?? 60) * 60_000;
         const jobs = await store.jobHistory.series(endpoint.id, { from, to, stepMs });
         const every = config.workerSampleIntervalMs;

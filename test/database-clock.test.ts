@@ -1,0 +1,100 @@
+// Replicas on one PostgreSQL keep jobs, leases, key expiry and rate windows by the database's
+// clock: a replica on a machine whose clock is wrong writes the same times as the others, so none
+// of them sees a running job's lease lapse or an expired key still valid.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { DatabaseClock } from '../src/cluster/database-clock.js';
+import { Cancellation } from '../src/domain/cancellation.js';
+import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
+import { startReplica, stopReplica } from './support/in-process-replicas.js';
+import { withClockOff } from './support/manual-time.js';
+import { queueEndpointBody } from './support/endpoint-bodies.js';
+
+if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (the database's clock)`);
+const skip = NO_POSTGRES ?? false;
+const HOUR = 3_600_000;
+
+let schema: Awaited<ReturnType<typeof createPostgresSchema>>;
+let pool: pg.Pool;
+before(async () => {
+  if (skip) return;
+  schema = await createPostgresSchema();
+  pool = new pg.Pool({ connectionString: schema.url, max: 2 });
+});
+after(async () => {
+  if (skip) return;
+  await pool.end();
+  await schema.drop();
+});
+
+/** The database's time now (ms): on this machine the database and the test share one clock. */
+async function databaseNow(): Promise<number> {
+  const { rows } = await pool.query<{ now: string }>('SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS now');
+  return Number(rows[0]!.now);
+}
+
+test("a machine an hour behind keeps the database's time once synced", { skip }, async () => {
+  const clock = new DatabaseClock(pool, () => Date.now() - HOUR);
+  assert.ok(Math.abs(clock.now() - (Date.now() - HOUR)) < 1000, "before its first sync it reads the machine's own clock");
+  const offset = await clock.sync();
+  assert.ok(Math.abs(offset - HOUR) < 1000, `the offset is about an hour: ${offset} ms`);
+  assert.ok(Math.abs(clock.now() - (await databaseNow())) < 1000, "it reads the database's time");
+  assert.equal(clock.now() % 1, 0, 'in whole milliseconds');
+});
+
+test('a machine clock set right between two syncs is followed at the next one', { skip }, async () => {
+  let setRight = false;
+  let calls = 0;
+  // After it is set right, every read after the query is 20 ms late: a slower round trip than
+  // before, which an earlier sample of the wrong clock would win were it kept.
+  const clock = new DatabaseClock(pool, () => (setRight ? Date.now() + (calls++ % 2 === 1 ? 20 : 0) : Date.now() - HOUR));
+  for (let i = 0; i < 4; i++) await clock.sync();
+  setRight = true;
+  const offset = await clock.sync();
+  assert.ok(Math.abs(offset) < 1000, `the offset follows the clock set right: ${offset} ms`);
+});
+
+test('a replica whose clock is an hour behind writes times the other replicas agree with', { skip }, async () => {
+  await withClockOff(-HOUR, async () => {
+    const replica = await startReplica(schema.url, { jobLeaseMs: '60000' });
+    try {
+      const key = await replica.services.apiKeys.create({ name: 'producer' });
+      const auth = { authorization: `Bearer ${key.token}` };
+      const created = await replica.app.inject({
+        method: 'POST',
+        url: '/v2/serverless',
+        headers: auth,
+        payload: queueEndpointBody('clock'),
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const endpointId = created.json<{ id: string }>().id;
+      const run = await replica.app.inject({ method: 'POST', url: `/v2/${endpointId}/run`, headers: auth, payload: { input: { n: 1 } } });
+      assert.equal(run.statusCode, 200, run.body);
+      const jobId = run.json<{ id: string }>().id;
+      const [taken] = await replica.services.workerProtocol.take(endpointId, 'worker-1', 1, new Cancellation(), 0);
+      assert.equal(taken?.id, jobId);
+
+      const { rows } = await pool.query<{ submitted_at: string; lease_expires_at: string }>(
+        'SELECT submitted_at, lease_expires_at FROM jobs WHERE id = $1',
+        [jobId],
+      );
+      const now = await databaseNow();
+      assert.ok(Math.abs(Number(rows[0]!.submitted_at) - now) < 5000, 'the job was submitted now by the database’s clock');
+      assert.ok(Number(rows[0]!.lease_expires_at) > now + 50_000, 'its lease runs a minute from now by the database’s clock');
+      // A replica with a right clock (the real one here) sweeps lapsed leases: this one has not lapsed.
+      const released = await replica.store.jobs.releaseLapsedLeases(now, 3, 100);
+      assert.deepEqual(released.requeued, [], 'the running job is not sent back to the queue');
+
+      const expired = await replica.services.apiKeys.create({ name: 'expired', expiresAt: new Date(now - 60_000).toISOString() });
+      const refused = await replica.app.inject({
+        method: 'GET',
+        url: '/v2/serverless',
+        headers: { authorization: `Bearer ${expired.token}` },
+      });
+      assert.equal(refused.statusCode, 401, 'a key that expired a minute ago is refused, though this machine thinks it has an hour left');
+    } finally {
+      await stopReplica(replica);
+    }
+  });
+});
