@@ -10,6 +10,8 @@ import { ReplicaWorkers } from '../src/cluster/replica-workers.js';
 import type { WorkerRow } from '../src/domain/workers.js';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 import { withClockOff } from './support/manual-time.js';
+import { WorkerDirectory } from '../src/services/worker-directory.js';
+import { WorkerRegistry } from '../src/runtime/worker-registry.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (replica heartbeats)`);
 const skip = NO_POSTGRES ?? false;
@@ -72,3 +74,31 @@ for (const [clock, offsetMs] of [
     }
   });
 }
+
+test("another replica's workers show their uptime, whatever that replica's clock says", { skip }, async () => {
+  const owner = new ReplicaWorkers(pool, 'owner-behind', () => 'http://127.0.0.1:23', 3000, postgresSchemaVersion());
+  const reader = new ReplicaWorkers(pool, 'reader', () => 'http://127.0.0.1:24', 3000, postgresSchemaVersion());
+  try {
+    const startedAt = new Date(Date.now() - 3_600_000 - 90_000).toISOString();
+    await withClockOff(-3_600_000, () =>
+      owner.beat([
+        { endpointId: 'ep-uptime', row: { ...workerRow('w-managed'), uptimeSeconds: 90, startedAt, managed: true } },
+        { endpointId: 'ep-uptime', row: { ...workerRow('w-by-hand'), uptimeSeconds: 40 } },
+      ]),
+    );
+    await reader.beat([]);
+    const directory = new WorkerDirectory(new WorkerRegistry(3000), undefined, 3000, reader);
+    const uptimes = Object.fromEntries(directory.list('ep-uptime', 1).map((w) => [w.id, w.uptimeSeconds]));
+    assert.ok(
+      uptimes['w-managed']! >= 90 && uptimes['w-managed']! <= 92,
+      `the managed worker has run 90 s, not an hour more: ${uptimes['w-managed']}`,
+    );
+    assert.ok(
+      uptimes['w-by-hand']! >= 40 && uptimes['w-by-hand']! <= 42,
+      `the hand-started worker's uptime is shown: ${uptimes['w-by-hand']}`,
+    );
+  } finally {
+    await owner.close();
+    await reader.close();
+  }
+});

@@ -37,6 +37,11 @@ export interface LocalWorkerRow {
 export interface PeerWorker extends WorkerRow {
   /** The address of the replica that runs the worker (for its logs). */
   replicaUrl: string;
+  /**
+   * When, by this replica's clock, the other replica measured the row's uptime: the uptime now is
+   * that plus the time since, whatever either machine's clock says.
+   */
+  measuredAtMs: number;
 }
 
 export interface PeerDirectory {

@@ -22,11 +22,12 @@ export class WorkerDirectory {
       // A hand-started worker may call several replicas; it is listed once, as this replica sees it if it does.
       if (seen.has(peer.id)) continue;
       seen.add(peer.id);
-      const { replicaUrl: _replicaUrl, ...row } = peer;
+      const { replicaUrl: _replicaUrl, measuredAtMs, ...row } = peer;
       rows.push({
         ...row,
         isStale: row.version !== null && row.version < endpointVersion,
-        uptimeSeconds: row.startedAt === null ? null : Math.floor((this.now() - Date.parse(row.startedAt)) / 1000),
+        // Not from startedAt: that is the other machine's clock, and a hand-started worker has none.
+        uptimeSeconds: row.uptimeSeconds === null ? null : Math.floor(row.uptimeSeconds + Math.max(0, this.now() - measuredAtMs) / 1000),
       });
     }
     return rows;
