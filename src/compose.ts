@@ -104,6 +104,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
             signals: events,
             secrets: accountSecrets,
             config,
+            jobsClock: cluster.now,
           }),
           LOAD_BALANCER: new HttpWorkers(balancer, config, accountSecrets),
         },
@@ -131,6 +132,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     store,
     (endpointId) => workerDirectory.counts(endpointId),
     (endpointId) => balancer.demand(endpointId),
+    cluster.now,
   );
   const purgedRows = new PurgedJobDeleter(store, log.child({ component: 'purge' }));
   const jobs = new JobService({

@@ -40,13 +40,15 @@ class RecordingSignals implements QueueSignals {
   }
 }
 
-export async function startRuntimeRig(flags: ConfigFlags = {}) {
+/** `jobsClockOffsetMs`: how far the jobs' clock (the database's, on PostgreSQL) is from the runtime's. */
+export async function startRuntimeRig(flags: ConfigFlags = {}, { jobsClockOffsetMs = 0 } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-runtime-'));
   const testStore = await openTestStore(dataDir);
   const store = testStore.store;
   const config = loadConfig({ dataDir, ...testStore.flags, ...flags }, {});
   const { account } = await store.ensureAccount({ id: `acct-${randomId(8)}`, name: 'runtime-rig', createdAt: new Date().toISOString() });
   const time = new ManualTime();
+  const jobsNow = () => time.now() + jobsClockOffsetMs;
   const provider = new FakeProvider(time.now);
   const registry = new WorkerRegistry(3 * config.workerPingIntervalMs);
   const signals = new RecordingSignals();
@@ -66,7 +68,15 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
     provider,
     capacity,
     kinds: {
-      QUEUE: new QueueWorkers({ store, registry, credentials: { create: async () => `cred-${randomId(6)}` }, signals, secrets, config }),
+      QUEUE: new QueueWorkers({
+        store,
+        registry,
+        credentials: { create: async () => `cred-${randomId(6)}` },
+        signals,
+        secrets,
+        config,
+        jobsClock: jobsNow,
+      }),
       LOAD_BALANCER: new HttpWorkers(balancer, config, secrets),
     },
     config,
@@ -140,7 +150,7 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
 
     async queueJob(endpointId: string): Promise<string> {
       const id = `job-${randomId(8)}`;
-      const now = time.now();
+      const now = jobsNow();
       await store.jobs.insert({
         id,
         endpointId,
@@ -160,9 +170,9 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
 
     /** The worker takes up to `limit` queued jobs through the worker protocol. */
     async take(workerId: string, endpointId: string, limit = 1): Promise<string[]> {
-      const now = time.now();
+      const now = jobsNow();
       const jobs = await store.jobs.take(endpointId, workerId, limit, now, now + config.jobLeaseMs);
-      registry.seen(workerId, endpointId, now);
+      registry.seen(workerId, endpointId, time.now());
       registry.jobsTaken(
         workerId,
         jobs.map((j) => j.id),
