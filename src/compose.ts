@@ -127,6 +127,8 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     counts: (endpointId) => workerDirectory.counts(endpointId),
     everyMs: config.workerSampleIntervalMs,
     log: log.child({ component: 'worker-samples' }),
+    // The series route reads samples in windows of the jobs' clock (decision 47).
+    now: cluster.now,
   });
   const metrics = new GantryMetrics(
     store,

@@ -10,6 +10,7 @@ import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
 import { startReplica, stopReplica } from './support/in-process-replicas.js';
 import { withClockOff } from './support/manual-time.js';
 import { queueEndpointBody } from './support/endpoint-bodies.js';
+import { eventually } from './support/live.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (the database's clock)`);
 const skip = NO_POSTGRES ?? false;
@@ -57,7 +58,7 @@ test('a machine clock set right between two syncs is followed at the next one', 
 
 test('a replica whose clock is an hour behind writes times the other replicas agree with', { skip }, async () => {
   await withClockOff(-HOUR, async () => {
-    const replica = await startReplica(schema.url, { jobLeaseMs: '60000' });
+    const replica = await startReplica(schema.url, { jobLeaseMs: '60000', workerSampleIntervalMs: '100' });
     try {
       const key = await replica.services.apiKeys.create({ name: 'producer' });
       const auth = { authorization: `Bearer ${key.token}` };
@@ -85,6 +86,13 @@ test('a replica whose clock is an hour behind writes times the other replicas ag
       // A replica with a right clock (the real one here) sweeps lapsed leases: this one has not lapsed.
       const released = await replica.store.jobs.releaseLapsedLeases(now, 3, 100);
       assert.deepEqual(released.requeued, [], 'the running job is not sent back to the queue');
+
+      // The leader's samples of workers are charted in windows of the same clock.
+      const sampled = await eventually(async () => {
+        const samples = await pool.query<{ at_ms: string }>('SELECT at_ms FROM worker_samples WHERE endpoint_id = $1', [endpointId]);
+        return samples.rows[0];
+      }, 10_000);
+      assert.ok(Math.abs(Number(sampled.at_ms) - (await databaseNow())) < 5000, 'worker samples are taken by the database’s clock');
 
       const expired = await replica.services.apiKeys.create({ name: 'expired', expiresAt: new Date(now - 60_000).toISOString() });
       const refused = await replica.app.inject({
