@@ -3,7 +3,7 @@
 // fake queue of support/worker-sdk-rig.ts.
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { aborted, doneBodies, fake, sleep, startWorker, stopWorker, stopWorkerAndQueue, until } from './support/worker-sdk-rig.js';
+import { aborted, doneBodies, fake, logs, sleep, startWorker, stopWorker, stopWorkerAndQueue, until } from './support/worker-sdk-rig.js';
 
 afterEach(stopWorkerAndQueue);
 
@@ -46,4 +46,15 @@ test('aborting `signal` stops taking at once, lets the running job finish and po
   const takes = fake.requests('job-take').length + fake.requests('job-take-batch').length;
   await sleep(300);
   assert.equal(fake.requests('job-take').length + fake.requests('job-take-batch').length, takes, 'no take after the stop');
+});
+
+test('a ping still on its way when the worker has stopped is cut: nothing outlives serve()', async () => {
+  const { served } = await startWorker();
+  fake.holdMs = 5000;
+  fake.pingDelayMs = 5000;
+  await until(() => fake.requests('ping').length > 0, 'a ping');
+  stopWorker.abort();
+  await served;
+  await until(() => fake.open === 0, 'no request of the worker still open', 1000);
+  assert.deepEqual(logs, [], 'a ping cut at the end is no failure');
 });

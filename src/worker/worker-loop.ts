@@ -41,6 +41,9 @@ export class WorkerLoop {
   /** Notified whenever a job starts or ends. */
   private readonly changed = new Notifier();
   private readonly stopping = new AbortController();
+  /** Aborted once run() is over: a ping still on its way is cut rather than outliving the worker. */
+  private readonly finished = new AbortController();
+  private readonly pings = new Set<Promise<void>>();
   private readonly stopChannel: StopChannel;
 
   constructor(
@@ -64,14 +67,16 @@ export class WorkerLoop {
   }
 
   async run(): Promise<void> {
-    const pinger = setInterval(() => void this.ping(), this.env.pingIntervalMs);
-    void this.ping();
+    const pinger = setInterval(() => this.ping(), this.env.pingIntervalMs);
+    this.ping();
     this.stopChannel.start();
     try {
       await this.takeLoop();
       while (this.running.size > 0) await this.changed.wait();
     } finally {
       clearInterval(pinger);
+      this.finished.abort();
+      await Promise.all(this.pings);
       await this.stopChannel.close();
     }
   }
@@ -161,13 +166,19 @@ export class WorkerLoop {
     });
   }
 
-  private async ping(): Promise<void> {
+  private ping(): void {
+    const sent: Promise<void> = this.sendPing().finally(() => this.pings.delete(sent));
+    this.pings.add(sent);
+  }
+
+  private async sendPing(): Promise<void> {
     const url = this.env.pingUrl([...this.running.keys()]);
     if (!url) return;
     try {
-      const answer = await this.transport.get(url, PING_TIMEOUT_MS);
+      const answer = await this.transport.get(url, PING_TIMEOUT_MS, this.finished.signal);
       if (answer.status >= 300) this.settings.log(`ping answered ${answer.status}`);
     } catch (error) {
+      if (this.finished.signal.aborted) return;
       this.settings.log(`ping failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }

@@ -40,6 +40,10 @@ export class FakeQueue {
   progressDelayMs = 0;
   /** How long a job's final result (job-done without IN_PROGRESS) waits for its answer. */
   resultDelayMs = 0;
+  /** How long a ping waits for its answer. */
+  pingDelayMs = 0;
+  /** Requests whose connection is still open. */
+  open = 0;
   /** Whether it answers Gantry's job-done-batch; otherwise 404, as a RunPod server does. */
   batchResults = false;
   /** Whether job-done-batch hands out jobs when asked (`take`), as Gantry does; older servers ignore it. */
@@ -103,7 +107,11 @@ export class FakeQueue {
     };
     this.seen.push(seen);
     let gone = false;
-    res.on('close', () => (gone = true));
+    this.open++;
+    res.on('close', () => {
+      gone = true;
+      this.open--;
+    });
     const kind = url.pathname.split('/')[3];
     const answer = (status: Answer, body?: unknown): void => {
       if (status === 'drop') req.socket.destroy();
@@ -136,6 +144,7 @@ export class FakeQueue {
     // The answer is chosen as the post arrives: a test that sees the post may queue the next one's.
     const forced = kind === 'job-done' ? this.doneAnswers.shift() : undefined;
     if (kind === 'job-done') await sleep(seen.body?.status === 'IN_PROGRESS' ? this.progressDelayMs : this.resultDelayMs);
+    if (kind === 'ping') await sleep(this.pingDelayMs);
     return answer(forced ?? 200, {});
   }
 }
