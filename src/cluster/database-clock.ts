@@ -31,12 +31,10 @@ export class DatabaseClock {
   /** The database's time, as well as this replica knows it; this machine's own before the first sync. */
   readonly now: Clock = () => this.local() + this.offsetMs;
 
-  /** How far (ms) this machine's clock is behind the database's; negative when ahead. */
-  get offset(): number {
-    return this.offsetMs;
-  }
-
-  /** Reads the database's clock once; answers the offset now in use. */
+  /**
+   * Reads the database's clock once; answers the offset now in use: how far (ms) this machine's
+   * clock is behind the database's, negative when ahead.
+   */
   async sync(): Promise<number> {
     const sentAt = this.local();
     const { rows } = await this.pool.query<{ now: string }>(`SELECT ${DATABASE_NOW_MS} AS now`);
