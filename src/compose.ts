@@ -37,6 +37,7 @@ import { DockerProvider } from './runtime/docker/docker-provider.js';
 import { dockerInstanceId } from './runtime/docker/instance-id.js';
 import type { Provider } from './runtime/provider.js';
 import { randomId } from './domain/ids.js';
+import type { Clock } from './domain/clock.js';
 import { SingleProcessCluster, type Cluster } from './cluster/cluster.js';
 import { PostgresCluster } from './cluster/postgres-cluster.js';
 import { PostgresStore } from './store/postgres/postgres-store.js';
@@ -77,7 +78,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
       : new SingleProcessCluster(replicaId, config.rateLimits);
   const events = new JobEvents(cluster.bus, config.eventFallbackMs);
   // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
-  const workers = new WorkerRegistry(3 * config.workerPingIntervalMs, config.maxWorkersPerEndpoint);
+  const workers = new WorkerRegistry(3 * config.workerPingIntervalMs, config.maxWorkersPerEndpoint, cluster.now);
   const webhookSecrets = new WebhookSecretService(store, secrets);
   const webhooks = new WebhookOutbox(
     store.jobs,
@@ -89,7 +90,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
   );
   const workerCredentials = new WorkerCredentialService(store);
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
-  const provider = workerProvider(config, replicaId, registryAuths, log);
+  const provider = workerProvider(config, replicaId, registryAuths, log, cluster.now);
   const runtime = provider
     ? new WorkerRuntime({
         store,
@@ -104,12 +105,12 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
             signals: events,
             secrets: accountSecrets,
             config,
-            jobsClock: cluster.now,
           }),
           LOAD_BALANCER: new HttpWorkers(balancer, config, accountSecrets),
         },
         config,
         log: log.child({ component: 'runtime' }),
+        clock: cluster.now,
       })
     : undefined;
   // Metering runs on the leader, beside the runtime whose workers it records.
@@ -119,22 +120,21 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     sources: [workerUsage, new VolumeUsageSource(store), new PodUsageSource(store)],
     everyMs: config.meteringIntervalMs,
     log: log.child({ component: 'metering' }),
+    now: cluster.now,
   });
   runtime?.usage.listen(workerUsage.observe);
-  const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers);
+  const workerDirectory = new WorkerDirectory(workers, runtime, 3 * config.workerPingIntervalMs, cluster.peers, cluster.now);
   const workerSampler = new WorkerSampler({
     store,
     counts: (endpointId) => workerDirectory.counts(endpointId),
     everyMs: config.workerSampleIntervalMs,
     log: log.child({ component: 'worker-samples' }),
-    // The series route reads samples in windows of the jobs' clock (decision 47).
     now: cluster.now,
   });
   const metrics = new GantryMetrics(
     store,
     (endpointId) => workerDirectory.counts(endpointId),
     (endpointId) => balancer.demand(endpointId),
-    cluster.now,
   );
   const purgedRows = new PurgedJobDeleter(store, log.child({ component: 'purge' }));
   const jobs = new JobService({
@@ -171,6 +171,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     log: log.child({ component: 'pods' }),
     settle: (pod, at) => meter.settle(podMetered(pod), at),
     runEnded: () => meter.runSoon(),
+    now: cluster.now,
   });
   const apiKeys = new ApiKeyService(store, cluster.now);
   let started: Promise<void> | undefined;
@@ -187,10 +188,16 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     accountSecrets,
     sshKeys,
     secrets,
-    networkVolumes: new NetworkVolumeService(store, catalog, volumeDirectories, (volume, at) => meter.settle(volumeMetered(volume), at)),
+    networkVolumes: new NetworkVolumeService(
+      store,
+      catalog,
+      volumeDirectories,
+      (volume, at) => meter.settle(volumeMetered(volume), at),
+      cluster.now,
+    ),
     meter,
     workerSampler,
-    billing: new BillingService(store.usage, prices),
+    billing: new BillingService(store.usage, prices, cluster.now),
     endpoints,
     events,
     workers,
@@ -262,10 +269,10 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
 }
 
 /** What runs this process's workers, by --worker-provider; none when they are started by hand. */
-function workerProvider(config: GantryConfig, replicaId: string, logins: RegistryLogins, log: Logger): Provider | undefined {
+function workerProvider(config: GantryConfig, replicaId: string, logins: RegistryLogins, log: Logger, clock: Clock): Provider | undefined {
   switch (config.workerProvider) {
     case 'process':
-      return new ProcessProvider({ workDir: config.workerWorkDir });
+      return new ProcessProvider({ workDir: config.workerWorkDir, clock });
     case 'docker':
       return new DockerProvider({
         network: config.dockerNetwork,
@@ -274,6 +281,7 @@ function workerProvider(config: GantryConfig, replicaId: string, logins: Registr
         workerApiUrl: { from: config.replicaUrl, to: config.dockerNetwork === 'bridge' ? config.dockerWorkerApiUrl : config.replicaUrl },
         registryLogin: (endpointId) => logins.loginFor(endpointId),
         log: log.child({ component: 'docker' }),
+        clock,
       });
     case 'none':
       return undefined;

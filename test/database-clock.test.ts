@@ -106,3 +106,36 @@ test('a replica whose clock is an hour behind writes times the other replicas ag
     }
   });
 });
+
+test('a leader an hour behind starts its workers and meters them by the database’s clock', { skip }, async () => {
+  await withClockOff(-HOUR, async () => {
+    const replica = await startReplica(schema.url, { workerProvider: 'process', scaleIntervalMs: '100', meteringIntervalMs: '200' });
+    try {
+      const key = await replica.services.apiKeys.create({ name: 'operator' });
+      const auth = { authorization: `Bearer ${key.token}` };
+      const body = queueEndpointBody('metered', {
+        workers: { min: 1, max: 1 },
+        entrypoint: [process.execPath],
+        cmd: ['--import', 'tsx', 'examples/echo-worker.ts'],
+      });
+      const created = await replica.app.inject({ method: 'POST', url: '/v2/serverless', headers: auth, payload: body });
+      assert.equal(created.statusCode, 201, created.body);
+      const endpointId = created.json<{ id: string }>().id;
+      const worker = await eventually(async () => {
+        const listed = await replica.app.inject({ method: 'GET', url: `/v2/serverless/${endpointId}/workers`, headers: auth });
+        return listed.json<{ workers: { startedAt: string | null }[] }>().workers.find((w) => w.startedAt !== null);
+      }, 20_000);
+      assert.ok(Math.abs(Date.parse(worker.startedAt!) - (await databaseNow())) < 20_000, 'the worker started now by the database’s clock');
+      const metered = await eventually(async () => {
+        const { rows } = await pool.query<{ from_ms: string }>('SELECT from_ms FROM usage_intervals WHERE owner_id = $1', [endpointId]);
+        return rows[0];
+      }, 10_000);
+      assert.ok(
+        Math.abs(Number(metered.from_ms) - (await databaseNow())) < 20_000,
+        'its usage is recorded from now by the database’s clock',
+      );
+    } finally {
+      await stopReplica(replica);
+    }
+  });
+});

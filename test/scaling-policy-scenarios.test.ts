@@ -47,7 +47,7 @@ function runScenario(arrivals: Arrival[], config: Pick<ScalingInputs, 'scaling' 
       now,
       queued: normal.length,
       queuedLowPriority: low.length,
-      oldestWaitMs: normal[0] === undefined ? null : now - normal[0],
+      oldestQueuedAt: normal[0] ?? null,
       inFlight: view.filter((w) => w.busy > 0).length,
       workers: view,
       min: 0,

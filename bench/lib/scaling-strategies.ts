@@ -29,7 +29,7 @@ export function policyScaler(scaling: Scaling, opts: { max: number; idleTimeoutS
       now,
       queued: queue.length,
       queuedLowPriority: 0,
-      oldestWaitMs: queue[0] === undefined ? null : now - queue[0],
+      oldestQueuedAt: queue[0] ?? null,
       inFlight,
       workers: policyView(workers, now),
       min: 0,

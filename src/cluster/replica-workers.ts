@@ -57,16 +57,15 @@ export class ReplicaWorkers {
         );
       }
     });
-    const { rows } = await this.pool.query<{ endpoint_id: string; view: string; url: string; age_ms: string }>(
-      `SELECT w.endpoint_id, w.view, r.url, ${DATABASE_NOW_MS} - w.updated_at AS age_ms FROM replica_workers w JOIN replicas r ON r.id = w.replica_id
+    const { rows } = await this.pool.query<{ endpoint_id: string; view: string; url: string; updated_at: string }>(
+      `SELECT w.endpoint_id, w.view, r.url, w.updated_at FROM replica_workers w JOIN replicas r ON r.id = w.replica_id
        WHERE w.replica_id <> $1 AND w.updated_at > ${DATABASE_NOW_MS} - $2`,
       [this.replicaId, this.freshForMs],
     );
-    const readAt = Date.now();
     const peers = new Map<string, PeerWorker[]>();
     for (const row of rows) {
       const list = peers.get(row.endpoint_id) ?? [];
-      list.push({ ...(JSON.parse(row.view) as WorkerRow), replicaUrl: row.url, measuredAtMs: readAt - Number(row.age_ms) });
+      list.push({ ...(JSON.parse(row.view) as WorkerRow), replicaUrl: row.url, measuredAtMs: Number(row.updated_at) });
       peers.set(row.endpoint_id, list);
     }
     this.peers = peers;

@@ -29,11 +29,8 @@ export interface ScalingInputs {
   queued: number;
   /** Low-priority jobs waiting: served by workers that exist anyway, never a reason to start one. */
   queuedLowPriority: number;
-  /**
-   * How long (ms) the oldest normal-priority queued job has waited, by the jobs' clock: its submit
-   * time is another clock than `now` when another replica queued it (decision 47).
-   */
-  oldestWaitMs: number | null;
+  /** Submit time (ms) of the oldest normal-priority queued job. */
+  oldestQueuedAt: number | null;
   /** Jobs (or requests) being processed. */
   inFlight: number;
   workers: PolicyWorker[];
@@ -92,7 +89,7 @@ function queueDelayTarget(inputs: ScalingInputs, capacity: PolicyWorker[], queue
   if (current === 0) {
     return { workers: Math.ceil(inputs.queued / concurrency), reason: `${inputs.queued} job(s) waiting and no worker up` };
   }
-  const waitedMs = inputs.oldestWaitMs ?? 0;
+  const waitedMs = inputs.oldestQueuedAt === null ? 0 : inputs.now - inputs.oldestQueuedAt;
   if (waitedMs <= queueDelaySec * 1000) {
     return { workers: current, reason: `oldest job waited ${seconds(waitedMs)} s, within the ${queueDelaySec} s queue delay` };
   }

@@ -38,8 +38,8 @@ export interface PeerWorker extends WorkerRow {
   /** The address of the replica that runs the worker (for its logs). */
   replicaUrl: string;
   /**
-   * When, by this replica's clock, the other replica measured the row's uptime: the uptime now is
-   * that plus the time since, whatever either machine's clock says.
+   * When, by the database's clock, the other replica measured the row's uptime: the uptime now is
+   * that plus the time since by the cluster's clock, whatever either machine's own says.
    */
   measuredAtMs: number;
 }

@@ -5,6 +5,7 @@
 // load-balancing endpoints each get free loopback ports in PORT and PORT_HEALTH. A process
 // cannot have /runpod-volume of its own: its network volume's directory is named in
 // RUNPOD_VOLUME_PATH, and its working directory stays --worker-work-dir.
+import type { Clock } from '../domain/clock.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { LogLine, Provider, WorkerExit, WorkerHandle, WorkerSpec } from './provider.js';
 import { WorkerOutputs } from './worker-outputs.js';
@@ -20,14 +21,18 @@ interface Running {
 export interface ProcessProviderOptions {
   workDir: string;
   logLines?: number;
+  /** The time workers' starts and exits are stamped with (the cluster's, decision 47). */
+  clock?: Clock;
 }
 
 export class ProcessProvider implements Provider {
   readonly name = 'process';
   private readonly running = new Map<string, Running>();
   private readonly outputs: WorkerOutputs;
+  private readonly now: Clock;
 
   constructor(private readonly options: ProcessProviderOptions) {
+    this.now = options.clock ?? Date.now;
     this.outputs = new WorkerOutputs(options.logLines);
   }
 
@@ -63,14 +68,14 @@ export class ProcessProvider implements Provider {
           logs.flush();
           logs.system(`exited: ${signal ? `signal ${signal}` : `code ${code}`}`);
           this.running.delete(spec.workerId);
-          const exit: WorkerExit = { workerId: spec.workerId, code, signal, expected: entry.stopping, at: Date.now() };
+          const exit: WorkerExit = { workerId: spec.workerId, code, signal, expected: entry.stopping, at: this.now() };
           this.outputs.exited(exit);
           resolve();
         });
       }),
     };
     this.running.set(spec.workerId, entry);
-    return { workerId: spec.workerId, pid: child.pid, startedAt: Date.now(), ...(http ? { http } : {}) };
+    return { workerId: spec.workerId, pid: child.pid, startedAt: this.now(), ...(http ? { http } : {}) };
   }
 
   async stop(workerId: string, graceMs: number): Promise<void> {

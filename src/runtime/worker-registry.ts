@@ -78,8 +78,8 @@ export class WorkerRegistry {
 
   /**
    * A worker not heard from for `staleAfterMs` is no longer counted; an endpoint's credential may
-   * make at most `maxPerEndpoint` workers known at once. Its times are this machine's clock, as
-   * the runtime's are: they are compared only in this process.
+   * make at most `maxPerEndpoint` workers known at once. `now` is the clock its callers pass times
+   * of: the cluster's (decision 47).
    */
   constructor(
     private readonly staleAfterMs: number,

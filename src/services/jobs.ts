@@ -79,7 +79,7 @@ export class JobService {
     this.log = parts.log;
     this.observer = parts.observer;
     this.purgedRows = parts.purgedRows;
-    this.countWorkers = parts.countWorkers ?? ((id) => parts.workers.counts(id, Date.now()));
+    this.countWorkers = parts.countWorkers ?? ((id) => parts.workers.counts(id, this.now()));
     this.now = parts.now ?? Date.now;
     this.endpoints = new EndpointCache(this.store, this.now);
     this.events.onEndpointChanged((endpointId) => this.endpoints.invalidate(endpointId));

@@ -1,5 +1,6 @@
 // Network volumes of an account: create (with its directory), read (with what it holds), rename
 // or grow, and delete (with its files) unless an endpoint still uses it.
+import type { Clock } from '../domain/clock.js';
 import type { Catalog } from '../domain/catalog.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { randomId } from '../domain/ids.js';
@@ -19,6 +20,8 @@ export class NetworkVolumeService {
     private readonly catalog: Catalog,
     private readonly directories: VolumeDirectories,
     private readonly settle: SettleVolume = async () => undefined,
+    /** A volume's usage is metered from its creation and settled at its changes by this clock (decision 47). */
+    private readonly now: Clock = Date.now,
   ) {}
 
   list(accountId: string): Promise<NetworkVolumeRecord[]> {
@@ -36,7 +39,7 @@ export class NetworkVolumeService {
     return this.directories.usage(volume.id);
   }
 
-  async create(accountId: string, body: CreateVolumeInput, now = new Date()): Promise<NetworkVolumeRecord> {
+  async create(accountId: string, body: CreateVolumeInput, now = new Date(this.now())): Promise<NetworkVolumeRecord> {
     const spec = buildVolumeSpec(body, this.catalog.dataCenter(body.dataCenter), this.catalog.data.dataCenters);
     const volume: NetworkVolumeRecord = {
       id: newNetworkVolumeId(),
@@ -55,7 +58,7 @@ export class NetworkVolumeService {
     return volume;
   }
 
-  async update(accountId: string, id: string, body: UpdateVolumeInput, now = new Date()): Promise<NetworkVolumeRecord> {
+  async update(accountId: string, id: string, body: UpdateVolumeInput, now = new Date(this.now())): Promise<NetworkVolumeRecord> {
     const current = await this.get(accountId, id);
     const next: NetworkVolumeRecord = { ...current, spec: applyVolumePatch(current.spec, body), updatedAt: now.toISOString() };
     if (next.spec.size !== current.spec.size) await this.settle(current, now.getTime());
@@ -64,7 +67,7 @@ export class NetworkVolumeService {
   }
 
   /** Its files go with it. An endpoint that names it keeps it: the endpoint must let go first. */
-  async delete(accountId: string, id: string, now = new Date()): Promise<void> {
+  async delete(accountId: string, id: string, now = new Date(this.now())): Promise<void> {
     const volume = await this.get(accountId, id);
     const users = (await this.store.listEndpoints(accountId)).filter((endpoint) => endpoint.spec.networkVolumes.includes(id));
     if (users.length > 0) {

@@ -62,7 +62,7 @@ export class WorkerProtocolService {
     private readonly workers: WorkerRegistry,
     private readonly jobs: JobService,
     private readonly timings: WorkerTimings,
-    /** The jobs' clock (the cluster's, decision 47); the registry keeps its workers' activity by its own. */
+    /** The cluster's clock (decision 47), the registry's too. */
     private readonly now: Clock = Date.now,
   ) {}
 
@@ -80,7 +80,7 @@ export class WorkerProtocolService {
     const limit = Math.max(1, Math.min(MAX_BATCH, batchSize));
     const deadline = this.now() + waitMs;
     // The client leaving and the worker being stopped both end the long-poll with no job.
-    const open = this.workers.openTake(workerId, endpointId, this.workers.now(), signal);
+    const open = this.workers.openTake(workerId, endpointId, this.now(), signal);
     const ended = open.ended;
     try {
       // Whether the last wait ended by a wake-up (a job arrived) rather than by time.
@@ -109,7 +109,7 @@ export class WorkerProtocolService {
         woken = wake;
       }
     } finally {
-      open.close(this.workers.now());
+      open.close(this.now());
     }
   }
 
@@ -134,14 +134,14 @@ export class WorkerProtocolService {
   }
 
   async done(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<void> {
-    this.workers.seen(workerId, endpointId, this.workers.now());
+    this.workers.seen(workerId, endpointId, this.now());
     if (report.kind === 'progress') return this.progress(endpointId, workerId, jobId, report.output);
     // The result is written first, without reading the job: the row it answers says which worker held it.
     const finished = await this.complete(endpointId, jobId, report);
     if (!finished) {
       // A finished, expired or unknown job: the post is a repeat or came too late; accept it quietly.
       const job = await this.store.jobs.getState(jobId);
-      if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.workers.now());
+      if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
       this.workers.jobReleased(workerId, jobId);
       return;
     }
@@ -156,7 +156,7 @@ export class WorkerProtocolService {
 
   /** What follows a recorded result: the worker's books, a recycle it asked for, the job's waiters. */
   private async recorded(endpointId: string, workerId: string, jobId: string, report: DoneReport & { kind: 'result' }, finished: JobState) {
-    if (finished.workerId === workerId) this.workers.reported(workerId, endpointId, this.workers.now());
+    if (finished.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
     this.workers.jobReleased(workerId, jobId);
     if (report.stopPod) this.workers.requestRecycle(workerId);
     // The job had gone back to the queue and another worker may hold it now: this result wins, that one stops.
@@ -168,13 +168,13 @@ export class WorkerProtocolService {
     const now = this.now();
     // One write records the progress of the worker's own running job; the job is read only when it did not.
     if (await this.store.jobs.recordProgress(jobId, output, { endpointId, workerId, leaseUntil: now + this.timings.jobLeaseMs })) {
-      this.workers.reported(workerId, endpointId, this.workers.now());
+      this.workers.reported(workerId, endpointId, now);
       this.events.jobChanged(jobId);
       return;
     }
     const job = await this.store.jobs.getState(jobId);
     if (job?.endpointId !== endpointId) return this.workers.jobReleased(workerId, jobId);
-    if (job.workerId === workerId) this.workers.reported(workerId, endpointId, this.workers.now());
+    if (job.workerId === workerId) this.workers.reported(workerId, endpointId, now);
     if (isTerminal(job.status)) this.workers.jobReleased(workerId, jobId);
   }
 
@@ -233,7 +233,7 @@ export class WorkerProtocolService {
     if (report.kind === 'result') {
       // Written only if this worker holds the job, so the usual case costs one statement; the
       // job is read only to say why a result was not recorded.
-      this.workers.seen(workerId, endpointId, this.workers.now());
+      this.workers.seen(workerId, endpointId, this.now());
       const finished = await this.complete(endpointId, jobId, report, workerId);
       if (finished) {
         await this.recorded(endpointId, workerId, jobId, report, finished);
@@ -249,24 +249,24 @@ export class WorkerProtocolService {
 
   async streamChunk(endpointId: string, workerId: string, jobId: string, output: unknown): Promise<void> {
     const now = this.now();
-    this.workers.seen(workerId, endpointId, this.workers.now());
+    this.workers.seen(workerId, endpointId, now);
     // One write appends the chunks and renews the worker's lease, only on a job of this endpoint
     // that is not finished; the job is read only when nothing was appended.
     const chunks = splitStreamChunk(output, JOB_LIMITS.streamChunkBytes);
     const appended = await this.store.jobs.appendStream(jobId, chunks, { endpointId, workerId, leaseUntil: now + this.timings.jobLeaseMs });
     if (appended) {
-      if (appended.workerId === workerId) this.workers.reported(workerId, endpointId, this.workers.now());
+      if (appended.workerId === workerId) this.workers.reported(workerId, endpointId, now);
       this.events.jobChanged(jobId);
       return;
     }
     // A late chunk of a finished job that was this worker's still tells that the worker reports.
     const job = await this.store.jobs.getState(jobId);
-    if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.workers.now());
+    if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, now);
   }
 
   /** Jobs the worker must abort: answered at once when there are some, else after a long-poll. */
   async stops(endpointId: string, workerId: string, signal: Cancellation): Promise<string[]> {
-    this.workers.seen(workerId, endpointId, this.workers.now());
+    this.workers.seen(workerId, endpointId, this.now());
     const deadline = this.now() + this.timings.takeWaitMs;
     for (;;) {
       const since = this.events.stops.mark();
@@ -287,7 +287,7 @@ export class WorkerProtocolService {
 
   async ping(endpointId: string, workerId: string, jobIds: string[], unhealthy: string | undefined): Promise<void> {
     const now = this.now();
-    this.workers.pinged(workerId, endpointId, this.workers.now(), jobIds, unhealthy);
+    this.workers.pinged(workerId, endpointId, now, jobIds, unhealthy);
     if (jobIds.length > 0) await this.store.jobs.renewLeases(endpointId, workerId, jobIds, now + this.timings.jobLeaseMs);
   }
 }

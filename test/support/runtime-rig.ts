@@ -40,15 +40,13 @@ class RecordingSignals implements QueueSignals {
   }
 }
 
-/** `jobsClockOffsetMs`: how far the jobs' clock (the database's, on PostgreSQL) is from the runtime's. */
-export async function startRuntimeRig(flags: ConfigFlags = {}, { jobsClockOffsetMs = 0 } = {}) {
+export async function startRuntimeRig(flags: ConfigFlags = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-runtime-'));
   const testStore = await openTestStore(dataDir);
   const store = testStore.store;
   const config = loadConfig({ dataDir, ...testStore.flags, ...flags }, {});
   const { account } = await store.ensureAccount({ id: `acct-${randomId(8)}`, name: 'runtime-rig', createdAt: new Date().toISOString() });
   const time = new ManualTime();
-  const jobsNow = () => time.now() + jobsClockOffsetMs;
   const provider = new FakeProvider(time.now);
   const registry = new WorkerRegistry(3 * config.workerPingIntervalMs);
   const signals = new RecordingSignals();
@@ -68,15 +66,7 @@ export async function startRuntimeRig(flags: ConfigFlags = {}, { jobsClockOffset
     provider,
     capacity,
     kinds: {
-      QUEUE: new QueueWorkers({
-        store,
-        registry,
-        credentials: { create: async () => `cred-${randomId(6)}` },
-        signals,
-        secrets,
-        config,
-        jobsClock: jobsNow,
-      }),
+      QUEUE: new QueueWorkers({ store, registry, credentials: { create: async () => `cred-${randomId(6)}` }, signals, secrets, config }),
       LOAD_BALANCER: new HttpWorkers(balancer, config, secrets),
     },
     config,
@@ -150,7 +140,7 @@ export async function startRuntimeRig(flags: ConfigFlags = {}, { jobsClockOffset
 
     async queueJob(endpointId: string): Promise<string> {
       const id = `job-${randomId(8)}`;
-      const now = jobsNow();
+      const now = time.now();
       await store.jobs.insert({
         id,
         endpointId,
@@ -170,9 +160,9 @@ export async function startRuntimeRig(flags: ConfigFlags = {}, { jobsClockOffset
 
     /** The worker takes up to `limit` queued jobs through the worker protocol. */
     async take(workerId: string, endpointId: string, limit = 1): Promise<string[]> {
-      const now = jobsNow();
+      const now = time.now();
       const jobs = await store.jobs.take(endpointId, workerId, limit, now, now + config.jobLeaseMs);
-      registry.seen(workerId, endpointId, time.now());
+      registry.seen(workerId, endpointId, now);
       registry.jobsTaken(
         workerId,
         jobs.map((j) => j.id),

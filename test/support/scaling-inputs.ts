@@ -42,13 +42,13 @@ export const unhealthy = (id: string): PolicyWorker => ({
 const QUEUE_DELAY_4: Scaling = { type: 'QUEUE_DELAY', queueDelay: 4 };
 const REQUEST_COUNT_2: Scaling = { type: 'REQUEST_COUNT', requestCount: 2 };
 /** Queued jobs whose oldest was submitted `waitedMs` ago. */
-export const waiting = (queued: number, waitedMs: number) => ({ queued, oldestWaitMs: waitedMs });
+export const waiting = (queued: number, waitedMs: number) => ({ queued, oldestQueuedAt: T0 - waitedMs });
 
 export const base = (over: Partial<ScalingInputs>): ScalingInputs => ({
   now: T0,
   queued: 0,
   queuedLowPriority: 0,
-  oldestWaitMs: null,
+  oldestQueuedAt: null,
   inFlight: 0,
   workers: [],
   min: 0,

@@ -130,7 +130,7 @@ export function podNode(pod: PodRecord, context: GraphQLContext) {
     podType: 'RESERVED',
     port: null,
     ports: spec.ports.join(','),
-    uptimeSeconds: run ? Math.floor((Date.now() - run.startedAt) / 1000) : 0,
+    uptimeSeconds: run ? Math.floor((context.services.cluster.now() - run.startedAt) / 1000) : 0,
     vcpuCount: spec.cpu?.vcpuCount ?? null,
     runtime: run
       ? {

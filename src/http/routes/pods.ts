@@ -14,12 +14,12 @@ const tags = ['Pods'];
 /** Every line the engine keeps of a pod; the cursor picks from them. */
 const LOG_LINES_KEPT = 100_000;
 
-export function podRoutes({ pods, config }: Services): FastifyPluginAsync {
+export function podRoutes({ pods, config, cluster }: Services): FastifyPluginAsync {
   return async (plugin) => {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const account = (apiKey: { accountId: string } | undefined) => apiKey!.accountId;
     const addresses = () => ({ sshHost: new URL(config.publicUrl).hostname, publicUrl: config.publicUrl });
-    const view = (pod: PodRecord) => podView(pod, pods.costPerHour(pod), pods.engine(), addresses());
+    const view = (pod: PodRecord) => podView(pod, pods.costPerHour(pod), pods.engine(), addresses(), cluster.now());
 
     app.get(
       '/v2/pods',

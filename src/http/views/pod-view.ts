@@ -21,7 +21,8 @@ export async function podView(
   cost: PodHourlyCost,
   engine: PodEngine | undefined,
   at: PodAddresses,
-  now = Date.now(),
+  /** The cluster's clock, which pods' runs are stamped with. */
+  now: number,
 ): Promise<PodView> {
   const { spec } = pod;
   const run = pod.status === 'RUNNING' ? engine?.running(pod.id) : undefined;

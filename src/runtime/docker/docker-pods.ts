@@ -2,6 +2,7 @@
 // next stop (its container disk goes with it, as the reference API describes); the pod's volume is
 // a host directory bound in, so it outlives both. Output goes to a log buffer per pod, kept for
 // the pod's whole life, across its stops and starts.
+import type { Clock } from '../../domain/clock.js';
 import type Docker from 'dockerode';
 import { silentLogger, type Logger } from '../../domain/logger.js';
 import { LogBuffer } from '../log-buffer.js';
@@ -29,6 +30,8 @@ export interface DockerPodsOptions {
   replicaId: string;
   logLines?: number;
   log?: Logger;
+  /** The time pods' runs are stamped with (the cluster's, decision 47). */
+  clock?: Clock;
 }
 
 export class DockerPods implements PodEngine {
@@ -65,7 +68,7 @@ export class DockerPods implements PodEngine {
       const exited = container.wait({ condition: 'next-exit' });
       await container.start();
       const info = await container.inspect();
-      const run: PodRun = { startedAt: Date.now(), ports: publishedPorts(launch.ports, info) };
+      const run: PodRun = { startedAt: (this.options.clock ?? Date.now)(), ports: publishedPorts(launch.ports, info) };
       this.track(launch.podId, container, run, exited, launch.gpuDeviceIds);
       logs.system(`started container ${podContainerName(launch.podId)} of ${launch.image}`);
       return run;

@@ -4,6 +4,7 @@
 // unpaused by FlashBoot, stopped with the image's stop signal then killed after the grace, and
 // removed once it has exited. Containers carry this instance's label, so the ones a killed
 // Gantry left behind are removed when it comes back.
+import type { Clock } from '../../domain/clock.js';
 import Docker from 'dockerode';
 import type { Logger } from '../../domain/logger.js';
 import { silentLogger } from '../../domain/logger.js';
@@ -36,6 +37,8 @@ export interface DockerProviderOptions {
   registryLogin?: (endpointId: string) => Promise<RegistryLogin | undefined>;
   logLines?: number;
   log?: Logger;
+  /** The time workers' starts and exits are stamped with (the cluster's, decision 47). */
+  clock?: Clock;
 }
 
 interface Running {
@@ -53,6 +56,7 @@ export class DockerProvider implements Provider {
   private readonly docker: Docker;
   private readonly puller: ImagePuller;
   private readonly log: Logger;
+  private readonly now: Clock;
   private readonly running = new Map<string, Running>();
   private readonly outputs: WorkerOutputs;
   private orphansRemoved: Promise<void> | undefined;
@@ -61,6 +65,7 @@ export class DockerProvider implements Provider {
   readonly pods: DockerPods;
 
   constructor(private readonly options: DockerProviderOptions) {
+    this.now = options.clock ?? Date.now;
     this.docker = options.docker ?? new Docker();
     this.puller = new ImagePuller(this.docker);
     this.log = options.log ?? silentLogger;
@@ -70,6 +75,7 @@ export class DockerProvider implements Provider {
       instanceId: options.instanceId,
       replicaId: options.replicaId,
       log: this.log.child({ component: 'pods' }),
+      ...(options.clock ? { clock: options.clock } : {}),
     });
   }
 
@@ -113,7 +119,7 @@ export class DockerProvider implements Provider {
       logs.system(`started container ${containerName(spec.workerId)} of ${spec.image}: ${commandOf(info)}`);
       for (const line of publishedPortLines(info)) logs.system(line);
       const http = spec.http ? { host: '127.0.0.1', ...(published ?? spec.http) } : undefined;
-      return { workerId: spec.workerId, pid: info.State.Pid, startedAt: Date.now(), ...(http ? { http } : {}) };
+      return { workerId: spec.workerId, pid: info.State.Pid, startedAt: this.now(), ...(http ? { http } : {}) };
     } catch (error) {
       await container.remove({ force: true }).catch(() => undefined);
       throw new Error(`cannot start a container of '${spec.image}': ${engineMessage(error)}`);
@@ -180,7 +186,7 @@ export class DockerProvider implements Provider {
     logs.system(`exited: code ${code}`);
     await entry.container.remove({ force: true }).catch(() => undefined);
     this.running.delete(workerId);
-    const exit: WorkerExit = { workerId, code, signal: null, expected: entry.stopping, at: Date.now() };
+    const exit: WorkerExit = { workerId, code, signal: null, expected: entry.stopping, at: this.now() };
     this.outputs.exited(exit);
   }
 

@@ -98,7 +98,7 @@ export class HttpWorkers implements WorkerKind {
 
   async demand(endpoint: EndpointRecord): Promise<Demand> {
     const { held, inFlight } = this.balancer.demand(endpoint.id);
-    return { queued: held, queuedLowPriority: 0, oldestWaitMs: null, inFlight };
+    return { queued: held, queuedLowPriority: 0, oldestQueuedAt: null, inFlight };
   }
 
   listen(wake: Wakeups): () => void {

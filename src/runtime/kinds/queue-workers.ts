@@ -1,7 +1,6 @@
 // Queue workers: they take jobs through the worker protocol with a credential of their own, so
 // what the runtime knows of them comes from the registry (pings, takes, jobs held). A queue
 // worker that dies gives its jobs back to the queue at once rather than after its lease lapses.
-import type { Clock } from '../../domain/clock.js';
 import type { GantryConfig } from '../../config.js';
 import type { Allocation } from '../../catalog/capacity-pool.js';
 import type { WorkerState } from '../../domain/workers.js';
@@ -21,8 +20,6 @@ export interface QueueWorkersDeps {
   signals: QueueSignals;
   secrets: SecretEnvironment;
   config: GantryConfig;
-  /** The clock jobs' times are kept by (the cluster's, decision 47), not the runtime's own. */
-  jobsClock: Clock;
 }
 
 export class QueueWorkers implements WorkerKind {
@@ -98,7 +95,7 @@ export class QueueWorkers implements WorkerKind {
     return {
       queued: stats.queued,
       queuedLowPriority: stats.queuedLowPriority,
-      oldestWaitMs: stats.oldestQueuedAt === null ? null : Math.max(0, this.deps.jobsClock() - stats.oldestQueuedAt),
+      oldestQueuedAt: stats.oldestQueuedAt,
       inFlight: stats.inProgress,
     };
   }

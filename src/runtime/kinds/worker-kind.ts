@@ -11,7 +11,7 @@ import type { ManagedWorker } from '../managed-worker.js';
 import type { WorkerHandle, WorkerSpec } from '../provider.js';
 
 /** The work waiting and running for an endpoint, as the scaling policy reads it. */
-export type Demand = Pick<ScalingInputs, 'queued' | 'queuedLowPriority' | 'oldestWaitMs' | 'inFlight'>;
+export type Demand = Pick<ScalingInputs, 'queued' | 'queuedLowPriority' | 'oldestQueuedAt' | 'inFlight'>;
 
 /** Jobs or requests a worker holds now, and since when it holds none (null while busy or not yet up). */
 export interface WorkerLoad {
