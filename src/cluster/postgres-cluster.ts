@@ -76,7 +76,7 @@ export class PostgresCluster implements Cluster {
     if (skewed)
       this.log.warn(
         { offsetMs },
-        'this machine’s clock is off the database’s: jobs keep the database’s time, but run NTP on every replica',
+        'this machine’s clock is off the database’s: Gantry keeps the database’s time, but run NTP on every replica',
       );
     else this.log.info({ offsetMs }, 'this machine’s clock agrees with the database’s again');
   }

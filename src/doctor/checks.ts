@@ -87,7 +87,7 @@ export async function checkPostgres(config: GantryConfig): Promise<CheckResult[]
       skewMs > CLOCK_SKEW_WARNING_MS
         ? warn(
             'clock',
-            `this machine's clock is ${skewMs} ms off the database's: jobs keep the database's time, but logs and workers keep this one; run NTP on every replica`,
+            `this machine's clock is ${skewMs} ms off the database's: Gantry keeps the database's time, but logs keep this one; run NTP on every replica`,
           )
         : ok('clock', `within ${skewMs} ms of the database`),
     );
