@@ -214,6 +214,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     cluster,
     balancer,
     pods,
+    prepare: () => cluster.syncClock(),
     start() {
       started ??= (async () => {
         if (secrets.unavailable)

@@ -44,6 +44,7 @@ async function start(config: GantryConfig, reservation: PortReservation | undefi
     // Loaded before the reserved port is let go, so the port is free only between the release and
     // the bind, not while the plugins load: any socket may take a free port meanwhile.
     await app.ready();
+    await services.prepare();
     await reservation?.release();
     await app.listen({ port: config.port, host: config.host });
     // Only once the port is ours: a start that fails to listen must not make the one admin key

@@ -107,6 +107,39 @@ test('a replica whose clock is an hour behind writes times the other replicas ag
   });
 });
 
+test('a server an hour behind answers its first request by the database’s clock', { skip }, async () => {
+  await withClockOff(-HOUR, async () => {
+    const replica = await startReplica(schema.url, {}, { prepareOnly: true });
+    try {
+      const key = await replica.services.apiKeys.create({ name: 'first' });
+      const auth = { authorization: `Bearer ${key.token}` };
+      const created = await replica.app.inject({
+        method: 'POST',
+        url: '/v2/serverless',
+        headers: auth,
+        payload: queueEndpointBody('first'),
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const run = await replica.app.inject({
+        method: 'POST',
+        url: `/v2/${created.json<{ id: string }>().id}/run`,
+        headers: auth,
+        payload: { input: {} },
+      });
+      assert.equal(run.statusCode, 200, run.body);
+      const { rows } = await pool.query<{ submitted_at: string }>('SELECT submitted_at FROM jobs WHERE id = $1', [
+        run.json<{ id: string }>().id,
+      ]);
+      assert.ok(
+        Math.abs(Number(rows[0]!.submitted_at) - (await databaseNow())) < 5000,
+        'the job was submitted now by the database’s clock, before the replica joined the cluster',
+      );
+    } finally {
+      await stopReplica(replica);
+    }
+  });
+});
+
 test('a leader an hour behind starts its workers and meters them by the database’s clock', { skip }, async () => {
   await withClockOff(-HOUR, async () => {
     const replica = await startReplica(schema.url, { workerProvider: 'process', scaleIntervalMs: '100', meteringIntervalMs: '200' });

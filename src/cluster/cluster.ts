@@ -21,7 +21,9 @@ export interface Cluster {
   readonly peers: PeerDirectory | undefined;
   /** The leader's address when another replica leads (it runs the workers); undefined when this one does. */
   leaderAddress(): HttpAddress | undefined;
-  /** `localWorkers` is read on every heartbeat to publish this replica's workers. */
+  /** Reads the shared clock once, before the server answers anything: no request is timed by this machine's clock alone. */
+  syncClock(): Promise<void>;
+  /** `localWorkers` is read on every heartbeat to publish this replica's workers (and keeps the clock in step). */
   start(localWorkers: () => LocalWorkerRow[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -53,6 +55,8 @@ export class SingleProcessCluster implements Cluster {
   leaderAddress(): undefined {
     return undefined;
   }
+
+  async syncClock(): Promise<void> {}
 
   async start(): Promise<void> {}
 

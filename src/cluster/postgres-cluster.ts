@@ -68,7 +68,7 @@ export class PostgresCluster implements Cluster {
     this.heartbeat.start({ runNow: true });
   }
 
-  private async syncClock(): Promise<void> {
+  async syncClock(): Promise<void> {
     const offsetMs = await this.clock.sync();
     const skewed = Math.abs(offsetMs) > CLOCK_SKEW_WARNING_MS;
     if (skewed === this.skewed) return;

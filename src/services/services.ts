@@ -79,6 +79,8 @@ export interface Services {
   balancer: BalancerPool;
   /** Pods: long-running containers (the Docker provider only; 501 elsewhere). */
   pods: PodService;
+  /** Reads the cluster's clock; the server calls it before it listens, so the first request is timed by the database's clock (decision 47). */
+  prepare(): Promise<void>;
   /** Joins the cluster and starts background work (the leader's sweeper and worker runtime); the server calls it once it listens. */
   start(): Promise<void>;
   /** Stops this process's workers, each within --worker-stop-grace-ms; the first step of a shutdown. */

@@ -17,12 +17,14 @@ export interface Replica {
   dataDir: string;
 }
 
-export async function startReplica(url: string, flags: ConfigFlags = {}): Promise<Replica> {
+/** `prepareOnly`: as the server is just before it listens, its clock read but its cluster not joined. */
+export async function startReplica(url: string, flags: ConfigFlags = {}, { prepareOnly = false } = {}): Promise<Replica> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-replica-'));
   const store = await PostgresStore.open({ url, max: 4 });
   const config = loadConfig({ dataDir, database: url, secretKey: TEST_SECRET_KEY, workerProvider: 'none', ...flags }, {});
   const services = createServices(config, store);
-  await services.start();
+  if (prepareOnly) await services.prepare();
+  else await services.start();
   return { app: await buildApp(services), services, store, dataDir };
 }
 
