@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { spawnSync } from 'node:child_process';
 import { DatabaseClock } from '../src/cluster/database-clock.js';
 import { Cancellation } from '../src/domain/cancellation.js';
 import { createPostgresSchema, NO_POSTGRES } from './support/test-store.js';
@@ -11,6 +12,7 @@ import { startReplica, stopReplica } from './support/in-process-replicas.js';
 import { withClockOff } from './support/manual-time.js';
 import { queueEndpointBody } from './support/endpoint-bodies.js';
 import { eventually } from './support/live.js';
+import { CLI } from './support/processes.js';
 
 if (NO_POSTGRES) console.log(`# ${NO_POSTGRES} (the database's clock)`);
 const skip = NO_POSTGRES ?? false;
@@ -171,4 +173,34 @@ test('a leader an hour behind starts its workers and meters them by the database
       await stopReplica(replica);
     }
   });
+});
+
+test('`gantry keys` on a machine an hour behind sets and reads expiry by the database’s clock', { skip }, async () => {
+  const keys = (args: string[]) => {
+    const ran = spawnSync(
+      process.execPath,
+      ['--import', './test/support/clock-off.mjs', ...CLI, 'keys', ...args, '--database', schema.url],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, GANTRY_TEST_CLOCK_OFF_MS: String(-HOUR) },
+      },
+    );
+    assert.equal(ran.status, 0, ran.stderr);
+    return ran.stdout;
+  };
+  const idOf = (token: string) => token.trim().split('_')[1]!;
+  const lasting = idOf(keys(['create', '--name', 'ninety-minutes', '--expires-in', '90m']));
+  const ended = idOf(keys(['create', '--name', 'ended', '--expires-at', new Date((await databaseNow()) - 30 * 60_000).toISOString()]));
+  const listed = JSON.parse(keys(['list', '--json'])) as { id: string; expiresAt: string; status: string }[];
+  const expiresAt = Date.parse(listed.find((k) => k.id === lasting)!.expiresAt);
+  const wanted = (await databaseNow()) + 90 * 60_000;
+  assert.ok(
+    Math.abs(expiresAt - wanted) < 60_000,
+    `--expires-in 90m ends 90 minutes from the database's now, not 30: ${(expiresAt - wanted) / 60_000} min off`,
+  );
+  assert.equal(
+    listed.find((k) => k.id === ended)!.status,
+    'expired',
+    'a key that ended half an hour ago is listed as expired, as the server judges it',
+  );
 });

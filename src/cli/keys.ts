@@ -20,11 +20,13 @@ function parseInstant(value: string): string {
   return new Date(at).toISOString();
 }
 
+/** `keys.now` is the clock the server judges expiry by: the database's on PostgreSQL (decision 47). */
 async function withKeys<T>(flags: StoreFlags, work: (keys: ApiKeyService, store: Store) => Promise<T>): Promise<T> {
   const { openStore } = await import('../store/open-store.js'); // see decision 38
+  const { commandClock } = await import('../cluster/database-clock.js');
   const store = await openStore(configFrom({ dataDir: flags.dataDir, database: flags.database }));
   try {
-    return await work(new ApiKeyService(store), store);
+    return await work(new ApiKeyService(store, await commandClock(store)), store);
   } finally {
     await store.close();
   }
@@ -62,7 +64,6 @@ function createCommand(): Command {
       if (flags.expiresIn !== undefined && flags.expiresAt !== undefined) {
         throw new CliError('give --expires-in or --expires-at, not both', EXIT_USAGE);
       }
-      const expiresAt = flags.expiresIn !== undefined ? new Date(Date.now() + flags.expiresIn).toISOString() : (flags.expiresAt ?? null);
       const endpointIds = flags.endpoints
         ? flags.endpoints
             .split(',')
@@ -72,12 +73,12 @@ function createCommand(): Command {
       const created = await withKeys(flags, (keys) =>
         keys
           .create({
+            expiresAt: flags.expiresIn !== undefined ? new Date(keys.now() + flags.expiresIn).toISOString() : (flags.expiresAt ?? null),
             accountName: flags.account,
             name: flags.name,
             permission: flags.permission,
             endpointIds,
             rateLimitExempt: flags.rateLimitExempt ?? false,
-            expiresAt,
           })
           .catch((error: Error) => {
             throw new CliError(error.message, EXIT_USAGE);
@@ -88,9 +89,9 @@ function createCommand(): Command {
     });
 }
 
-function keyStatus(key: { revokedAt: string | null; expiresAt: string | null }): string {
+function keyStatus(key: { revokedAt: string | null; expiresAt: string | null }, nowMs: number): string {
   if (key.revokedAt) return 'revoked';
-  if (key.expiresAt && Date.parse(key.expiresAt) <= Date.now()) return 'expired';
+  if (key.expiresAt && Date.parse(key.expiresAt) <= nowMs) return 'expired';
   return 'active';
 }
 
@@ -111,7 +112,7 @@ function listCommand(): Command {
             rateLimitExempt: key.rateLimitExempt,
             createdAt: key.createdAt,
             expiresAt: key.expiresAt,
-            status: keyStatus(key),
+            status: keyStatus(key, keys.now()),
           })),
         );
       });

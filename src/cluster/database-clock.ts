@@ -6,6 +6,8 @@
 import type pg from 'pg';
 import { DATABASE_NOW_MS } from '../store/postgres/database.js';
 import type { Clock } from '../domain/clock.js';
+import type { Store } from '../store/store.js';
+import { PostgresStore } from '../store/postgres/postgres-store.js';
 
 /** Off the database's clock by more than this, a machine's own clock wants fixing: the log and `gantry doctor` say so. */
 export const CLOCK_SKEW_WARNING_MS = 2000;
@@ -56,4 +58,12 @@ export class DatabaseClock {
  */
 function agree(older: Sample, newer: Sample): boolean {
   return Math.abs(older.offsetMs - newer.offsetMs) <= (older.roundTripMs + newer.roundTripMs) / 2 + 1;
+}
+
+/** The clock a one-off command keeps, read once: the database's on PostgreSQL, where replicas keep it too. */
+export async function commandClock(store: Store): Promise<Clock> {
+  if (!(store instanceof PostgresStore)) return Date.now;
+  const clock = new DatabaseClock(store.pool);
+  await clock.sync();
+  return clock.now;
 }
