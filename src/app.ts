@@ -37,6 +37,7 @@ import { LoadBalancer } from './balancer/load-balancer.js';
 import { createFrontServer } from './balancer/front-server.js';
 import { PodProxy } from './balancer/pod-proxy.js';
 import { silentLogger } from './domain/logger.js';
+import { requestLogger } from './http/request-logger.js';
 
 export type App = FastifyInstance;
 
@@ -65,7 +66,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   const app = Fastify({
     serverFactory: (handler, serverOptions) => createFrontServer(balancer, handler, serverOptions, podProxy),
-    ...(options.logger ? { loggerInstance: options.logger.child({ component: 'http' }) } : { logger: false }),
+    ...(options.logger
+      ? { loggerInstance: options.logger.child({ component: 'http' }), childLoggerFactory: requestLogger }
+      : { logger: false }),
     bodyLimit: MANAGEMENT_BODY_LIMIT,
     logController: new RequestLogController(services.config.requestLogLevel),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },

@@ -3,9 +3,7 @@
 // default to debug; a request that fails still logs at error.
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { GantryConfig } from '../config.js';
-
-/** pino's level numbers: a line is written when its level is at least the logger's. */
-const LEVEL_VALUES: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+import { enabled } from './request-logger.js';
 
 /** GraphQL clients (runpodctl) put the API key in the URL; the logs get the URL without it. */
 export function redactedUrl(url: string): string {
@@ -23,7 +21,7 @@ export class RequestLogController extends LogController {
   }
 
   private enabled(log: FastifyBaseLogger): boolean {
-    return (LEVEL_VALUES[this.level] ?? 0) >= (LEVEL_VALUES[log.level] ?? 0);
+    return enabled(this.level, log.level);
   }
 
   // Each line's fields are built only when its level is on: this runs on every request.
