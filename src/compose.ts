@@ -68,14 +68,14 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
   const volumeDirectories = new VolumeDirectories(config.volumeRoot);
   // Replicas sharing PostgreSQL must share the key too; one made in a data directory would differ on each.
   const secrets = new Secrets({ secretKey: config.secretKey, dataDir: config.dataDir, shared: store instanceof PostgresStore });
-  const registryAuths = new RegistryAuthService(store, secrets);
-  const accountSecrets = new AccountSecretService(store, secrets);
-  const templates = new TemplateService(store, catalog, registryAuths, accountSecrets);
   const replicaId = `replica-${randomId(10)}`;
   const cluster: Cluster =
     store instanceof PostgresStore
       ? new PostgresCluster(replicaId, store, config, log.child({ component: 'cluster' }))
       : new SingleProcessCluster(replicaId, config.rateLimits);
+  const registryAuths = new RegistryAuthService(store, secrets, cluster.now);
+  const accountSecrets = new AccountSecretService(store, secrets, cluster.now);
+  const templates = new TemplateService(store, catalog, registryAuths, accountSecrets, cluster.now);
   const events = new JobEvents(cluster.bus, config.eventFallbackMs);
   // A worker is counted while it long-polls, and for three ping periods after it was last heard from.
   const workers = new WorkerRegistry(3 * config.workerPingIntervalMs, config.maxWorkersPerEndpoint, cluster.now);
@@ -88,7 +88,7 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     log.child({ component: 'webhooks' }),
     cluster.now,
   );
-  const workerCredentials = new WorkerCredentialService(store);
+  const workerCredentials = new WorkerCredentialService(store, cluster.now);
   const balancer = new BalancerPool({ healthIntervalMs: config.lbHealthIntervalMs });
   const provider = workerProvider(config, replicaId, registryAuths, log, cluster.now);
   const runtime = provider
@@ -150,11 +150,11 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
     now: cluster.now,
   });
   const sweeper = new JobSweeper(store, jobs, events, config, log.child({ component: 'sweeper' }), cluster.now);
-  const endpoints = new EndpointService(store, catalog, templates, registryAuths, accountSecrets, config, webhookSecrets);
+  const endpoints = new EndpointService(store, catalog, templates, registryAuths, accountSecrets, config, webhookSecrets, cluster.now);
   // Endpoint changes reach the leader's autoscaler whichever replica made them.
   endpoints.onChanged((endpointId) => events.endpointChanged(endpointId));
   if (runtime) events.onEndpointChanged(() => runtime.runSoon());
-  const sshKeys = new SshKeyService(store);
+  const sshKeys = new SshKeyService(store, cluster.now);
   const pods = new PodService({
     store,
     catalog,

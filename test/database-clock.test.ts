@@ -142,6 +142,45 @@ test('a server an hour behind answers its first request by the database’s cloc
   });
 });
 
+test('records made on a replica an hour behind are listed after older ones made on time', { skip }, async () => {
+  const onTime = await startReplica(schema.url);
+  try {
+    const key = await onTime.services.apiKeys.create({ name: 'lister' });
+    const auth = { authorization: `Bearer ${key.token}` };
+    const make = async (replica: typeof onTime, url: string, payload: object) => {
+      const made = await replica.app.inject({ method: 'POST', url, headers: auth, payload });
+      assert.equal(made.statusCode, 201, made.body);
+      return made.json<{ id: string }>().id;
+    };
+    const template = { image: 'acme/worker:1' };
+    const olderEndpoint = await make(onTime, '/v2/serverless', queueEndpointBody('older'));
+    const olderTemplate = await make(onTime, '/v2/templates', { ...template, name: 'older' });
+    const [newerEndpoint, newerTemplate] = await withClockOff(-HOUR, async () => {
+      const behind = await startReplica(schema.url);
+      try {
+        return [
+          await make(behind, '/v2/serverless', queueEndpointBody('newer')),
+          await make(behind, '/v2/templates', { ...template, name: 'newer' }),
+        ];
+      } finally {
+        await stopReplica(behind);
+      }
+    });
+    const endpoints = (await onTime.app.inject({ method: 'GET', url: '/v2/serverless', headers: auth })).json<{
+      endpoints: { id: string }[];
+    }>();
+    const listed = endpoints.endpoints.map((e) => e.id);
+    assert.ok(listed.indexOf(olderEndpoint) < listed.indexOf(newerEndpoint), `the older endpoint is listed first: ${listed.join(', ')}`);
+    const templates = (await onTime.app.inject({ method: 'GET', url: '/v2/templates', headers: auth })).json<{
+      templates: { id: string }[];
+    }>();
+    const ids = templates.templates.map((t) => t.id);
+    assert.ok(ids.indexOf(olderTemplate) < ids.indexOf(newerTemplate), `the older template is listed first: ${ids.join(', ')}`);
+  } finally {
+    await stopReplica(onTime);
+  }
+});
+
 test('a leader an hour behind starts its workers and meters them by the database’s clock', { skip }, async () => {
   await withClockOff(-HOUR, async () => {
     const replica = await startReplica(schema.url, { workerProvider: 'process', scaleIntervalMs: '100', meteringIntervalMs: '200' });

@@ -85,7 +85,8 @@ export function workerEnvCommand(): Command {
         if (!endpoint)
           throw new CliError(`no endpoint ${endpointId} in ${storeLocation(config)}: is that the database of the server at ${base}?`);
         if (endpoint.spec.type !== 'QUEUE') throw new CliError(`endpoint ${endpointId} is a LOAD_BALANCER endpoint; it has no job queue`);
-        const credential = await new WorkerCredentialService(store).create(endpointId);
+        const { commandClock } = await import('../cluster/database-clock.js'); // see decision 38
+        const credential = await new WorkerCredentialService(store, await commandClock(store)).create(endpointId);
         const env = { ...endpoint.spec.env, ...workerEnvironment(config, endpointId, credential, flags.workerId, base) };
         print(formatEnv(env, flags.export ? 'shell' : flags.format));
       } finally {

@@ -2,6 +2,7 @@
 // `{{ RUNPOD_SECRET_<name> }}`. A value is write-only: sealed by the secrets box before it is
 // stored, never returned by the API, and opened only for the runtime, which puts it in the env of
 // a worker it starts. Errors name secrets, never their values.
+import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
 import type { SecretRecord } from '../store/secret-store.js';
 import { StoreConflictError } from '../store/shared/conflicts.js';
@@ -17,9 +18,11 @@ export class AccountSecretService implements SecretEnvironment {
   constructor(
     private readonly store: Store,
     private readonly secrets: Secrets,
+    /** The cluster's clock: records are listed in the order they were made, whichever replica made them. */
+    private readonly now: Clock = Date.now,
   ) {}
 
-  async create(accountId: string, body: { name: string; value: string }, now = new Date()): Promise<SecretRecord> {
+  async create(accountId: string, body: { name: string; value: string }, now = new Date(this.now())): Promise<SecretRecord> {
     const at = now.toISOString();
     const record: SecretRecord = {
       accountId,
@@ -48,7 +51,7 @@ export class AccountSecretService implements SecretEnvironment {
   }
 
   /** A new value; workers started from now on get it, running ones keep the one they started with. */
-  async rotate(accountId: string, name: string, value: string, now = new Date()): Promise<SecretRecord> {
+  async rotate(accountId: string, name: string, value: string, now = new Date(this.now())): Promise<SecretRecord> {
     const sealed = this.secrets.seal(value, sealContext(accountId, name));
     if (!(await this.store.secrets.rotate(accountId, name, sealed, now.toISOString()))) throw notFound(`secret '${name}' not found`);
     return this.get(accountId, name);

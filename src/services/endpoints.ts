@@ -1,4 +1,5 @@
 // Endpoint lifecycle: create, read, update, delete, scoped to the caller's account.
+import type { Clock } from '../domain/clock.js';
 import type { WebhookSecretService } from './webhook-secrets.js';
 import type { Store, EndpointRecord, ReleaseRecord } from '../store/store.js';
 import type { EndpointSpec } from '../domain/endpoint-spec.js';
@@ -33,6 +34,8 @@ export class EndpointService {
     private readonly secrets: Pick<AccountSecretService, 'ensureReferencesExist'>,
     private readonly config: GantryConfig,
     private readonly webhookSecrets?: Pick<WebhookSecretService, 'secretOf'>,
+    /** The cluster's clock: records are listed in the order they were made, whichever replica made them. */
+    private readonly now: Clock = Date.now,
   ) {}
 
   /** Called after an endpoint is created, changed or deleted, so the runtime acts without waiting. */
@@ -48,7 +51,7 @@ export class EndpointService {
     return templateId === undefined ? Promise.resolve(undefined) : this.templates.resolveForEndpoint(accountId, templateId);
   }
 
-  async create(accountId: string, body: CreateEndpointInput, now = new Date()): Promise<EndpointRecord> {
+  async create(accountId: string, body: CreateEndpointInput, now = new Date(this.now())): Promise<EndpointRecord> {
     const template = await this.templateFor(accountId, body.templateId);
     const spec = buildEndpointSpec(body, template, this.catalog, this.config, await this.volumesOf(accountId, body.networkVolumes));
     await this.registries.ensureUsable(accountId, spec.registry);
@@ -95,7 +98,7 @@ export class EndpointService {
     return record;
   }
 
-  async update(accountId: string, id: string, body: UpdateEndpointInput, now = new Date()): Promise<EndpointRecord> {
+  async update(accountId: string, id: string, body: UpdateEndpointInput, now = new Date(this.now())): Promise<EndpointRecord> {
     const template = await this.templateFor(accountId, body.templateId);
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await this.get(accountId, id);

@@ -1,6 +1,7 @@
 // Container registry credentials of an account. The username and password are write-only: they
 // are sealed by the secrets box before they are stored, never returned by the API, and opened
 // only for the runtime, which pulls an endpoint's image with them.
+import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/store.js';
 import type { RegistryAuthRecord } from '../store/registry-auth-store.js';
 import { StoreConflictError } from '../store/shared/conflicts.js';
@@ -24,9 +25,11 @@ export class RegistryAuthService implements RegistryLogins {
   constructor(
     private readonly store: Store,
     private readonly secrets: Secrets,
+    /** The cluster's clock: records are listed in the order they were made, whichever replica made them. */
+    private readonly now: Clock = Date.now,
   ) {}
 
-  async create(accountId: string, body: CreateRegistryAuthInput, now = new Date()): Promise<RegistryAuthRecord> {
+  async create(accountId: string, body: CreateRegistryAuthInput, now = new Date(this.now())): Promise<RegistryAuthRecord> {
     const id = newRegistryAuthId();
     const login: RegistryLogin = { username: body.username, password: body.password };
     const record: RegistryAuthRecord = {
@@ -64,7 +67,7 @@ export class RegistryAuthService implements RegistryLogins {
   }
 
   /** Refused (400, as the hosted API answers) while endpoints pull with it; templates naming it lose the reference. */
-  async delete(accountId: string, id: string, now = new Date()): Promise<void> {
+  async delete(accountId: string, id: string, now = new Date(this.now())): Promise<void> {
     const result = await this.store.registryAuths.delete(accountId, id, now.toISOString());
     if (result.outcome === 'missing') throw notFound(`registry credential ${id} not found`);
     if (result.outcome === 'in-use') {

@@ -1,5 +1,6 @@
 // Template lifecycle and lookup. A caller sees its own templates, other accounts' public ones and
 // the catalog's public templates; it changes only its own. Anything else answers 404 like an unknown id.
+import type { Clock } from '../domain/clock.js';
 import type { Store, TemplateRecord } from '../store/store.js';
 import type { Catalog } from '../domain/catalog.js';
 import type { ContainerSettings, TemplateSpec } from '../domain/endpoint-spec.js';
@@ -36,9 +37,11 @@ export class TemplateService {
     private readonly catalog: Catalog,
     private readonly registries: Pick<RegistryAuthService, 'ensureUsable'>,
     private readonly secrets: Pick<AccountSecretService, 'ensureReferencesExist'>,
+    /** The cluster's clock: records are listed in the order they were made, whichever replica made them. */
+    private readonly now: Clock = Date.now,
   ) {}
 
-  async create(accountId: string, body: CreateTemplateInput, now = new Date()): Promise<VisibleTemplate> {
+  async create(accountId: string, body: CreateTemplateInput, now = new Date(this.now())): Promise<VisibleTemplate> {
     const spec = buildTemplateSpec(body);
     await this.registries.ensureUsable(accountId, spec.registry);
     await this.secrets.ensureReferencesExist(accountId, spec.env);
@@ -69,7 +72,7 @@ export class TemplateService {
     return (await this.findVisible(accountId, id)) !== undefined;
   }
 
-  async update(accountId: string, id: string, body: UpdateTemplateInput, now = new Date()): Promise<VisibleTemplate> {
+  async update(accountId: string, id: string, body: UpdateTemplateInput, now = new Date(this.now())): Promise<VisibleTemplate> {
     const current = await this.getOwned(accountId, id);
     const spec = applyTemplatePatch(current.spec, body);
     if (spec.registry !== current.spec.registry) await this.registries.ensureUsable(accountId, spec.registry);

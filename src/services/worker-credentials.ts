@@ -1,5 +1,6 @@
 // Worker credentials: `gantry_wk_<id>_<secret>`, each granting the worker protocol of one endpoint.
 // Workers send them as the raw Authorization value, as RunPod SDK workers do.
+import type { Clock } from '../domain/clock.js';
 import { randomBytes } from 'node:crypto';
 import { hashSecret, secretMatches } from './secret-hash.js';
 import type { Store } from '../store/store.js';
@@ -21,9 +22,12 @@ export class WorkerCredentialService {
     keep: (endpointId) => endpointId !== undefined,
   });
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly now: Clock = Date.now,
+  ) {}
 
-  async create(endpointId: string, now = new Date()): Promise<string> {
+  async create(endpointId: string, now = new Date(this.now())): Promise<string> {
     const id = randomId(12);
     const secret = randomBytes(32).toString('base64url');
     await this.store.jobs.insertWorkerCredential({
