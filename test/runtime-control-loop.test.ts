@@ -105,7 +105,8 @@ test('crashing workers are replaced after a back-off that doubles with each cras
   const crashedAt = r.time.now();
   r.provider.crash(first!, 3, ['CUDA error: out of memory']);
   await until(async () => (await r.store.jobs.get(jobId!))?.status === 'IN_QUEUE', 'the crashed worker’s job to be queued again');
-  assert.ok(r.signals.announced.includes(e.id), 'workers waiting for jobs are told');
+  // Announced once the runtime hears the store's answer, which may come after this read saw the row.
+  await until(() => r.signals.announced.includes(e.id), 'workers waiting for jobs to be told');
   const report = r.runtime.crashReport(e.id)!;
   assert.equal(report.consecutive, 1);
   assert.equal(report.lastReason, 'the worker exited with code 3');
