@@ -9,6 +9,8 @@ import { ShortLivedCopies } from '../domain/short-lived-copies.js';
 
 export const KEY_PREFIX = 'gantry_';
 const TOKEN_PATTERN = /^gantry_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+/** Matched tokens remembered at most; past it they are forgotten together and matched again. */
+const MATCHED_TOKENS = 10_000;
 
 export interface NewKeyOptions {
   accountName?: string;
@@ -35,6 +37,12 @@ export class ApiKeyService {
    * decision 17), the record read last time is current. A store with no mark reads every time.
    */
   private readonly records: ShortLivedCopies<ApiKeyRecord | undefined>;
+  /**
+   * Each token whose secret matched, with the record copy it matched: while that copy is current
+   * the same token skips the hash (worker credentials are kept by token too). A new copy after any
+   * key changed is matched afresh.
+   */
+  private readonly matched = new Map<string, ApiKeyRecord>();
 
   constructor(
     private readonly store: Store,
@@ -102,7 +110,11 @@ export class ApiKeyService {
     const [, id, secret] = match as unknown as [string, string, string];
     const key = await this.records.get(id, () => this.store.getApiKey(id));
     if (!key) return { ok: false, reason: 'unknown' };
-    if (!secretMatches(secret, key.secretHash)) return { ok: false, reason: 'unknown' };
+    if (this.matched.get(token) !== key) {
+      if (!secretMatches(secret, key.secretHash)) return { ok: false, reason: 'unknown' };
+      if (this.matched.size >= MATCHED_TOKENS) this.matched.clear();
+      this.matched.set(token, key);
+    }
     if (key.revokedAt) return { ok: false, reason: 'revoked' };
     if (key.expiresAt && Date.parse(key.expiresAt) <= nowMs) return { ok: false, reason: 'expired' };
     return { ok: true, key };
