@@ -42,10 +42,12 @@ export class DockerPods implements PodEngine {
   private readonly exitListeners = new Set<(podId: string, code: number | null) => void>();
   private engineFacts: Promise<PodEngineFacts> | undefined;
   private readonly log: Logger;
+  private readonly now: Clock;
 
   constructor(private readonly options: DockerPodsOptions) {
     this.puller = new ImagePuller(options.docker);
     this.log = options.log ?? silentLogger;
+    this.now = options.clock ?? Date.now;
   }
 
   async start(launch: PodLaunch, onProgress?: (message: string) => void): Promise<PodRun> {
@@ -68,7 +70,7 @@ export class DockerPods implements PodEngine {
       const exited = container.wait({ condition: 'next-exit' });
       await container.start();
       const info = await container.inspect();
-      const run: PodRun = { startedAt: (this.options.clock ?? Date.now)(), ports: publishedPorts(launch.ports, info) };
+      const run: PodRun = { startedAt: this.now(), ports: publishedPorts(launch.ports, info) };
       this.track(launch.podId, container, run, exited, launch.gpuDeviceIds);
       logs.system(`started container ${podContainerName(launch.podId)} of ${launch.image}`);
       return run;

@@ -75,7 +75,7 @@ export class DockerProvider implements Provider {
       instanceId: options.instanceId,
       replicaId: options.replicaId,
       log: this.log.child({ component: 'pods' }),
-      ...(options.clock ? { clock: options.clock } : {}),
+      clock: this.now,
     });
   }
 
