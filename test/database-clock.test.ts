@@ -149,24 +149,15 @@ test('records made on a replica an hour behind are listed after older ones made 
         await stopReplica(behind);
       }
     });
-    const endpoints = (await onTime.app.inject({ method: 'GET', url: '/v2/serverless', headers: auth })).json<{
-      endpoints: { id: string }[];
-    }>();
-    const listed = endpoints.endpoints.map((e) => e.id);
-    assert.deepEqual(
-      listed.filter((id) => id === olderEndpoint || id === newerEndpoint),
-      [olderEndpoint, newerEndpoint],
-      'the older endpoint is listed first',
-    );
-    const templates = (await onTime.app.inject({ method: 'GET', url: '/v2/templates', headers: auth })).json<{
-      templates: { id: string }[];
-    }>();
-    const ids = templates.templates.map((t) => t.id);
-    assert.deepEqual(
-      ids.filter((id) => id === olderTemplate || id === newerTemplate),
-      [olderTemplate, newerTemplate],
-      'the older template is listed first',
-    );
+    /** The order `url`'s list shows the two records in. */
+    const listedOrder = async (url: string, field: string, ids: string[]) => {
+      const listed = (await onTime.app.inject({ method: 'GET', url, headers: auth })).json<Record<string, { id: string }[]>>();
+      return listed[field]!.map((record) => record.id).filter((id) => ids.includes(id));
+    };
+    const endpoints = [olderEndpoint, newerEndpoint];
+    assert.deepEqual(await listedOrder('/v2/serverless', 'endpoints', endpoints), endpoints, 'the older endpoint is listed first');
+    const templates = [olderTemplate, newerTemplate];
+    assert.deepEqual(await listedOrder('/v2/templates', 'templates', templates), templates, 'the older template is listed first');
   } finally {
     await stopReplica(onTime);
   }
