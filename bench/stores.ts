@@ -5,8 +5,12 @@
 // Run: npm run bench:stores -- [--jobs 10000] [--clients 16] [--workers 8] [--samples 500] [--queued 100000]
 //   [--rate-limited] (the clients' key counts against rate limits, as users' keys do; exempt by default)
 //   [--endpoints 1] (the throughput runs spread their clients and workers over this many endpoints)
+//   [--database-rtt-ms 0] (PostgreSQL answers through a relay that holds its answers this long, as a
+//   database on another machine; the relay's CPU is not counted)
 // PostgreSQL comes from GANTRY_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test);
 // each deployment gets a fresh schema, dropped afterwards.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { median, percentile } from './lib/measure.js';
@@ -41,8 +45,11 @@ const { values: opts } = parseArgs({
     only: { type: 'string', default: 'sqlite,postgres-1,postgres-2' },
     'rate-limited': { type: 'boolean', default: false },
     endpoints: { type: 'string', default: '1' },
+    'database-rtt-ms': { type: 'string', default: '0' },
   },
 });
+const DATABASE_RTT_MS = Number(opts['database-rtt-ms']);
+if (!(Number.isInteger(DATABASE_RTT_MS) && DATABASE_RTT_MS >= 0)) throw new Error('--database-rtt-ms: a whole number of milliseconds');
 const ENDPOINTS = Number(opts.endpoints);
 if (!(ENDPOINTS >= 1 && ENDPOINTS <= Number(opts.workers))) throw new Error('--endpoints: from 1 to --workers, so each has a worker');
 const JOBS = Number(opts.jobs);
@@ -56,7 +63,28 @@ const settings: LoadSettings = {
 };
 const POSTGRES = process.env.GANTRY_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-async function deployment(name: string, replicas: number, database?: string): Promise<Target> {
+const relays: ChildProcess[] = [];
+
+/** The relay that puts the database `DATABASE_RTT_MS` away (bench/lib/distant-database.ts) and the URL through it. */
+async function distantDatabase(url: string): Promise<{ relay: ChildProcess; url: string }> {
+  const direct = new URL(url);
+  const relay = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/lib/distant-database.ts', direct.hostname, direct.port || '5432', String(DATABASE_RTT_MS)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  relays.push(relay);
+  const [line] = (await once(relay.stdout!, 'data')) as [Buffer];
+  const through = new URL(url);
+  through.port = String((JSON.parse(line.toString()) as { port: number }).port);
+  return { relay, url: through.toString() };
+}
+
+async function deployment(name: string, replicas: number, directDatabase?: string): Promise<Target> {
+  const distant = directDatabase && DATABASE_RTT_MS > 0 ? await distantDatabase(directDatabase) : undefined;
+  const database = distant?.url ?? directDatabase;
   const env: Record<string, string> = {
     ...(database ? { BENCH_DATABASE: database } : {}),
     ...(opts['rate-limited'] ? { BENCH_RATE_LIMITED: '1' } : {}),
@@ -73,12 +101,9 @@ async function deployment(name: string, replicas: number, database?: string): Pr
     apiKey: first.info.apiKey!,
     workerKey: first.info.workerKey!,
     lanes: ENDPOINTS > 1 ? (first.info.endpoints as unknown as Lane[]) : undefined,
+    // Through the relay, the database's backends serve the relay's connections, and only this deployment's.
     cpuPids: database
-      ? () =>
-          backendsOf(
-            POSTGRES,
-            [first.node, ...others.map((o) => o.node)].map((n) => n.child.pid!),
-          )
+      ? () => backendsOf(POSTGRES, distant ? [distant.relay.pid!] : [first.node, ...others.map((o) => o.node)].map((n) => n.child.pid!))
       : () => [],
     batchTakes: true,
     countsQueries: database !== undefined,
@@ -146,7 +171,7 @@ async function measure(t: Target, database?: string): Promise<Figures> {
 
 console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}`);
 console.log(
-  `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)${opts['rate-limited'] ? ', rate-limited key' : ''}${ENDPOINTS > 1 ? `, throughput over ${ENDPOINTS} endpoints` : ''}\n`,
+  `jobs ${JOBS}, clients ${settings.clients}, workers ${settings.workers} (batch ${settings.batch}), samples ${settings.samples}, queued ${QUEUED}, repeats ${REPEAT} (medians)${opts['rate-limited'] ? ', rate-limited key' : ''}${ENDPOINTS > 1 ? `, throughput over ${ENDPOINTS} endpoints` : ''}${DATABASE_RTT_MS > 0 ? `, PostgreSQL ${DATABASE_RTT_MS} ms further away` : ''}\n`,
 );
 const only = new Set(opts.only.split(','));
 const results: [string, Figures][] = [];
@@ -219,4 +244,5 @@ if (QUEUED > 0) {
     results.map(([, r]) => f(r.backlog!.purgeMs, 0)),
   );
 }
+for (const relay of relays) relay.kill();
 process.exit(0);
