@@ -22,6 +22,7 @@ test('the process provider answers pods with 501 naming --worker-provider docker
     const res = await h.call(method, url, body);
     assert.equal(res.statusCode, 501, `${method} ${url}: ${res.body}`);
     const answer = problem(res);
+    assert.equal(answer.title, 'Not Implemented');
     assert.match(answer.detail, /--worker-provider docker/);
     assert.match(answer.detail, /--worker-provider process/);
     assertReferenceShape('ErrorResponse', answer);

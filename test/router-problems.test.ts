@@ -45,11 +45,21 @@ function rawExchange(request: string): Promise<RawAnswer> {
   });
 }
 
+/** The reason phrase every problem of a status is titled with. */
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  414: 'URI Too Long',
+  417: 'Expectation Failed',
+  431: 'Request Header Fields Too Large',
+};
+
 function assertProblem(answer: { status: number; headers: Record<string, unknown>; body: string }, status: number) {
   assert.equal(answer.status, status, answer.body);
   assert.match(String(answer.headers['content-type']), /^application\/problem\+json/, answer.body);
   const body = JSON.parse(answer.body) as { status: number; title: string; detail: string };
   assert.equal(body.status, status);
+  assert.equal(body.title, TITLES[status]);
   assert.equal(typeof body.detail, 'string');
 }
 

@@ -1,22 +1,11 @@
-// Standard reason phrases used as problem titles.
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  409: 'Conflict',
+// Reason phrases used as problem titles: RFC 9110's name where node's table keeps an older one,
+// node's table for every other status, so no answer is titled just "Error".
+import { STATUS_CODES } from 'node:http';
+
+const RFC_9110_NAMES: Record<number, string> = {
   413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Entity',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
 };
 
 export function titleFor(status: number): string {
-  return TITLES[status] ?? 'Error';
+  return RFC_9110_NAMES[status] ?? STATUS_CODES[status] ?? 'Error';
 }
