@@ -166,6 +166,29 @@ describe('CPU flavors and data centers', () => {
     assert.equal((await get('/v2/catalog/cpus?vcpuCount=4')).status, 400);
   });
 
+  test('a vCPU count no flavor takes is refused; a size a flavor does not come in is not available', async () => {
+    for (const count of ['3', '1', '0', '-2', '2.0', 'abc', '9007199254740992']) {
+      const res = await get(`/v2/catalog/cpus?include=AVAILABILITY&product=SERVERLESS&vcpuCount=${count}`);
+      assert.equal(res.status, 422, count);
+      assert.deepEqual(res.body.errors, [`vcpuCount: '${count}' is not a power of two from 2`]);
+    }
+    const roomy = join(dir, 'roomy.json');
+    writeFileSync(roomy, JSON.stringify({ gpus: [], cpus: [{ vcpus: 256, dataCenterId: 'EU-RO-1', flavors: ['cpu3c', 'cpu5m'] }] }));
+    const wide = await startHarness({ catalogFile: FIXTURE_CATALOG, capacityFile: roomy });
+    try {
+      const level = async (flavor: string, count: number) =>
+        (await get(`/v2/catalog/cpus/${flavor}?include=AVAILABILITY&product=SERVERLESS&vcpuCount=${count}`, wide)).body.availability;
+      // cpu5m comes in 4 to 16 vCPUs, cpu3c in 2 to 32.
+      assert.equal(await level('cpu5m', 4), 'HIGH');
+      assert.equal(await level('cpu5m', 2), 'NONE');
+      assert.equal(await level('cpu5m', 32), 'NONE');
+      assert.equal(await level('cpu3c', 32), 'HIGH');
+      assert.equal(await level('cpu3c', 64), 'NONE');
+    } finally {
+      await wide.close();
+    }
+  });
+
   test('data centers filter and report GPU and CPU availability', async () => {
     const all = (await get('/v2/catalog/datacenters')).body.dataCenters;
     assert.deepEqual(
@@ -212,7 +235,7 @@ describe('public templates', () => {
     );
     assert.equal(community[0].registry, null);
     assert.equal((await get('/v2/catalog/templates?source=verified')).body.templates.length, 0);
-    assert.equal((await get('/v2/catalog/templates?source=everyone')).status, 400);
+    assert.equal((await get('/v2/catalog/templates?source=everyone')).status, 422);
   });
 });
 

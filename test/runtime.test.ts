@@ -195,7 +195,7 @@ test("a worker's logs can be read", async () => {
   ).text();
   assert.ok(fromStart.includes(`id: ${ids[0]}`), 'since includes the line at that time');
   const badSince = await fetch(`${logsUrl}&since=yesterday`, { headers: { authorization: `Bearer ${g.adminKey}` } });
-  assert.equal(badSince.status, 400);
+  assert.equal(badSince.status, 422);
 
   // Through another endpoint's path, another account's or the same account's, the worker is unknown.
   const otherKey = await g.newKey({ accountName: 'logs-probe' });

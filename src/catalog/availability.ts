@@ -4,6 +4,7 @@
 import type { CapacityPool, GpuDevice } from './capacity-pool.js';
 import type { Catalog, CpuFlavorEntry, GpuTypeEntry } from '../domain/catalog.js';
 import { compareCudaVersions, cudaVersionAccepted } from '../domain/cuda.js';
+import { flavorTakes } from '../domain/compute-rules.js';
 
 export type AvailabilityLevel = 'NONE' | 'LOW' | 'MEDIUM' | 'HIGH';
 
@@ -87,8 +88,10 @@ export function cpuAvailability(
   vcpuCount: number | null,
   serverless: boolean,
 ) {
-  const per = Math.max(flavor.vcpu.min, vcpuCount ?? flavor.vcpu.min);
-  const sites = serverless ? pool.cpus.filter((site) => site.flavors.includes(flavor.id)) : [];
+  const per = vcpuCount ?? flavor.vcpu.min;
+  // A size the flavor does not come in is not available, whatever is free.
+  const offered = serverless && flavorTakes(flavor, per);
+  const sites = offered ? pool.cpus.filter((site) => site.flavors.includes(flavor.id)) : [];
   const unitsIn = (dataCenterId: string) => Math.floor(Math.max(0, pool.freeVcpus(dataCenterId)) / per);
   const dataCenters = [...new Set(sites.map((s) => s.dataCenterId))].map((id) => ({
     id,

@@ -1,6 +1,6 @@
 // Billing time buckets (UTC calendar: hours, days, ISO weeks from Monday, months, years) and the
 // query window the billing routes resolve from startTime/endTime or lastN, aligned to them.
-import { badRequest } from './errors.js';
+import { badRequest, unprocessable } from './errors.js';
 
 export const BUCKET_SIZES = ['hour', 'day', 'week', 'month', 'year'] as const;
 export type BucketSize = (typeof BUCKET_SIZES)[number];
@@ -64,11 +64,11 @@ const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}
 
 function parseTime(value: string, name: string): number {
   const t = Date.parse(value);
-  if (!RFC_3339.test(value) || Number.isNaN(t)) throw badRequest(`${name} must be an RFC 3339 date-time, not "${value}"`);
+  if (!RFC_3339.test(value) || Number.isNaN(t)) throw unprocessable(`${name} must be an RFC 3339 date-time, not "${value}"`);
   return t;
 }
 
-/** Resolves the query to whole buckets; contradictory or oversized queries answer 400. */
+/** Resolves the query to whole buckets; malformed values answer 422, contradictory or oversized queries 400. */
 export function resolveBillingWindow(input: BillingWindowInput, now: number): BillingWindow {
   const bucketSize = input.bucketSize ?? 'day';
   let fromMs: number;
@@ -77,7 +77,7 @@ export function resolveBillingWindow(input: BillingWindowInput, now: number): Bi
     if (input.startTime !== undefined || input.endTime !== undefined) {
       throw badRequest('lastN cannot be combined with startTime or endTime: give one or the other');
     }
-    if (input.lastN > MAX_BUCKETS) throw badRequest(`lastN may be at most ${MAX_BUCKETS}`);
+    if (input.lastN > MAX_BUCKETS) throw unprocessable(`lastN may be at most ${MAX_BUCKETS}`);
     toMs = bucketAfter(bucketStart(now, bucketSize), bucketSize);
     fromMs = bucketAfter(toMs, bucketSize, -input.lastN);
   } else {

@@ -34,8 +34,14 @@ export function checkGpuSelection(gpu: GpuSelection, catalog: Catalog, v: Violat
   }
 }
 
-function isPowerOfTwo(n: number): boolean {
-  return n > 0 && (n & (n - 1)) === 0;
+/** A vCPU count any flavor could take: a power of two from 2. */
+export function isVcpuCount(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 2 && (n & (n - 1)) === 0;
+}
+
+/** Whether a flavor offers workers of `vcpuCount` vCPUs. */
+export function flavorTakes(flavor: { vcpu: { min: number; max: number } }, vcpuCount: number): boolean {
+  return isVcpuCount(vcpuCount) && vcpuCount >= flavor.vcpu.min && vcpuCount <= flavor.vcpu.max;
 }
 
 /** Checks each CPU configuration and derives its memory from the flavor's RAM multiplier. */
@@ -46,8 +52,8 @@ export function resolveCpuConfigs(configs: { id: string; vcpuCount: number }[], 
       v.add(`cpu[${i}].id`, `unknown CPU flavor '${config.id}'; known flavors: ${catalog.data.cpus.map((c) => c.id).join(', ')}`);
       return { ...config, memory: 1 };
     }
-    if (!isPowerOfTwo(config.vcpuCount)) v.add(`cpu[${i}].vcpuCount`, 'must be a power of two');
-    else if (config.vcpuCount < flavor.vcpu.min || config.vcpuCount > flavor.vcpu.max) {
+    if (!isVcpuCount(config.vcpuCount)) v.add(`cpu[${i}].vcpuCount`, 'must be a power of two');
+    else if (!flavorTakes(flavor, config.vcpuCount)) {
       v.add(`cpu[${i}].vcpuCount`, `must be from ${flavor.vcpu.min} to ${flavor.vcpu.max} for flavor ${flavor.id}`);
     }
     return { id: config.id, vcpuCount: config.vcpuCount, memory: Math.max(1, Math.round(config.vcpuCount * flavor.ramGbPerVcpu)) };

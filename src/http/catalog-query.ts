@@ -27,10 +27,16 @@ export class QueryCheck {
     return items;
   }
 
-  value(name: string, raw: string | undefined, rule: { values?: readonly string[]; pattern?: RegExp }): string | undefined {
+  /** Checks one value against the allowed values, a pattern, or a test that `kind` names ("a power of two"). */
+  value(
+    name: string,
+    raw: string | undefined,
+    rule: { values?: readonly string[]; pattern?: RegExp; test?: (raw: string) => boolean; kind?: string },
+  ): string | undefined {
     if (raw === undefined) return undefined;
     if (rule.values && !rule.values.includes(raw)) this.malformed.push(`${name}: '${raw}' is not one of ${rule.values.join(', ')}`);
     if (rule.pattern && !rule.pattern.test(raw)) this.malformed.push(`${name}: '${raw}' does not match ${rule.pattern.source}`);
+    if (rule.test && !rule.test(raw)) this.malformed.push(`${name}: '${raw}' is not ${rule.kind ?? 'valid'}`);
     return raw;
   }
 

@@ -8,7 +8,7 @@ import { discardRestOfBody } from './discard-body.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Status for a request that fails its route schema: 422 on the management API, 400 on the queue API. */
+    /** Status for a request whose body, query or path fails its route schema: 422 on the management API, 400 on the queue API. */
     schemaErrorStatus?: number;
   }
 }
@@ -22,7 +22,8 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
     const part = error.validationContext ?? 'body';
-    const status = part === 'body' ? (request.routeOptions.config.schemaErrorStatus ?? 422) : 400;
+    // A query string breaks its schema as a body does: 422 on the management API (decision 1).
+    const status = request.routeOptions.config.schemaErrorStatus ?? 422;
     const what = part === 'body' ? 'request body' : `request ${part}`;
     return new ApiError(status, `the ${what} failed validation`, describeValidationErrors(error.validation, part));
   }

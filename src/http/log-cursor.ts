@@ -1,7 +1,7 @@
 // Where a worker-log stream resumes: after the last event a reconnecting client saw
 // (`Last-Event-ID`, an event id this server sent), from a moment (`since`, any RFC 3339 time),
 // or the last `tail` lines. Log timestamps share one fixed format, so they compare as text.
-import { badRequest } from '../domain/errors.js';
+import { unprocessable } from '../domain/errors.js';
 
 export type LogCursor = { after: string } | { from: string } | { tail: number };
 
@@ -27,6 +27,6 @@ export function selectLines<T extends { ts: string }>(lines: readonly T[], curso
 /** Any RFC 3339 time, as a log timestamp at the start of its millisecond. */
 function normalised(text: string, what: string): string {
   const ms = Date.parse(text);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(ms)) throw badRequest(`${what} must be an RFC 3339 time, got '${text}'`);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(ms)) throw unprocessable(`${what} must be an RFC 3339 time, got '${text}'`);
   return `${new Date(ms).toISOString().slice(0, -1)}000Z`;
 }

@@ -26,7 +26,7 @@ export function billingRoutes({ billing }: Services): FastifyPluginAsync {
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const account = (apiKey: { accountId: string } | undefined) => apiKey!.accountId;
     const schema = <Q, R>(operationId: string, summary: string, querystring: Q, response: R) => ({
-      schema: { tags, operationId, summary, description, querystring, response: { 200: response, ...problemResponses(400) } },
+      schema: { tags, operationId, summary, description, querystring, response: { 200: response, ...problemResponses(400, 422) } },
     });
 
     app.get(

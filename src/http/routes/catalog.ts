@@ -9,6 +9,7 @@ import { cpuAvailability, dataCenterAvailability, gpuAvailability, type GpuFilte
 import { notFound } from '../../domain/errors.js';
 import { QueryCheck } from '../catalog-query.js';
 import { problemResponses } from '../schemas/common.js';
+import { isVcpuCount } from '../../domain/compute-rules.js';
 import { CpuQuery, CpuType, DataCenter, DataCenterQuery, GpuQuery, GpuType, IdParams, TemplateSourceQuery } from '../schemas/catalog.js';
 import { TemplateResponse } from '../schemas/templates.js';
 import { templateView } from '../views/template-view.js';
@@ -84,7 +85,10 @@ export function catalogRoutes({ catalog, capacity, store }: Services): FastifyPl
     const check = new QueryCheck();
     const include = check.list('include', q.include, { values: ['AVAILABILITY'], maxItems: 1 });
     const product = check.list('product', q.product, { values: ['POD', 'SERVERLESS'] });
-    const vcpuCount = check.value('vcpuCount', q.vcpuCount, { pattern: /^[1-9]\d*$/ });
+    const vcpuCount = check.value('vcpuCount', q.vcpuCount, {
+      test: (raw) => /^\d+$/.test(raw) && isVcpuCount(Number(raw)),
+      kind: 'a power of two from 2',
+    });
     const asked = include !== undefined && include.length > 0;
     check.conflict(asked && product === undefined, 'product: is required with include=AVAILABILITY');
     check.conflict(!asked && product !== undefined, 'product: applies only with include=AVAILABILITY');
@@ -245,7 +249,7 @@ export function catalogRoutes({ catalog, capacity, store }: Services): FastifyPl
           operationId: 'listPublicTemplates',
           summary: 'Public templates: official, verified or shared by other accounts',
           querystring: TemplateSourceQuery,
-          response: { 200: Type.Object({ templates: Type.Array(TemplateResponse) }), ...problemResponses(400) },
+          response: { 200: Type.Object({ templates: Type.Array(TemplateResponse) }), ...problemResponses(422) },
         },
       },
       async (request) => {

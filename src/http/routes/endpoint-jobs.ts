@@ -53,7 +53,7 @@ export function endpointJobRoutes({ config, endpoints, store, workerDirectory, c
           summary: "The endpoint's jobs still kept, newest first, optionally of some statuses",
           params: EndpointIdParams,
           querystring: JobListQuery,
-          response: { 200: JobListResponse, ...problemResponses(400, 404) },
+          response: { 200: JobListResponse, ...problemResponses(404, 422) },
         },
       },
       async (request) => {
@@ -108,7 +108,7 @@ export function endpointJobRoutes({ config, endpoints, store, workerDirectory, c
             "Jobs are drawn from the jobs still kept (results are kept for their retention), so a window longer than the retention shows only recent jobs finishing. Workers by state come from the leader's samples (every --worker-sample-interval-ms, kept 24 h); a step with no sample in the two intervals before its end shows no workers.",
           params: EndpointIdParams,
           querystring: SeriesQuery,
-          response: { 200: SeriesResponse, ...problemResponses(400, 404) },
+          response: { 200: SeriesResponse, ...problemResponses(404, 422) },
         },
       },
       async (request) => {

@@ -29,7 +29,7 @@ export function podRoutes({ pods, config, cluster }: Services): FastifyPluginAsy
           operationId: 'listPods',
           summary: "List the caller's pods",
           querystring: ListPodsQuery,
-          response: { 200: ListPodsResponse, ...problemResponses(501) },
+          response: { 200: ListPodsResponse, ...problemResponses(422, 501) },
         },
       },
       async (request) => ({ pods: await Promise.all((await pods.list(account(request.apiKey))).map(view)) }),
@@ -119,7 +119,7 @@ export function podRoutes({ pods, config, cluster }: Services): FastifyPluginAsy
           summary: "The pod's log lines as server-sent events: the last `tail`, then live ones",
           params: PodIdParams,
           querystring: LogQuery,
-          response: { 200: Type.String({ description: 'text/event-stream of {source, line, ts}' }), ...problemResponses(404, 501) },
+          response: { 200: Type.String({ description: 'text/event-stream of {source, line, ts}' }), ...problemResponses(404, 422, 501) },
         },
       },
       async (request, reply) => {

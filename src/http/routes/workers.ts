@@ -100,7 +100,7 @@ export function endpointWorkerRoutes({ endpoints, workerDirectory, runtime, clus
           summary: "A worker's log lines as server-sent events: the last `tail`, then live ones",
           params: Type.Object({ id: Type.String(), workerId: Type.String() }),
           querystring: LogQuery,
-          response: { 200: Type.String({ description: 'text/event-stream of {source, line, ts}' }), ...problemResponses(404) },
+          response: { 200: Type.String({ description: 'text/event-stream of {source, line, ts}' }), ...problemResponses(404, 422) },
         },
       },
       async (request, reply) => {
