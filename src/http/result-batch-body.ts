@@ -15,6 +15,7 @@ export function readResultBatch(body: unknown, maxOutputBytes: number): BatchIte
     if (typeof item !== 'object' || item === null || Array.isArray(item)) return { id: '', invalid: `result ${index} is not an object` };
     const { id, ...rest } = item as Record<string, unknown>;
     if (typeof id !== 'string' || id === '') return { id: '', invalid: `result ${index} has no job id` };
+    if (id.includes('\u0000')) return { id, invalid: `result ${index}: a job id holds no NUL character` };
     if (rest.status === 'IN_PROGRESS') return { id, invalid: 'progress updates go to job-done, one per request' };
     const text = JSON.stringify(rest);
     return { id, report: readDoneBody(text, Buffer.byteLength(text), maxOutputBytes) };

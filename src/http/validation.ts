@@ -3,6 +3,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { NO_NUL_PATTERN, refusingNul } from './no-nul.js';
 
 // ajv-formats ships CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -32,7 +33,7 @@ const builtBodyValidators = new WeakMap<object, ValidateFunction>();
 export function compileBodyValidator(schema: object): ValidateFunction {
   let validate = builtBodyValidators.get(schema);
   if (!validate) {
-    validate = builtBodyAjv.compile(schema);
+    validate = builtBodyAjv.compile(refusingNul(schema));
     builtBodyValidators.set(schema, validate);
   }
   return validate;
@@ -40,7 +41,7 @@ export function compileBodyValidator(schema: object): ValidateFunction {
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
-  return ajv.compile(schema) as ValidateFunction;
+  return ajv.compile(refusingNul(schema)) as ValidateFunction;
 };
 
 /** `/gpu/excludedTypes/1` -> `gpu.excludedTypes[1]`; the root is `body` (or the request part). */
@@ -83,6 +84,9 @@ export function describeValidationErrors(errors: ErrorObject[], root = 'body'): 
         lines.push(
           `${path}[${Math.max(Number(params.i), Number(params.j))}]: duplicates ${path}[${Math.min(Number(params.i), Number(params.j))}]`,
         );
+        break;
+      case 'pattern':
+        lines.push(params.pattern === NO_NUL_PATTERN ? `${path}: must not contain a NUL character` : `${path}: ${error.message ?? 'is invalid'}`);
         break;
       case 'enum':
         lines.push(`${path}: must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`);

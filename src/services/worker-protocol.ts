@@ -48,7 +48,8 @@ export function readDoneBody(raw: string, byteLength: number, maxOutputBytes: nu
   if (body.status === 'IN_PROGRESS') return { kind: 'progress', output: output ?? 'null' };
   const stopPod = body.stopPod === true;
   if (body.error !== undefined && body.error !== null && body.error !== '') {
-    const error = typeof body.error === 'string' ? body.error : JSON.stringify(body.error);
+    // A traceback may quote binary data; a NUL cannot be stored as text (decision 48), and refusing it would leave the job running.
+    const error = typeof body.error === 'string' ? body.error.replaceAll('\u0000', '\uFFFD') : JSON.stringify(body.error);
     return { kind: 'result', status: 'FAILED', output, error, stopPod };
   }
   return { kind: 'result', status: 'COMPLETED', output, error: null, stopPod };

@@ -11,6 +11,7 @@ import type { GraphQLContext } from './context.js';
 import { apiErrorJson, executionErrorJson, requestErrorJson, type GraphQLErrorJson } from './errors.js';
 import { notOfferedFields } from './not-offered.js';
 import { rootFieldCount } from './root-fields.js';
+import { nulValues } from './nul-values.js';
 
 export interface GraphQLRequest {
   query: string;
@@ -59,6 +60,10 @@ export async function runGraphQL(
   if (notOffered.length > 0) return refused(notOffered);
   const invalid = validate(schema, document);
   if (invalid.length > 0) return refused(invalid.map((error) => requestErrorJson(error, 'GRAPHQL_VALIDATION_FAILED')));
+  const withNul = nulValues(document, request.variables);
+  if (withNul.length > 0) {
+    return refused([{ message: 'text values must not contain a NUL character', extensions: { code: 'BAD_USER_INPUT', errors: withNul } }]);
+  }
   try {
     // The same rules as REST: a query reads like GET, a mutation writes like POST.
     authorise(key, operation.operation === 'query' ? 'GET' : 'POST', undefined, 'bearer');
