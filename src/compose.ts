@@ -105,6 +105,11 @@ export function createServices(config: GantryConfig, store: Store, log: Logger =
             signals: events,
             secrets: accountSecrets,
             config,
+            now: cluster.now,
+            jobFinished: async (jobId) => {
+              const job = await store.jobs.getState(jobId);
+              if (job) jobs.finished(job);
+            },
           }),
           LOAD_BALANCER: new HttpWorkers(balancer, config, accountSecrets),
         },

@@ -84,6 +84,21 @@ test('a worker that dies mid-job has its job requeued at once and is replaced', 
   assert.deepEqual([final.status, final.output], ['COMPLETED', 'finished anyway']);
 });
 
+test('a job that crashes every worker taking it fails after --max-lease-losses crashes; the next job runs', async () => {
+  const e = await createEndpoint({ workers: { min: 0, max: 1, idleTimeout: 1 } });
+  const queue = (method: string, path: string, body?: unknown) => g.call(method, `/v2/${e.id}${path}`, body);
+  const id = (await queue('POST', '/run', { input: { exitProcess: 3 } })).json().id as string;
+  const failed = await eventually(async () => {
+    const s = (await queue('GET', `/status/${id}`)).json();
+    return s.status === 'FAILED' && s;
+  }, 30_000);
+  assert.equal(failed.retries, 2, 'two returns to the queue, then the third crash ends it');
+  assert.match(failed.error, /lost by its workers too many times \(the last one stopped without sending a result\)/);
+  const next = (await queue('POST', '/runsync?wait=30000', { input: { echo: 'innocent' } })).json();
+  assert.deepEqual([next.status, next.output], ['COMPLETED', 'innocent']);
+  await g.call('DELETE', `/v2/serverless/${e.id}`);
+});
+
 test('an endpoint whose workers keep crashing says why in its workers view', async () => {
   const e = await createEndpoint({
     entrypoint: [process.execPath],

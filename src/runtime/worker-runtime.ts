@@ -374,13 +374,13 @@ export class WorkerRuntime {
     this.runSoon();
   }
 
-  /** A worker that is gone: its work returns to the queue, its capacity and its traffic go. */
-  private async forget(worker: ManagedWorker): Promise<void> {
+  /** A worker that is gone: its work returns to the queue (lost, if it crashed), its capacity and its traffic go. */
+  private async forget(worker: ManagedWorker, crashed = false): Promise<void> {
     this.usage.ended(worker.workerId, this.now());
     this.workers.delete(worker.workerId);
     this.frozen.remove(worker.endpointId, worker.workerId);
     const kind = this.kindOf(worker);
-    await kind.releaseWork(worker.workerId);
+    await kind.releaseWork(worker.workerId, crashed);
     kind.forget(worker.workerId);
     this.deps.capacity.release(worker.workerId);
   }
@@ -393,7 +393,7 @@ export class WorkerRuntime {
     const lastLines = this.deps.provider.logs(worker.workerId, 20).map((l) => l.line);
     this.deps.log.warn({ workerId: worker.workerId, endpointId: worker.endpointId, reason }, 'worker exited unexpectedly');
     this.crashes.record(worker.endpointId, reason, lastLines, this.now());
-    await this.forget(worker);
+    await this.forget(worker, true);
     this.runSoon();
   }
 }

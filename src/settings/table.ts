@@ -198,7 +198,7 @@ export const SETTINGS = {
     env: 'GANTRY_MAX_LEASE_LOSSES',
     type: integer(1, 100),
     default: '3',
-    description: 'after this many lapsed leases a job fails instead of going back to the queue',
+    description: 'a job lost this many times (its worker crashed or its lease lapsed) fails instead of going back to the queue',
   },
   sweepIntervalMs: {
     flag: '--sweep-interval-ms <ms>',

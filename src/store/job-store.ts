@@ -173,8 +173,12 @@ export interface JobStore {
   timeOutOverdue(now: number, limit: number): Promise<DisplacedJob[]>;
   /** Lapsed leases go back to the queue, or fail after `maxLosses`. */
   releaseLapsedLeases(now: number, maxLosses: number, limit: number): Promise<{ requeued: DisplacedJob[]; failed: DisplacedJob[] }>;
-  /** Every job a worker holds goes back to the queue at once (the worker is known to be gone). */
-  releaseWorker(workerId: string): Promise<DisplacedJob[]>;
+  /**
+   * Every job a worker holds goes back to the queue at once (the worker is known to be gone). A
+   * worker that crashed lost them (`lost`): each such return counts with the lapsed leases, and a job
+   * already returned `maxLosses` times fails instead, as after a lapse.
+   */
+  releaseWorker(workerId: string, lost?: { now: number; maxLosses: number }): Promise<{ requeued: DisplacedJob[]; failed: DisplacedJob[] }>;
   /**
    * Jobs a worker took but never received (its long-poll ended before the answer went out) go
    * back to the queue as they were, with no retry counted; jobs it no longer holds are left alone.

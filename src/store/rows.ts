@@ -94,6 +94,7 @@ export interface JobRow {
 }
 
 export const LOST_LEASE_ERROR = 'the job was lost by its workers too many times (their leases lapsed without a result)';
+export const LOST_WORKER_ERROR = 'the job was lost by its workers too many times (the last one stopped without sending a result)';
 
 /** The columns of a job's state (JOB_STATE_COLUMNS). */
 export type JobStateRow = Omit<JobRow, 'input' | 's3_config'>;

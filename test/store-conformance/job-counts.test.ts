@@ -32,7 +32,7 @@ test(`[${TEST_STORE}] counts follow a job through every way it changes: handoff,
   await counted({ inQueue: 3, inProgress: 2, completed: 1, timedOut: 1 }, 'one timed out');
   assert.equal((await jobs.releaseLapsedLeases(NOW + 2000, 3, 10)).requeued.length, 1);
   await counted({ inQueue: 4, inProgress: 1, completed: 1, timedOut: 1, retried: 1 }, 'a lapsed lease back in the queue');
-  assert.equal((await jobs.releaseWorker('w2')).length, 1);
+  assert.equal((await jobs.releaseWorker('w2')).requeued.length, 1);
   await counted({ inQueue: 5, completed: 1, timedOut: 1, retried: 2 }, "a gone worker's job back in the queue");
   await jobs.complete(e!.id, ['IN_QUEUE'], { status: 'CANCELLED', output: null, error: null, completedAt: NOW + 3000 });
   await counted({ inQueue: 4, completed: 1, timedOut: 1, cancelled: 1, retried: 2 }, 'a queued job cancelled');

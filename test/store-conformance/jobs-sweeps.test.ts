@@ -87,7 +87,8 @@ test(`[${TEST_STORE}] a gone worker's jobs all go back to the queue at once, and
   for (const job of batch) await jobs.insert(job);
   await jobs.take(queue, 'w-gone', 2, NOW, NOW + 1000);
   await jobs.take(queue, 'w-alive', 1, NOW, NOW + 1000);
-  const released = await jobs.releaseWorker('w-gone');
+  const { requeued: released, failed } = await jobs.releaseWorker('w-gone');
+  assert.deepEqual(failed, []);
   assert.deepEqual(
     byId(released),
     byId(batch.slice(0, 2).map((job) => ({ id: job.id, endpointId: queue, workerId: null, status: 'IN_QUEUE' as const }))),
@@ -95,7 +96,29 @@ test(`[${TEST_STORE}] a gone worker's jobs all go back to the queue at once, and
   const again = await jobs.get(batch[0]!.id);
   assert.deepEqual([again?.status, again?.retries, again?.leaseLosses, again?.startedAt], ['IN_QUEUE', 1, 0, null]);
   assert.equal((await jobs.get(batch[2]!.id))?.workerId, 'w-alive');
-  assert.deepEqual(await jobs.releaseWorker('w-gone'), []);
+  assert.deepEqual(await jobs.releaseWorker('w-gone'), { requeued: [], failed: [] });
+});
+
+test(`[${TEST_STORE}] a crashed worker's jobs count the loss, and one lost as often as leases may lapse fails`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const job = aJob(queue);
+  await jobs.insert(job);
+  const lost = { now: NOW + 500, maxLosses: 3 };
+  for (const [round, worker] of ['w-crash-1', 'w-crash-2'].entries()) {
+    await jobs.take(queue, worker, 1, NOW, NOW + 1000);
+    const { requeued, failed } = await jobs.releaseWorker(worker, lost);
+    assert.deepEqual([requeued.length, failed.length], [1, 0], `crash ${round + 1} returns the job`);
+    const back = await jobs.get(job.id);
+    assert.deepEqual([back?.status, back?.retries, back?.leaseLosses], ['IN_QUEUE', round + 1, round + 1]);
+  }
+  await jobs.take(queue, 'w-crash-3', 1, NOW, NOW + 1000);
+  const { requeued, failed } = await jobs.releaseWorker('w-crash-3', lost);
+  assert.deepEqual(requeued, []);
+  assert.deepEqual(byId(failed), [{ id: job.id, endpointId: queue, workerId: null, status: 'FAILED' }]);
+  const ended = await jobs.get(job.id);
+  assert.deepEqual([ended?.status, ended?.completedAt, ended?.leaseLosses], ['FAILED', NOW + 500, 3]);
+  assert.match(ended?.error ?? '', /lost by its workers too many times \(the last one stopped without sending a result\)/);
 });
 
 test(`[${TEST_STORE}] jobs handed back go to the queue as they were, only while the same worker holds them`, async () => {

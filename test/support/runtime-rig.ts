@@ -66,7 +66,16 @@ export async function startRuntimeRig(flags: ConfigFlags = {}) {
     provider,
     capacity,
     kinds: {
-      QUEUE: new QueueWorkers({ store, registry, credentials: { create: async () => `cred-${randomId(6)}` }, signals, secrets, config }),
+      QUEUE: new QueueWorkers({
+        store,
+        registry,
+        credentials: { create: async () => `cred-${randomId(6)}` },
+        signals,
+        secrets,
+        config,
+        now: time.now,
+        jobFinished: async () => signals.jobChanged(),
+      }),
       LOAD_BALANCER: new HttpWorkers(balancer, config, secrets),
     },
     config,

@@ -2,6 +2,7 @@
 // what the runtime knows of them comes from the registry (pings, takes, jobs held). A queue
 // worker that dies gives its jobs back to the queue at once rather than after its lease lapses.
 import type { GantryConfig } from '../../config.js';
+import type { Clock } from '../../domain/clock.js';
 import type { Allocation } from '../../catalog/capacity-pool.js';
 import type { WorkerState } from '../../domain/workers.js';
 import type { EndpointRecord, Store } from '../../store/store.js';
@@ -20,6 +21,10 @@ export interface QueueWorkersDeps {
   signals: QueueSignals;
   secrets: SecretEnvironment;
   config: GantryConfig;
+  /** The cluster's clock (decision 47). */
+  now: Clock;
+  /** A job the runtime ended (failed): its waiters, metrics and webhook learn of it as of any job that ends. */
+  jobFinished(jobId: string): Promise<void>;
 }
 
 export class QueueWorkers implements WorkerKind {
@@ -83,11 +88,14 @@ export class QueueWorkers implements WorkerKind {
     this.deps.registry.forget(workerId);
   }
 
-  async releaseWork(workerId: string): Promise<void> {
-    for (const job of await this.deps.store.jobs.releaseWorker(workerId)) {
+  async releaseWork(workerId: string, crashed: boolean): Promise<void> {
+    const lost = crashed ? { now: this.deps.now(), maxLosses: this.deps.config.maxLeaseLosses } : undefined;
+    const { requeued, failed } = await this.deps.store.jobs.releaseWorker(workerId, lost);
+    for (const job of requeued) {
       this.deps.signals.jobChanged(job.id);
       this.deps.signals.jobsQueued(job.endpointId);
     }
+    for (const job of failed) await this.deps.jobFinished(job.id);
   }
 
   async demand(endpoint: EndpointRecord): Promise<Demand> {

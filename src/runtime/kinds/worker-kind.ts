@@ -45,8 +45,11 @@ export interface WorkerKind {
   retire(workerId: string): void;
   /** The worker is gone: forget what is known of it. */
   forget(workerId: string): void;
-  /** The worker is gone unasked or for good: work it held goes back to be served by another. */
-  releaseWork(workerId: string): Promise<void>;
+  /**
+   * The worker is gone unasked or for good: work it held goes back to be served by another. A
+   * worker that `crashed` lost that work, which counts against each job as a lapsed lease does.
+   */
+  releaseWork(workerId: string, crashed: boolean): Promise<void>;
   demand(endpoint: EndpointRecord): Promise<Demand>;
   /** Wakes the loop when this kind's work waits for a worker; returns the unsubscribe. */
   listen(wake: Wakeups): () => void;

@@ -17,7 +17,7 @@ import type {
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import { jobFromRow, jobStateFromRow, workerCredentialFromRow, type JobRow, type JobStateRow, type WorkerCredentialRow } from '../rows.js';
+import { jobFromRow, jobStateFromRow, LOST_WORKER_ERROR, workerCredentialFromRow, type JobRow, type JobStateRow, type WorkerCredentialRow } from '../rows.js';
 import { conflictText, jobsInsertConflict, uniquely } from '../shared/conflicts.js';
 import type { SubmitKeyRecord } from '../submit-key-store.js';
 import type { PostgresSubmitKeys } from './postgres-submit-keys.js';
@@ -271,13 +271,29 @@ export class PostgresJobStore implements JobStore {
     return this.sweeps.releaseLapsedLeases(now, maxLosses, limit);
   }
 
-  releaseWorker(workerId: string): Promise<DisplacedJob[]> {
-    return this.rows<DisplacedJob>(
-      `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL, retries = retries + 1,
-         queue_generation = ${ROW_GENERATION}
-       WHERE worker_id = $1 AND status = 'IN_PROGRESS' RETURNING ${REQUEUED}`,
-      [workerId],
-    );
+  /** A crashed worker's jobs returned too often fail; the rest return, counted as a loss ($2 = 1) or not (0). */
+  releaseWorker(workerId: string, lost?: { now: number; maxLosses: number }) {
+    return transaction(this.pool, async (client) => {
+      const failed = lost
+        ? (
+            await client.query<DisplacedJob>(
+              `UPDATE jobs SET status = 'FAILED', completed_at = $1, error = $2, lease_expires_at = NULL,
+                 lease_losses = lease_losses + 1, expires_at = least(expires_at, $1 + retention_ms)
+               WHERE worker_id = $3 AND status = 'IN_PROGRESS' AND lease_losses >= $4 RETURNING ${REQUEUED}`,
+              [lost.now, LOST_WORKER_ERROR, workerId, lost.maxLosses - 1],
+            )
+          ).rows
+        : [];
+      const requeued = (
+        await client.query<DisplacedJob>(
+          `UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL, retries = retries + 1,
+             lease_losses = lease_losses + $2, queue_generation = ${ROW_GENERATION}
+           WHERE worker_id = $1 AND status = 'IN_PROGRESS' RETURNING ${REQUEUED}`,
+          [workerId, lost ? 1 : 0],
+        )
+      ).rows;
+      return { requeued, failed };
+    });
   }
 
   handBack(workerId: string, ids: readonly string[]): Promise<DisplacedJob[]> {

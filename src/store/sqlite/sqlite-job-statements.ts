@@ -80,9 +80,14 @@ export function prepareJobStatements(db: Database.Database) {
       worker_id = NULL, retries = retries + 1, lease_losses = lease_losses + 1, queue_generation = ${ROW_GENERATION}
       WHERE seq IN (SELECT seq FROM ended WHERE ${DEADLINE_SQL} > ? LIMIT ?)
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
-    // Rare (a worker gone): reads every running job rather than keep an index of jobs by worker.
+    // Rare (a worker gone): reads every running job rather than keep an index of jobs by worker. A
+    // crashed worker's jobs returned too often fail; the rest return, counted as a loss (? adds 1) or not (0).
+    failHeld: db.prepare(`UPDATE jobs INDEXED BY jobs_running SET status = 'FAILED', completed_at = ?, error = ?, lease_expires_at = NULL,
+      lease_losses = lease_losses + 1, expires_at = min(expires_at, ? + retention_ms)
+      WHERE worker_id = ? AND status = 'IN_PROGRESS' AND lease_losses >= ?
+      RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
     releaseWorker: db.prepare(`UPDATE jobs INDEXED BY jobs_running SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL,
-      worker_id = NULL, retries = retries + 1, queue_generation = ${ROW_GENERATION}
+      worker_id = NULL, retries = retries + 1, lease_losses = lease_losses + ?, queue_generation = ${ROW_GENERATION}
       WHERE worker_id = ? AND status = 'IN_PROGRESS'
       RETURNING id, endpoint_id AS endpointId, NULL AS workerId, status`),
     handBack: db.prepare(`UPDATE jobs SET status = 'IN_QUEUE', started_at = NULL, lease_expires_at = NULL, worker_id = NULL,

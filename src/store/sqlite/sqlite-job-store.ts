@@ -16,7 +16,7 @@ import type {
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import { dueWebhookFromRow, LOST_LEASE_ERROR, workerCredentialFromRow, type WebhookRow, type WorkerCredentialRow } from '../rows.js';
+import { dueWebhookFromRow, LOST_LEASE_ERROR, LOST_WORKER_ERROR, workerCredentialFromRow, type WebhookRow, type WorkerCredentialRow } from '../rows.js';
 import { conflictText, jobsInsertConflict, uniquely } from '../shared/conflicts.js';
 import type { SubmitKeyRecord } from '../submit-key-store.js';
 import type { SqliteSubmitKeys } from './sqlite-submit-keys.js';
@@ -280,8 +280,14 @@ export class SqliteJobStore implements JobStore {
     })();
   }
 
-  async releaseWorker(workerId: string): Promise<DisplacedJob[]> {
-    return this.s.releaseWorker.all(workerId) as DisplacedJob[];
+  async releaseWorker(workerId: string, lost?: { now: number; maxLosses: number }) {
+    return this.db.transaction(() => {
+      const failed = lost
+        ? (this.s.failHeld.all(lost.now, LOST_WORKER_ERROR, lost.now, workerId, lost.maxLosses - 1) as DisplacedJob[])
+        : [];
+      const requeued = this.s.releaseWorker.all(lost ? 1 : 0, workerId) as DisplacedJob[];
+      return { requeued, failed };
+    })();
   }
 
   async handBack(workerId: string, ids: readonly string[]): Promise<DisplacedJob[]> {
