@@ -17,7 +17,15 @@ import type {
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import { jobFromRow, jobStateFromRow, LOST_WORKER_ERROR, workerCredentialFromRow, type JobRow, type JobStateRow, type WorkerCredentialRow } from '../rows.js';
+import {
+  jobFromRow,
+  jobStateFromRow,
+  LOST_WORKER_ERROR,
+  workerCredentialFromRow,
+  type JobRow,
+  type JobStateRow,
+  type WorkerCredentialRow,
+} from '../rows.js';
 import { conflictText, jobsInsertConflict, uniquely } from '../shared/conflicts.js';
 import type { SubmitKeyRecord } from '../submit-key-store.js';
 import type { PostgresSubmitKeys } from './postgres-submit-keys.js';

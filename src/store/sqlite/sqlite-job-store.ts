@@ -16,7 +16,14 @@ import type {
   WorkerCredentialRecord,
 } from '../job-store.js';
 import { QUEUE_STATS_CAP } from '../job-store.js';
-import { dueWebhookFromRow, LOST_LEASE_ERROR, LOST_WORKER_ERROR, workerCredentialFromRow, type WebhookRow, type WorkerCredentialRow } from '../rows.js';
+import {
+  dueWebhookFromRow,
+  LOST_LEASE_ERROR,
+  LOST_WORKER_ERROR,
+  workerCredentialFromRow,
+  type WebhookRow,
+  type WorkerCredentialRow,
+} from '../rows.js';
 import { conflictText, jobsInsertConflict, uniquely } from '../shared/conflicts.js';
 import type { SubmitKeyRecord } from '../submit-key-store.js';
 import type { SqliteSubmitKeys } from './sqlite-submit-keys.js';
