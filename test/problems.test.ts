@@ -1,6 +1,7 @@
 // Every error is application/problem+json: bad JSON, content types, sizes, routes and methods.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { problem, startHarness, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -41,10 +42,30 @@ test('a body that is not an object fails validation', async () => {
   assert.deepEqual(problem(res).errors, ['body: must be object']);
 });
 
-test('a content type other than JSON is 415', async () => {
-  const res = await post('name=x', 'application/x-www-form-urlencoded');
-  assert.equal(res.statusCode, 415);
-  assert.equal(problem(res).title, 'Unsupported Media Type');
+test('a content type other than JSON is 415, text/plain holding JSON too', async () => {
+  for (const [payload, type] of [
+    ['name=x', 'application/x-www-form-urlencoded'],
+    ['{"name": "x"}', 'text/plain'],
+  ]) {
+    const res = await post(payload!, type!);
+    assert.equal(res.statusCode, 415, type);
+    assert.equal(problem(res).title, 'Unsupported Media Type');
+    assert.match(problem(res).detail, /send application\/json/);
+  }
+});
+
+test('a compressed body is 415 naming its encoding; a __proto__ key is refused as such, not as bad JSON', async () => {
+  const gzipped = await h.app.inject({
+    method: 'POST',
+    url: '/v2/serverless',
+    headers: { authorization: `Bearer ${h.adminKey}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    payload: gzipSync('{"name": "x"}'),
+  });
+  assert.equal(gzipped.statusCode, 415);
+  assert.match(problem(gzipped).detail, /content encoding 'gzip' is not supported/);
+  const poisoned = await post('{"name": "x", "env": {"__proto__": {"A": "1"}}}', 'application/json');
+  assert.equal(poisoned.statusCode, 400);
+  assert.equal(problem(poisoned).detail, 'the request body has a __proto__ or constructor.prototype key, which is refused');
 });
 
 test('a body over the management limit is 413', async () => {

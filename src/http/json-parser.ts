@@ -6,7 +6,13 @@ import { nestingProblemDetail, nestsDeeperThan } from './json-depth.js';
 export function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // Fastify reads text/plain bodies as strings; no route takes one, so they are refused (415) as other types are.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      return done(new ApiError(415, `content encoding '${encoding}' is not supported; send the body uncompressed`), undefined);
+    }
     const text = body.toString();
     // RunPod's Python client sends Content-Type: application/json on every call, bodiless ones too
     // (cancel, purge-queue): an empty body is no body, and a route that needs one says so itself.
@@ -15,7 +21,13 @@ export function installJsonParser(app: FastifyInstance): void {
     if (mayOverflow(text) && hasNonFiniteNumber(text)) {
       return done(new ApiError(400, 'the request body has a number too large to represent (it would be Infinity)'), undefined);
     }
-    return parse(request, text, done);
+    return parse(request, text, (error, value) => {
+      // The default parser refuses these keys (prototype poisoning) with the error of invalid JSON.
+      if (error && /"(__proto__|constructor)"\s*:/.test(text) && isJson(text)) {
+        return done(new ApiError(400, 'the request body has a __proto__ or constructor.prototype key, which is refused'), undefined);
+      }
+      done(error, value);
+    });
   });
 }
 
@@ -35,4 +47,13 @@ function hasNonFiniteNumber(text: string): boolean {
     // Not JSON at all: the real parser says so.
   }
   return found;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
