@@ -17,7 +17,7 @@ describe('templates', () => {
           imageName: 'acme/app:2',
           dockerStartCmd: 'python -c "print(1)"',
           containerDiskInGb: 20,
-          volumeInGb: 5,
+          volumeInGb: 15,
           volumeMountPath: '/data',
           ports: '8888/http, 22/tcp',
           env: { A: '1', B: 'two' },
@@ -32,7 +32,7 @@ describe('templates', () => {
         imageName: 'acme/app:2',
         dockerArgs: 'python -c "print(1)"',
         containerDiskInGb: 20,
-        volumeInGb: 5,
+        volumeInGb: 15,
         volumeMountPath: '/data',
         ports: '8888/http,22/tcp',
         env: [
@@ -46,7 +46,7 @@ describe('templates', () => {
     assert.equal(rest.image, 'acme/app:2');
     assert.equal(rest.args, 'python -c "print(1)"');
     assert.equal(rest.disk, 20);
-    assert.deepEqual(rest.mounts, { persistent: { size: 5, path: '/data' } });
+    assert.deepEqual(rest.mounts, { persistent: { size: 15, path: '/data' } });
     assert.deepEqual(rest.ports, ['8888/http', '22/tcp']);
     assert.deepEqual(rest.env, { A: '1', B: 'two' });
     assert.equal(rest.registry, null);

@@ -162,6 +162,11 @@ describe('create: schema violations answer 422 listing each failure', () => {
     await rejected(gpuBody({ scaling: { type: 'CPU_LOAD' } }), 422, ['scaling.type: must be one of QUEUE_DELAY, REQUEST_COUNT']);
     await rejected(gpuBody({ scaling: { type: 'QUEUE_DELAY', queueDelay: 0.4 } }), 422, ['scaling.queueDelay: must be >= 0.5']);
     await rejected(gpuBody({ scaling: { type: 'REQUEST_COUNT', requestCount: 0 } }), 422, ['scaling.requestCount: must be >= 1']);
+    // Bounded, so every value reads back exactly as an integer (1e30 came back as 1e+30, 2^53 + 1 as 2^53).
+    await rejected(gpuBody({ scaling: { type: 'REQUEST_COUNT', requestCount: 1e30 } }), 422, ['scaling.requestCount: must be <= 10000']);
+    await rejected(gpuBody({ scaling: { type: 'QUEUE_DELAY', queueDelay: 1e308 } }), 422, ['scaling.queueDelay: must be <= 3600']);
+    await rejected(gpuBody({ gpu: { pools: ['ADA_24'], count: 17 } }), 422, ['gpu.count: must be <= 16']);
+    await rejected(gpuBody({ workers: { max: 2 ** 53 } }), 422, ['workers.max: must be <= 100000']);
     await rejected(gpuBody({ scaling: { type: 'REQUEST_COUNT', requestCount: 1.5 } }), 422, ['scaling.requestCount: must be integer']);
     await rejected(gpuBody({ scaling: { type: 'QUEUE_DELAY' } }), 422, ['scaling.queueDelay: is required']);
     await created(gpuBody({ scaling: { type: 'QUEUE_DELAY', queueDelay: 0.5 } }));

@@ -81,13 +81,18 @@ describe('POST /v2/templates', () => {
     ['unknown property inside mounts', { name: 's2', image: 'i', mounts: { network: { id: 'v' } } }, ['mounts.network: unknown property']],
     [
       'unknown property inside mounts.persistent',
-      { name: 's3', image: 'i', mounts: { persistent: { size: 5, path: '/data', mode: 'rw' } } },
+      { name: 's3', image: 'i', mounts: { persistent: { size: 20, path: '/data', mode: 'rw' } } },
       ['mounts.persistent.mode: unknown property'],
     ],
     [
       'mount path not absolute',
-      { name: 's4', image: 'i', mounts: { persistent: { size: 5, path: 'data' } } },
+      { name: 's4', image: 'i', mounts: { persistent: { size: 20, path: 'data' } } },
       ['mounts.persistent.path: must match pattern "^/"'],
+    ],
+    [
+      'a volume under the 10 GB pods need',
+      { name: 's4b', image: 'i', mounts: { persistent: { size: 9, path: '/data' } } },
+      ['mounts.persistent.size: must be >= 10'],
     ],
     ['missing name', { image: 'i' }, ['name: is required']],
     ['empty name', { name: '', image: 'i' }, ['name: must NOT have fewer than 1 characters']],

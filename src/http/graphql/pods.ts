@@ -93,9 +93,10 @@ function createBody(input: PodInput, kind: 'gpu' | 'cpu', templateId: string | u
         : undefined,
     cpu: kind === 'cpu' ? cpuOf(input.instanceId ?? '') : undefined,
     mounts:
-      volume > 0 || (given(input.networkVolumeId) && input.networkVolumeId !== '')
+      volume !== 0 || (given(input.networkVolumeId) && input.networkVolumeId !== '')
         ? onlyGiven({
-            persistent: volume > 0 ? { size: volume, path: mountPath } : undefined,
+            // 0 is no volume; any other size, a negative one too, goes to the schema's check.
+            persistent: volume !== 0 ? { size: volume, path: mountPath } : undefined,
             network:
               given(input.networkVolumeId) && input.networkVolumeId !== ''
                 ? [{ volumeId: input.networkVolumeId, path: mountPath }]

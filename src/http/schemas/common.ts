@@ -21,6 +21,21 @@ export function StringEnum<const T extends readonly string[]>(
 
 export const CudaVersion = Type.String({ pattern: '^\\d+\\.\\d+$', description: 'major.minor' });
 
+/** vCPUs per worker or pod: a power of two within the flavor's range (checked against the catalog). */
+export const VcpuCount = Type.Integer({ minimum: 2, maximum: 1024, description: "A power of two within the flavor's range" });
+
+/** GPUs per worker or pod. */
+export const GpuCount = Type.Integer({ minimum: 1, maximum: 16, description: 'GPUs per worker or pod' });
+
+/** A pod's or template's volume on the host: at least 10 GB, as the hosted service requires. */
+export const PersistentMount = Type.Object(
+  {
+    size: Type.Integer({ minimum: 10, maximum: 65536, description: 'GB; kept across stop and start, removed on terminate' }),
+    path: Type.String({ pattern: '^/', description: 'Absolute mount path inside the container' }),
+  },
+  { additionalProperties: false, description: 'Storage that outlives container restarts' },
+);
+
 /** Container settings as a request may send them (all optional). */
 export const containerRequestProperties = {
   image: Type.String({ minLength: 1, description: 'Container image reference' }),

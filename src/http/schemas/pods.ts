@@ -1,15 +1,8 @@
 // Schemas of the pod resource: create, update and action bodies, and the pod as responses carry it.
 import { Type } from '@sinclair/typebox';
-import { containerRequestProperties, CudaVersion, optionalAll, StringEnum } from './common.js';
+import { containerRequestProperties, CudaVersion, GpuCount, optionalAll, PersistentMount, StringEnum, VcpuCount } from './common.js';
 import { POD_ACTIONS, POD_STATUSES } from '../../domain/pod.js';
 
-const PersistentMount = Type.Object(
-  {
-    size: Type.Integer({ minimum: 10, maximum: 65536, description: 'GB; kept across stop and start, removed on terminate' }),
-    path: Type.String({ minLength: 1, description: 'Mount path inside the container' }),
-  },
-  { additionalProperties: false },
-);
 const NetworkMount = Type.Object(
   { volumeId: Type.String({ minLength: 1 }), path: Type.String({ minLength: 1, description: 'Mount path inside the container' }) },
   { additionalProperties: false },
@@ -28,16 +21,14 @@ export const CreatePodBody = Type.Object(
       Type.Object(
         {
           id: Type.String({ minLength: 1, description: 'A catalog GPU type id' }),
-          count: Type.Optional(Type.Integer({ minimum: 1, maximum: 16, default: 1 })),
+          count: Type.Optional({ ...GpuCount, default: 1 }),
           allowedCudaVersions: Type.Optional(Type.Array(CudaVersion)),
           minCudaVersion: Type.Optional(CudaVersion),
         },
         { additionalProperties: false },
       ),
     ),
-    cpu: Type.Optional(
-      Type.Object({ id: Type.String({ minLength: 1 }), vcpuCount: Type.Integer({ minimum: 2 }) }, { additionalProperties: false }),
-    ),
+    cpu: Type.Optional(Type.Object({ id: Type.String({ minLength: 1 }), vcpuCount: VcpuCount }, { additionalProperties: false })),
     dataCenterIds: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
     globalNetworking: Type.Optional(Type.Boolean({ description: 'Not offered: true answers 400' })),
     mounts: Type.Optional(Mounts),

@@ -1,6 +1,14 @@
 // Schemas of the serverless endpoint resource: create and update bodies, and the response.
 import { Type, type Static } from '@sinclair/typebox';
-import { containerRequestProperties, containerResponseProperties, CudaVersion, optionalAll, StringEnum } from './common.js';
+import {
+  containerRequestProperties,
+  containerResponseProperties,
+  CudaVersion,
+  GpuCount,
+  optionalAll,
+  StringEnum,
+  VcpuCount,
+} from './common.js';
 
 const EndpointType = StringEnum(['QUEUE', 'LOAD_BALANCER'], {
   description: 'QUEUE: jobs through the managed queue; LOAD_BALANCER: requests straight to worker HTTP paths',
@@ -8,11 +16,11 @@ const EndpointType = StringEnum(['QUEUE', 'LOAD_BALANCER'], {
 const FlashBoot = StringEnum(['OFF', 'FLASHBOOT', 'PRIORITY_FLASHBOOT']);
 
 export const QueueDelayScaling = Type.Object(
-  { type: Type.Literal('QUEUE_DELAY'), queueDelay: Type.Number({ minimum: 0.5, description: 'seconds' }) },
+  { type: Type.Literal('QUEUE_DELAY'), queueDelay: Type.Number({ minimum: 0.5, maximum: 3600, description: 'seconds' }) },
   { additionalProperties: false, description: 'Scale on queue wait time (queue endpoints only)' },
 );
 export const RequestCountScaling = Type.Object(
-  { type: Type.Literal('REQUEST_COUNT'), requestCount: Type.Integer({ minimum: 1 }) },
+  { type: Type.Literal('REQUEST_COUNT'), requestCount: Type.Integer({ minimum: 1, maximum: 10_000 }) },
   { additionalProperties: false, description: 'Scale on in-flight requests per worker' },
 );
 // A discriminated oneOf, so Ajv checks only the branch `type` names and reports that branch's failures.
@@ -25,8 +33,8 @@ const Scaling = Type.Unsafe<Static<typeof QueueDelayScaling> | Static<typeof Req
 
 const WorkersRequest = Type.Object(
   {
-    min: Type.Optional(Type.Integer({ minimum: 0 })),
-    max: Type.Optional(Type.Integer({ minimum: 0 })),
+    min: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+    max: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
     idleTimeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'seconds' })),
   },
   { additionalProperties: false },
@@ -37,7 +45,7 @@ const ExcludedType = Type.String({ pattern: '^\\s*[^-\\s]', description: 'GPU ty
 const gpuRequestProperties = {
   pools: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Serverless GPU pool ids' }),
   excludedTypes: Type.Array(ExcludedType, { uniqueItems: true }),
-  count: Type.Integer({ minimum: 1, description: 'GPUs per worker' }),
+  count: GpuCount,
   allowedCudaVersions: Type.Array(CudaVersion, { uniqueItems: true }),
 };
 
@@ -60,10 +68,7 @@ export const UpdateGpu = Type.Object(
   { additionalProperties: false, dependencies: { excludedTypes: ['pools'] } },
 );
 
-const CpuRequest = Type.Object(
-  { id: Type.String({ minLength: 1 }), vcpuCount: Type.Integer({ minimum: 2 }) },
-  { additionalProperties: false },
-);
+const CpuRequest = Type.Object({ id: Type.String({ minLength: 1 }), vcpuCount: VcpuCount }, { additionalProperties: false });
 const CpuList = Type.Array(CpuRequest, { minItems: 1, uniqueItems: true });
 
 const placementProperties = {

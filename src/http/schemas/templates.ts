@@ -1,16 +1,15 @@
 // Schemas of the template resource: create and update bodies, and the response.
 import { Type } from '@sinclair/typebox';
-import { containerRequestProperties, containerResponseProperties, CudaVersion, optionalAll, StringEnum } from './common.js';
+import {
+  containerRequestProperties,
+  containerResponseProperties,
+  CudaVersion,
+  optionalAll,
+  PersistentMount,
+  StringEnum,
+} from './common.js';
 
 const TEMPLATE_CATEGORIES = ['CPU', 'NVIDIA', 'AMD'] as const;
-
-const PersistentMount = Type.Object(
-  {
-    size: Type.Integer({ minimum: 1, description: 'GB' }),
-    path: Type.String({ pattern: '^/', description: 'Absolute mount path inside the container' }),
-  },
-  { additionalProperties: false, description: 'Storage that outlives container restarts' },
-);
 
 const Mounts = Type.Object(
   { persistent: Type.Optional(PersistentMount) },
