@@ -87,7 +87,7 @@ describe(`delivery [${TEST_STORE}]`, () => {
   };
 
   /** A job with this webhook, taken and completed through the store as a worker would. */
-  async function finishedJob(webhook: string): Promise<string> {
+  async function finishedJob(webhook: string, status: 'COMPLETED' | 'FAILED' = 'COMPLETED'): Promise<string> {
     const now = Date.now();
     const job: NewJob = {
       id: `hook-job-${++seq}`,
@@ -105,7 +105,7 @@ describe(`delivery [${TEST_STORE}]`, () => {
     };
     await t.store.jobs.insert(job);
     await t.store.jobs.take(job.endpointId, 'w1', 1, now, now + 60_000);
-    await t.store.jobs.complete(job.id, ['IN_PROGRESS'], { status: 'COMPLETED', output: '{"ok":true}', error: null, completedAt: now });
+    await t.store.jobs.complete(job.id, ['IN_PROGRESS'], { status, output: '{"ok":true}', error: null, completedAt: now });
     return job.id;
   }
 
@@ -138,6 +138,28 @@ describe(`delivery [${TEST_STORE}]`, () => {
     }
     assert.deepEqual(warnings.slice(before), ['webhooks are sent unsigned']);
     assert.match(JSON.stringify(warningDetails.at(-1)), /--secret-key/);
+    await d.close();
+    await r.close();
+  });
+
+  test("a retried job's outcome is another delivery, with its own webhook-id", async () => {
+    const r = await receiver([200]);
+    const d = outbox();
+    const id = await finishedJob(r.url, 'FAILED');
+    await eventually(async () => r.hits.length === 1);
+    const now = Date.now();
+    assert.ok(await t.store.jobs.requeue(id, ['FAILED'], now + 3_600_000));
+    const [again] = await t.store.jobs.take(`ep-hooks-${seq}`, 'w2', 1, now, now + 60_000);
+    assert.equal(again?.id, id);
+    await t.store.jobs.complete(id, ['IN_PROGRESS'], { status: 'COMPLETED', output: '{"ok":true}', error: null, completedAt: now });
+    await eventually(async () => r.hits.length === 2);
+    assert.deepEqual(
+      r.hits.map((hit) => [hit.headers['webhook-id'], JSON.parse(hit.body).status]),
+      [
+        [`msg_${id}`, 'FAILED'],
+        [`msg_${id}_1`, 'COMPLETED'],
+      ],
+    );
     await d.close();
     await r.close();
   });

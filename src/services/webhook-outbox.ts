@@ -4,7 +4,7 @@
 // the retry delay, three attempts in all. Every process polls for due deliveries, and is woken
 // at once when it finishes a job itself. Each delivery is signed with its endpoint's secret
 // (Standard Webhooks); its webhook-id is the same on every attempt.
-import type { DueWebhook, JobStore } from '../store/job-store.js';
+import type { DueWebhook, JobState, JobStore } from '../store/job-store.js';
 import { statusJson } from './job-view.js';
 import type { WebhookSender } from './webhooks.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
@@ -97,7 +97,7 @@ export class WebhookOutbox {
   private async deliver({ job, attempt, sealedSecret }: DueWebhook): Promise<void> {
     const url = job.webhook ?? '';
     const body = statusJson(job, this.now());
-    const outcome = await this.sender.send(url, body, await this.signed(job.id, job.endpointId, sealedSecret, body));
+    const outcome = await this.sender.send(url, body, await this.signed(job, sealedSecret, body));
     // Closing cut the attempt short: its claim lapses and the next process tries again. A delivery
     // that got through is still recorded (close waits for it), or it would be sent twice.
     if (this.closed && !outcome.delivered) return;
@@ -114,13 +114,16 @@ export class WebhookOutbox {
   }
 
   /**
-   * The signature headers of one attempt. A job has one delivery, so its id names it on every
-   * attempt. Without a usable secret (no --secret-key on PostgreSQL, or the endpoint is gone) the
+   * The signature headers of one attempt. Each outcome of a job is one delivery, named alike on
+   * every attempt: `msg_<job id>`, and after a retry sent it back to the queue `msg_<job id>_<retries>`,
+   * so a receiver that drops a message already handled still gets the retried job's outcome.
+   * Without a usable secret (no --secret-key on PostgreSQL, or the endpoint is gone) the
    * delivery still goes, unsigned, as before signing existed; the reason is logged, never the secret.
    * Without a key, nothing is looked up and the reason is logged once: it holds for every delivery.
    */
-  private async signed(jobId: string, endpointId: string, sealedSecret: string | null, body: string): Promise<Record<string, string>> {
-    const id = `msg_${jobId}`;
+  private async signed(job: JobState, sealedSecret: string | null, body: string): Promise<Record<string, string>> {
+    const { id: jobId, endpointId } = job;
+    const id = job.retries === 0 ? `msg_${jobId}` : `msg_${jobId}_${job.retries}`;
     const timestamp = Math.floor(this.now() / 1000);
     const unsigned = { 'webhook-id': id, 'webhook-timestamp': String(timestamp) };
     const keyless = this.signing.unavailable;
