@@ -43,6 +43,6 @@ test('since takes any RFC 3339 time and resumes from it; tail is the default', (
   assert.deepEqual(selectLines(lines, logCursor(undefined, undefined, 0)), []);
   assert.throws(
     () => logCursor(undefined, 'yesterday', undefined),
-    (err: unknown) => err instanceof ApiError && err.status === 400,
+    (err: unknown) => err instanceof ApiError && err.status === 422,
   );
 });
