@@ -186,4 +186,18 @@ describe('endpoints', () => {
       'NOT_FOUND',
     );
   });
+
+  test("myself lists the account's network volumes, and an endpoint shows its own", async () => {
+    const volume = await h.call('POST', '/v2/network-volumes', { name: unique('vol'), size: 10, dataCenter: 'LOCAL' });
+    assert.equal(volume.statusCode, 201, volume.body);
+    const volumeId = volume.json().id as string;
+    const listed = (await data('query { myself { networkVolumes { id name size dataCenterId } } }')).myself as Row;
+    assert.deepEqual(listed.networkVolumes, [{ id: volumeId, name: volume.json().name, size: 10, dataCenterId: 'LOCAL' }]);
+    const made = (
+      await data(
+        `mutation { saveEndpoint(input: { name: "${unique('with-volume')}", templateId: "${await serverlessTemplate()}", gpuIds: "ADA_24", networkVolumeId: "${volumeId}" }) { networkVolumeId networkVolume { id size dataCenterId } } }`,
+      )
+    ).saveEndpoint as Row;
+    assert.deepEqual(made, { networkVolumeId: volumeId, networkVolume: { id: volumeId, size: 10, dataCenterId: 'LOCAL' } });
+  });
 });

@@ -1,10 +1,10 @@
 // myself and updateUserSettings: the caller's account, its SSH keys (the same ones as REST v2
-// /v2/account/ssh-keys), endpoints, templates and registry credentials. Lists are functions, so
+// /v2/account/ssh-keys), network volumes, endpoints, templates and registry credentials. Lists are functions, so
 // each is read only when the document selects it.
 import type { GraphQLContext } from './context.js';
 import { given } from './given.js';
 import { withGraphQLFieldNames } from './rest-body.js';
-import { endpointNode } from './endpoints/endpoint-node.js';
+import { endpointNode, volumeNode } from './endpoints/endpoint-node.js';
 import { templateNode } from './templates/template-node.js';
 import { podNode } from './pods.js';
 
@@ -16,8 +16,8 @@ function userNode(context: GraphQLContext) {
     email: null,
     // "" rather than null without keys: `runpod ssh add-key` appends to the string it reads.
     pubKey: async () => (await services.sshKeys.list(accountId)).join('\n'),
-    networkVolumes: [],
-    endpoints: async () => (await services.endpoints.list(accountId)).map(endpointNode),
+    networkVolumes: async () => (await services.networkVolumes.list(accountId)).map(volumeNode),
+    endpoints: async () => (await services.endpoints.list(accountId)).map((endpoint) => endpointNode(endpoint, context)),
     podTemplates: templates,
     templates,
     containerRegistryCreds: async () => (await services.registryAuths.list(accountId)).map(({ id, name }) => ({ id, name })),

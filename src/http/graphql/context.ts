@@ -3,7 +3,7 @@ import type { Services } from '../../services/services.js';
 
 export interface GraphQLContext {
   accountId: string;
-  services: Pick<Services, 'catalog' | 'endpoints' | 'templates' | 'registryAuths' | 'sshKeys' | 'pods' | 'cluster'>;
+  services: Pick<Services, 'catalog' | 'endpoints' | 'templates' | 'registryAuths' | 'sshKeys' | 'pods' | 'cluster' | 'networkVolumes'>;
 }
 
 /**

@@ -1,14 +1,21 @@
 // An endpoint as GraphQL's Endpoint: REST's configuration under the legacy names and units.
-import type { EndpointRecord } from '../../../store/store.js';
+import type { EndpointRecord, NetworkVolumeRecord } from '../../../store/store.js';
 import type { GpuSelection } from '../../../domain/endpoint-spec.js';
-import { envList } from '../context.js';
+import { envList, type GraphQLContext } from '../context.js';
+
+/** A network volume as GraphQL's NetworkVolume. */
+export function volumeNode(volume: NetworkVolumeRecord) {
+  const { name, size, dataCenterId } = volume.spec;
+  return { id: volume.id, name, size, dataCenterId };
+}
 
 export function gpuIdsOf(gpu: GpuSelection): string {
   return [...gpu.pools, ...gpu.excludedTypes.map((type) => `-${type}`)].join(',');
 }
 
-export function endpointNode(record: EndpointRecord) {
+export function endpointNode(record: EndpointRecord, { accountId, services }: GraphQLContext) {
   const { spec } = record;
+  const volumeId = spec.networkVolumes[0];
   return {
     id: record.id,
     name: spec.name,
@@ -17,9 +24,13 @@ export function endpointNode(record: EndpointRecord) {
     gpuCount: spec.gpu?.count ?? null,
     instanceIds: spec.cpu ? spec.cpu.map((c) => `${c.id}-${c.vcpuCount}-${c.memory}`) : null,
     allowedCudaVersions: spec.gpu ? spec.gpu.allowedCudaVersions.join(',') : null,
-    networkVolumeId: spec.networkVolumes[0] ?? null,
-    // Gantry has no network volumes to describe yet.
-    networkVolume: null,
+    networkVolumeId: volumeId ?? null,
+    // Read only when selected; a volume deleted since is none.
+    networkVolume: async () => {
+      if (volumeId === undefined) return null;
+      const volume = (await services.networkVolumes.list(accountId)).find((v) => v.id === volumeId);
+      return volume ? volumeNode(volume) : null;
+    },
     locations: spec.dataCenterIds.join(','),
     idleTimeout: spec.workers.idleTimeout,
     scalerType: spec.scaling.type,

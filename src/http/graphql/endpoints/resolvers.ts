@@ -9,14 +9,18 @@ import { endpointNode } from './endpoint-node.js';
 
 export const endpointMutations = {
   /** With input.id: changes that endpoint (as PATCH /v2/serverless/{id}); without: creates a queue endpoint. */
-  saveEndpoint: ({ input }: { input: EndpointInput }, { accountId, services: { endpoints } }: GraphQLContext) =>
+  saveEndpoint: ({ input }: { input: EndpointInput }, context: GraphQLContext) =>
     withGraphQLFieldNames(ENDPOINT_FIELD_NAMES, async () => {
+      const {
+        accountId,
+        services: { endpoints },
+      } = context;
       if (given(input.id)) {
         const current = await endpoints.get(accountId, input.id);
         const body = restBody(UpdateEndpointBody, endpointPatchBody(input, current.spec));
-        return endpointNode(await endpoints.update(accountId, input.id, body));
+        return endpointNode(await endpoints.update(accountId, input.id, body), context);
       }
-      return endpointNode(await endpoints.create(accountId, restBody(CreateEndpointBody, endpointCreateBody(input))));
+      return endpointNode(await endpoints.create(accountId, restBody(CreateEndpointBody, endpointCreateBody(input))), context);
     }),
 
   deleteEndpoint: async ({ id }: { id: string }, { accountId, services: { endpoints } }: GraphQLContext) => {
@@ -25,12 +29,9 @@ export const endpointMutations = {
   },
 
   /** Applies the template's settings to the endpoint, as PATCH /v2/serverless/{id} with templateId does. */
-  updateEndpointTemplate: (
-    { input }: { input: { endpointId: string; templateId: string } },
-    { accountId, services: { endpoints } }: GraphQLContext,
-  ) =>
+  updateEndpointTemplate: ({ input }: { input: { endpointId: string; templateId: string } }, context: GraphQLContext) =>
     withGraphQLFieldNames(ENDPOINT_FIELD_NAMES, async () => {
       const body = restBody(UpdateEndpointBody, { templateId: input.templateId });
-      return endpointNode(await endpoints.update(accountId, input.endpointId, body));
+      return endpointNode(await context.services.endpoints.update(context.accountId, input.endpointId, body), context);
     }),
 };
