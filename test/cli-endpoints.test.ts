@@ -90,10 +90,17 @@ test('create from a file on stdin, update a field, delete: the endpoint goes', a
   assert.equal(JSON.parse(updated.stdout).workers.max, 5);
   assert.equal(JSON.parse(updated.stdout).name, 'flag-wins', 'the rest stays');
 
-  const deleted = await cli(['endpoints', 'delete', endpoint.id], env);
-  assert.equal(deleted.status, 0, deleted.stderr);
-  assert.equal(deleted.stdout.trim(), `deleted endpoint ${endpoint.id}`);
-  assert.equal((await g.call('GET', `/v2/serverless/${endpoint.id}`)).statusCode, 404);
+  const typeChange = await cli(['endpoints', 'update', endpoint.id, '--type', 'LOAD_BALANCER'], env);
+  assert.equal(typeChange.status, 2, 'the type is chosen at create; update does not offer it');
+  assert.match(typeChange.stderr, /unknown option '--type'/);
+
+  const other = JSON.parse((await cli(['endpoints', 'create', '--file', '-', '--json'], env, JSON.stringify(body))).stdout).id as string;
+  const deleted = await cli(['endpoints', 'delete', endpoint.id, 'nosuchendpoint', other], env);
+  assert.equal(deleted.status, 1, 'one of them was not deleted');
+  assert.deepEqual(deleted.stdout.trim().split('\n'), [`deleted endpoint ${endpoint.id}`, `deleted endpoint ${other}`], 'each id is tried');
+  assert.match(deleted.stderr, /endpoint nosuchendpoint: Not Found \(404\)/);
+  assert.match(deleted.stderr, /1 of 3 endpoints not deleted: nosuchendpoint/);
+  for (const id of [endpoint.id, other]) assert.equal((await g.call('GET', `/v2/serverless/${id}`)).statusCode, 404);
 });
 
 test('problem+json answers show their title, detail and every field error, exit 1', async () => {
@@ -111,6 +118,12 @@ test('problem+json answers show their title, detail and every field error, exit 
   assert.equal(conflict.status, 1);
   assert.match(conflict.stderr, /Bad Request \(400\)/);
   assert.match(conflict.stderr, /- cpu\[0\]\.vcpuCount: must be a power of two/);
+
+  for (const dots of ['.', '..']) {
+    const resolved = await cli(['endpoints', 'get', dots], env);
+    assert.equal(resolved.status, 2, `get ${dots} is not the list`);
+    assert.match(resolved.stderr, new RegExp(`'${dots.replace(/\./g, '\\.')}' is not an id`));
+  }
 
   const missing = await cli(['endpoints', 'get', 'nosuchendpoint'], env);
   assert.equal(missing.status, 1);

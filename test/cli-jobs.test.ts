@@ -66,6 +66,11 @@ test('a job that fails exits 3 with its error; a missing input is a usage error'
   assert.equal(failed.status, 3);
   assert.match(failed.stdout, /^job \S+ FAILED/m);
   assert.match(failed.stdout, /^error: model exploded$/m);
+  const jobId = /^job (\S+) FAILED/m.exec(failed.stdout)![1]!;
+  const looked = await cli(['jobs', 'status', g.endpointId, jobId], env);
+  assert.equal(looked.status, 0, 'a lookup that worked exits 0, whatever the job ended as');
+  assert.match(looked.stdout, /FAILED/);
+  assert.equal((await cli(['jobs', 'status', g.endpointId, jobId, '--wait'], env)).status, 3, 'waiting for it exits 3');
 
   const noInput = await cli(['jobs', 'run', g.endpointId], env);
   assert.equal(noInput.status, 2);

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import type { Command, CommanderError } from 'commander';
 import { gantryProgram } from '../src/cli/program.js';
 import { CLI, serve, stop } from './support/processes.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,6 +88,25 @@ test('keys create rejects bad options with exit code 2', () => {
   assert.equal(run(['keys', 'create', '--data-dir', dataDir, '--permission', 'admin']).status, 2);
   assert.equal(run(['keys', 'create', '--data-dir', dataDir, '--permission', 'endpoints']).status, 2);
   assert.equal(run(['keys', 'create', '--data-dir', dataDir, '--expires-in', 'soon']).status, 2);
+  for (const expiry of [
+    ['--expires-at', '2020-01-01T00:00:00Z'],
+    ['--expires-in', '0m'],
+  ]) {
+    const expired = run(['keys', 'create', '--data-dir', dataDir, ...expiry]);
+    assert.equal(expired.status, 2, expiry.join(' '));
+    assert.match(expired.stderr, /which has passed/);
+    assert.equal(expired.stdout, '', 'no key is printed');
+  }
+});
+
+test('keys commands on a directory without a database say so and leave none behind', () => {
+  const nowhere = join(mkdtempSync(join(tmpdir(), 'gantry-cli-nowhere-')), 'data');
+  for (const verb of [['create'], ['list']]) {
+    const res = run(['keys', ...verb, '--data-dir', nowhere]);
+    assert.equal(res.status, 2, verb.join(' '));
+    assert.match(res.stderr, /no Gantry database at .*gantry\.db/);
+  }
+  assert.equal(existsSync(nowhere), false, 'no database (nor directory) was made');
 });
 
 test('invalid configuration fails fast, naming the setting', () => {

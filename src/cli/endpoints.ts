@@ -81,11 +81,11 @@ function scalingChoice(value: string): NonNullable<EndpointFlags['scaling']> {
     : { type: 'REQUEST_COUNT', requestCount: amount };
 }
 
-function addEndpointFlags(command: Command): Command {
-  command
-    .option('--name <name>', 'the endpoint name')
-    .option('--type <type>', 'QUEUE or LOAD_BALANCER (create: default QUEUE)', oneOf(TYPES))
-    .option('--template <id>', 'create from a template: its image, command and env, which flags override');
+/** The flags of create and update; the routing type is chosen once, at create. */
+function addEndpointFlags(command: Command, verb: 'create' | 'update'): Command {
+  command.option('--name <name>', 'the endpoint name');
+  if (verb === 'create') command.option('--type <type>', 'QUEUE or LOAD_BALANCER (default QUEUE)', oneOf(TYPES));
+  command.option('--template <id>', "take a template's image, command and env, which the other flags override");
   return addContainerFlags(command)
     .option('--gpu <pools>', 'GPU pools, comma-separated (e.g. ADA_24,AMPERE_48)', commaList)
     .option('--gpu-count <n>', 'GPUs per worker', integer(1))
@@ -131,7 +131,7 @@ function applyEndpointFlags(flags: EndpointFlags, base: Record<string, unknown>)
 }
 
 const CREATE: BodyFlags<EndpointFlags> = {
-  add: addEndpointFlags,
+  add: (command) => addEndpointFlags(command, 'create'),
   build(flags, base) {
     const body = applyEndpointFlags(flags, base);
     // The API wants both chosen explicitly; on the command line the usual choice is the default.
@@ -141,7 +141,7 @@ const CREATE: BodyFlags<EndpointFlags> = {
   },
 };
 
-const UPDATE: BodyFlags<EndpointFlags> = { add: addEndpointFlags, build: applyEndpointFlags };
+const UPDATE: BodyFlags<EndpointFlags> = { add: (command) => addEndpointFlags(command, 'update'), build: applyEndpointFlags };
 
 export function endpointsCommand(): Command {
   return collectionCommand('endpoints', 'list, show, create, change and delete serverless endpoints', [

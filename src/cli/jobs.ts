@@ -43,11 +43,12 @@ function submit<T>(client: ApiClient, path: string, body: unknown, flags: KeyFla
     : client.callWithKey<T>('POST', path, body, flags.idempotencyKey);
 }
 
-function finish(job: JobStatus, flags: Flags): void {
+/** Prints the job; a command that waited for it exits 3 when it did not complete, a plain lookup 0. */
+function finish(job: JobStatus, flags: Flags, waited = true): void {
   if (flags.json) printJson(job);
   else if (flags.quiet) print(job.id);
   else showJob(job);
-  process.exitCode = exitStatusOf(job);
+  if (waited) process.exitCode = exitStatusOf(job);
 }
 
 function runCommand(): Command {
@@ -134,7 +135,7 @@ function statusCommand(): Command {
       const client = clientFrom(flags);
       let job = await client.call<JobStatus>('GET', queuePath(endpointId, 'status', jobId));
       if (flags.wait) job = await withSpinner(`job ${jobId}`, (spinner) => waitUntilFinished(client, endpointId, job, spinner));
-      finish(job, flags);
+      finish(job, flags, flags.wait === true);
     });
 }
 

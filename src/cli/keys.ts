@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ApiKeyService } from '../services/api-keys.js';
 import type { KeyPermission, Store } from '../store/store.js';
 import { CliError, configFrom, EXIT_USAGE, withDataDir, type StoreFlags } from './options.js';
+import { openExistingStore } from './existing-store.js';
 
 const PERMISSIONS: KeyPermission[] = ['full', 'read', 'endpoints'];
 const DURATION = /^(\d+)(m|h|d)$/;
@@ -22,9 +23,8 @@ function parseInstant(value: string): string {
 
 /** `keys.now` is the clock the server judges expiry by: the database's on PostgreSQL (decision 47). */
 async function withKeys<T>(flags: StoreFlags, work: (keys: ApiKeyService, store: Store) => Promise<T>): Promise<T> {
-  const { openStore } = await import('../store/open-store.js'); // see decision 38
   const { commandClock } = await import('../cluster/database-clock.js');
-  const store = await openStore(configFrom({ dataDir: flags.dataDir, database: flags.database }));
+  const store = await openExistingStore(configFrom({ dataDir: flags.dataDir, database: flags.database }));
   try {
     return await work(new ApiKeyService(store, await commandClock(store)), store);
   } finally {
@@ -70,10 +70,18 @@ function createCommand(): Command {
             .map((id) => id.trim())
             .filter(Boolean)
         : [];
-      const created = await withKeys(flags, (keys) =>
-        keys
+      const created = await withKeys(flags, (keys) => {
+        const expiresAt = flags.expiresIn !== undefined ? new Date(keys.now() + flags.expiresIn).toISOString() : (flags.expiresAt ?? null);
+        // By the server's clock: a key that would be refused from its first request is a mistake.
+        if (expiresAt !== null && Date.parse(expiresAt) <= keys.now()) {
+          throw new CliError(
+            `the key would expire at ${expiresAt}, which has passed; give a later --expires-at or a longer --expires-in`,
+            EXIT_USAGE,
+          );
+        }
+        return keys
           .create({
-            expiresAt: flags.expiresIn !== undefined ? new Date(keys.now() + flags.expiresIn).toISOString() : (flags.expiresAt ?? null),
+            expiresAt,
             accountName: flags.account,
             name: flags.name,
             permission: flags.permission,
@@ -82,8 +90,8 @@ function createCommand(): Command {
           })
           .catch((error: Error) => {
             throw new CliError(error.message, EXIT_USAGE);
-          }),
-      );
+          });
+      });
       if (created.accountCreated) process.stderr.write(`account '${flags.account}' created\n`);
       process.stdout.write(`${created.token}\n`);
     });

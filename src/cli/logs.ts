@@ -3,7 +3,7 @@
 // is resumed after the last line seen (Last-Event-ID), so no line is shown twice or lost.
 import { type Command, Option } from 'commander';
 import { CliError } from './options.js';
-import { clientFrom, type ApiClient } from './remote/api-client.js';
+import { clientFrom, pathSegment, type ApiClient } from './remote/api-client.js';
 import { remoteCommand } from './remote/resource.js';
 import type { ConnectionFlags } from './remote/connection.js';
 import { integer } from './remote/flag-values.js';
@@ -72,7 +72,7 @@ export function logsCommand(): Command {
       if (flags.tail !== undefined) query.set('tail', String(flags.tail));
       if (flags.since !== undefined) query.set('since', flags.since);
       if (flags.source !== undefined) query.set('source', flags.source);
-      const path = `/v2/serverless/${encodeURIComponent(endpointId)}/workers/${encodeURIComponent(workerId)}/logs?${query}`;
+      const path = `/v2/serverless/${pathSegment(endpointId)}/workers/${pathSegment(workerId)}/logs?${query}`;
       let lastId: string | undefined;
       for (let attempt = 0; ; attempt++) {
         try {

@@ -3,7 +3,7 @@
 // for unechoed, never taken from the process list unless --value is given, and never printed.
 import type { Command } from 'commander';
 import { CliError, EXIT_USAGE } from './options.js';
-import { clientFrom } from './remote/api-client.js';
+import { clientFrom, pathSegment } from './remote/api-client.js';
 import { askSecret, canPrompt, readStdinLine } from './remote/prompt.js';
 import { collectionCommand, remoteCommand } from './remote/resource.js';
 import { formatTable } from './output/table.js';
@@ -17,7 +17,7 @@ interface SecretRow {
 }
 
 type Flags = ConnectionFlags & OutputFlags & { value?: string; valueStdin?: boolean };
-const path = (name: string) => `/v2/secrets/${encodeURIComponent(name)}`;
+const path = (name: string) => `/v2/secrets/${pathSegment(name)}`;
 
 async function valueFrom(flags: Flags): Promise<string> {
   if (flags.valueStdin) return readStdinLine('value');

@@ -2,14 +2,13 @@
 // that lets a RunPod SDK worker (or Gantry's own) serve it by hand. The worker must call the
 // server at the address the server really has, so that address is asked of the running server
 // (or given with --worker-api-url), never assumed from defaults.
-import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { databaseFile, storeLocation } from '../store/store-location.js';
+import { storeLocation } from '../store/store-location.js';
 import { WorkerCredentialService } from '../services/worker-credentials.js';
 import { workerEnvironment } from '../runtime/worker-env.js';
-import type { GantryConfig } from '../config.js';
 import { CliError, configFrom, EXIT_USAGE, withDataDir, type StoreFlags } from './options.js';
-import { ApiClient } from './remote/api-client.js';
+import { openExistingStore } from './existing-store.js';
+import { ApiClient, pathSegment } from './remote/api-client.js';
 import { normalizeUrl, resolveConnection, withConnection, type ConnectionFlags } from './remote/connection.js';
 import { ENV_FORMATS, formatEnv, type EnvFormat } from './output/env-formats.js';
 import { print } from './output/print.js';
@@ -38,24 +37,12 @@ async function workerApiBase(endpointId: string, flags: WorkerEnvFlags): Promise
     );
   }
   const client = new ApiClient({ ...connection, apiKey: connection.apiKey });
-  const endpoint = await client.call<EndpointAnswer>('GET', `/v2/serverless/${encodeURIComponent(endpointId)}`);
+  const endpoint = await client.call<EndpointAnswer>('GET', `/v2/serverless/${pathSegment(endpointId)}`);
   if (endpoint.type !== 'QUEUE') throw new CliError(`endpoint ${endpointId} is a ${endpoint.type} endpoint; it has no job queue`);
   const suffix = `/v2/${endpointId}/run`;
   const run = endpoint.requestUrls.run ?? '';
   if (!run.endsWith(suffix)) throw new CliError(`the server at ${connection.url} gave no run URL for endpoint ${endpointId}`);
   return run.slice(0, -suffix.length);
-}
-
-/** Opens the server's store without creating one: a wrong --data-dir must not leave a new database behind. */
-async function openExistingStore(config: GantryConfig) {
-  if (!config.databaseUrl && !existsSync(databaseFile(config))) {
-    throw new CliError(
-      `no Gantry database at ${databaseFile(config)}: run this where the server keeps its data, or give its --data-dir (GANTRY_DATA_DIR) or --database`,
-      EXIT_USAGE,
-    );
-  }
-  const { openStore } = await import('../store/open-store.js'); // see decision 38
-  return openStore(config);
 }
 
 export function workerEnvCommand(): Command {

@@ -1,6 +1,6 @@
 // `gantry workers list ENDPOINT`: an endpoint's workers, their states, and why they crash if they do.
 import { Command } from 'commander';
-import { clientFrom } from './remote/api-client.js';
+import { clientFrom, pathSegment } from './remote/api-client.js';
 import { remoteCommand } from './remote/resource.js';
 import type { ConnectionFlags } from './remote/connection.js';
 import { print, printJson, type OutputFlags } from './output/print.js';
@@ -37,7 +37,7 @@ function listCommand(): Command {
   return remoteCommand('list', "list an endpoint's workers, and the crash loop if workers keep dying")
     .argument('<endpoint>', 'the endpoint id')
     .action(async (endpointId: string, flags: ConnectionFlags & OutputFlags) => {
-      const answer = await clientFrom(flags).call<WorkersAnswer>('GET', `/v2/serverless/${encodeURIComponent(endpointId)}/workers`);
+      const answer = await clientFrom(flags).call<WorkersAnswer>('GET', `/v2/serverless/${pathSegment(endpointId)}/workers`);
       if (flags.json) return printJson(answer);
       print(answer.workers.length === 0 ? 'no workers' : formatTable(COLUMNS, answer.workers));
       const counts = Object.entries(answer.summary).filter(([name, n]) => name !== 'total' && n > 0);

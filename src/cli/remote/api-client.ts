@@ -12,6 +12,15 @@ interface Problem {
   errors?: string[];
 }
 
+/**
+ * An id or name as one path segment. `.` and `..` would be resolved away by the URL (`get .` read
+ * the whole list as if it were one resource), and an empty one names nothing: refused as usage.
+ */
+export function pathSegment(value: string): string {
+  if (value === '' || value === '.' || value === '..') throw new CliError(`'${value}' is not an id`, EXIT_USAGE);
+  return encodeURIComponent(value);
+}
+
 const HINT_URL = 'point the CLI at it with --url, GANTRY_URL or gantry login';
 const HINT_KEY = 'give a valid key with --api-key, GANTRY_API_KEY or gantry login';
 

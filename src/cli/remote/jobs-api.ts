@@ -1,7 +1,7 @@
 // Jobs on the queue API (/v2/{endpointId}/...): the body a job is submitted with, waiting for
 // one to finish, and how a finished one is shown.
 import { CliError, EXIT_USAGE } from '../options.js';
-import type { ApiClient } from './api-client.js';
+import { pathSegment, type ApiClient } from './api-client.js';
 import { parseJson, readJsonFile } from './json-input.js';
 import type { Spinner } from '../output/spinner.js';
 import { print } from '../output/print.js';
@@ -48,7 +48,7 @@ export function asRunBody(value: unknown): Record<string, unknown> {
 }
 
 export function queuePath(endpointId: string, operation: string, jobId?: string): string {
-  return `/v2/${encodeURIComponent(endpointId)}/${operation}${jobId === undefined ? '' : `/${encodeURIComponent(jobId)}`}`;
+  return `/v2/${pathSegment(endpointId)}/${operation}${jobId === undefined ? '' : `/${pathSegment(jobId)}`}`;
 }
 
 /** Waits with status-sync until the job is finished, keeping the spinner's text current. */

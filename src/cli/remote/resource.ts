@@ -2,7 +2,8 @@
 // made from a short description of it. A command group for a new collection (secrets, volumes)
 // is one small file: its description, its columns and the flags that build its body.
 import { Command } from 'commander';
-import { clientFrom } from './api-client.js';
+import { CliError } from '../options.js';
+import { clientFrom, pathSegment } from './api-client.js';
 import { withConnection, type ConnectionFlags } from './connection.js';
 import { readJsonObjectFile } from './json-input.js';
 import { formatRecord, formatTable, type Column } from '../output/table.js';
@@ -59,7 +60,7 @@ export function getVerb<Row extends Resource>(collection: Collection<Row>): Comm
   return remoteCommand('get', `show one ${collection.noun}`)
     .argument('<id>', `the ${collection.noun}'s id`)
     .action(async (id: string, flags: RemoteFlags) => {
-      showResource(await clientFrom(flags).call('GET', `${collection.path}/${encodeURIComponent(id)}`), flags);
+      showResource(await clientFrom(flags).call('GET', `${collection.path}/${pathSegment(id)}`), flags);
     });
 }
 
@@ -68,10 +69,19 @@ export function deleteVerb<Row extends Resource>(collection: Collection<Row>): C
     .argument('<ids...>', `the ${collection.noun} ids`)
     .action(async (ids: string[], flags: RemoteFlags) => {
       const client = clientFrom(flags);
+      // Each id is tried: one that fails is reported and the rest are still deleted.
+      const failed: string[] = [];
       for (const id of ids) {
-        await client.call('DELETE', `${collection.path}/${encodeURIComponent(id)}`);
-        if (!flags.json) print(`deleted ${collection.noun} ${id}`);
+        try {
+          await client.call('DELETE', `${collection.path}/${pathSegment(id)}`);
+          if (!flags.json) print(`deleted ${collection.noun} ${id}`);
+        } catch (error) {
+          if (!(error instanceof CliError) || ids.length === 1) throw error;
+          failed.push(id);
+          process.stderr.write(`${collection.noun} ${id}: ${error.message}\n`);
+        }
       }
+      if (failed.length > 0) throw new CliError(`${failed.length} of ${ids.length} ${collection.name} not deleted: ${failed.join(', ')}`);
     });
 }
 
@@ -89,7 +99,7 @@ export function updateVerb<Row extends Resource, F>(collection: Collection<Row>,
     .argument('<id>', `the ${collection.noun}'s id`)
     .action(async (id: string, flags: F & RemoteFlags & FileFlags) => {
       const sent = body.build(flags, flags.file ? readJsonObjectFile(flags.file) : {});
-      showResource(await clientFrom(flags).call('PATCH', `${collection.path}/${encodeURIComponent(id)}`, sent), flags);
+      showResource(await clientFrom(flags).call('PATCH', `${collection.path}/${pathSegment(id)}`, sent), flags);
     });
 }
 
