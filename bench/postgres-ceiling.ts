@@ -70,7 +70,7 @@ async function run(store: PostgresStore, loops: number): Promise<string[]> {
         const taken = await store.jobs.take(endpointId, worker, 4, now, now + 60_000);
         for (const job of taken) {
           const result = { status: 'COMPLETED' as const, output: '{"ok":true}', error: null, completedAt: Date.now() };
-          await store.jobs.complete(job.id, ['IN_QUEUE', 'IN_PROGRESS'], result, endpointId, worker);
+          await store.jobs.complete(job.id, ['IN_QUEUE', 'IN_PROGRESS'], result, endpointId, { workerId: worker, late: true });
         }
       }
     }),

@@ -21,7 +21,7 @@ async function finish(jobs: SqliteJobStore, outputs: Record<string, string>, web
   for (const id of Object.keys(outputs)) await jobs.insert(aJob(id, webhook));
   await jobs.take('endpoint-1', 'worker-1', Object.keys(outputs).length, 2_000, 60_000);
   for (const [id, output] of Object.entries(outputs)) {
-    const state = await jobs.complete(id, ['IN_PROGRESS'], done(output), 'endpoint-1', 'worker-1');
+    const state = await jobs.complete(id, ['IN_PROGRESS'], done(output), 'endpoint-1', { workerId: 'worker-1', late: false });
     assert.equal(state?.output, output, `the completion answers ${id}'s output`);
   }
 }
@@ -38,7 +38,7 @@ async function fail(jobs: SqliteJobStore, results: Record<string, [string, strin
   for (const id of Object.keys(results)) await jobs.insert(aJob(id, 'https://hooks.example.com/failed'));
   await jobs.take('endpoint-1', 'worker-1', Object.keys(results).length, 2_000, 60_000);
   for (const [id, [error, output]] of Object.entries(results)) {
-    const state = await jobs.complete(id, ['IN_PROGRESS'], failed(error, output ?? null), 'endpoint-1', 'worker-1');
+    const state = await jobs.complete(id, ['IN_PROGRESS'], failed(error, output ?? null), 'endpoint-1', { workerId: 'worker-1', late: false });
     assert.deepEqual([state?.status, state?.error, state?.output], ['FAILED', error, output ?? null]);
   }
 }
@@ -118,7 +118,7 @@ test('a result refused (the job already finished) leaves the first output in pla
   const { db, jobs } = openJobs();
   await finish(jobs, { large: MB_OUTPUT });
   const again = JSON.stringify({ other: 'x'.repeat(4096) });
-  assert.equal(await jobs.complete('large', ['IN_PROGRESS'], done(again, 5_000), 'endpoint-1', 'worker-1'), undefined);
+  assert.equal(await jobs.complete('large', ['IN_PROGRESS'], done(again, 5_000), 'endpoint-1', { workerId: 'worker-1', late: false }), undefined);
   assert.equal((await jobs.getState('large'))?.output, MB_OUTPUT);
   assert.equal(storedOutputs(db), 1);
   db.close();
@@ -131,7 +131,7 @@ test('a retried job drops its kept output, and its next result is the one read',
   assert.equal(retried?.output, null);
   assert.equal(storedOutputs(db), 0, 'the first output is gone with the retry');
   await jobs.take('endpoint-1', 'worker-2', 1, 6_000, 60_000);
-  await jobs.complete('large', ['IN_PROGRESS'], done('{"second":true}', 7_000), 'endpoint-1', 'worker-2');
+  await jobs.complete('large', ['IN_PROGRESS'], done('{"second":true}', 7_000), 'endpoint-1', { workerId: 'worker-2', late: false });
   assert.equal((await jobs.getState('large'))?.output, '{"second":true}');
   db.close();
 });
@@ -140,7 +140,7 @@ test('a job deleted by expiry takes its kept output along', async () => {
   const { db, jobs } = openJobs();
   await jobs.insert(aJob('expiring', null, 10_000));
   await jobs.take('endpoint-1', 'worker-1', 1, 2_000, 60_000);
-  await jobs.complete('expiring', ['IN_PROGRESS'], done(MB_OUTPUT), 'endpoint-1', 'worker-1');
+  await jobs.complete('expiring', ['IN_PROGRESS'], done(MB_OUTPUT), 'endpoint-1', { workerId: 'worker-1', late: false });
   assert.equal(storedOutputs(db), 1);
   assert.equal((await jobs.deleteExpired(10_000, 100)).length, 1);
   assert.equal(storedOutputs(db), 0);
@@ -183,7 +183,7 @@ test('a retried job drops its kept error, and its next result is the one read', 
   assert.deepEqual([retried?.status, retried?.error], ['IN_QUEUE', null]);
   assert.equal(storedErrors(db), 0, 'the first error is gone with the retry');
   await jobs.take('endpoint-1', 'worker-2', 1, 6_000, 60_000);
-  await jobs.complete('traceback', ['IN_PROGRESS'], done('{"second":true}', 7_000), 'endpoint-1', 'worker-2');
+  await jobs.complete('traceback', ['IN_PROGRESS'], done('{"second":true}', 7_000), 'endpoint-1', { workerId: 'worker-2', late: false });
   const state = await jobs.getState('traceback');
   assert.deepEqual([state?.status, state?.error, state?.output], ['COMPLETED', null, '{"second":true}']);
   db.close();

@@ -2,7 +2,7 @@
 // stream chunks, the stop channel and pings. Results are accepted at least once and
 // repeated posts of a finished job are harmless.
 import type { Store } from '../store/store.js';
-import type { JobRecord, JobState } from '../store/job-store.js';
+import type { JobRecord, JobState, ResultFrom } from '../store/job-store.js';
 import { isTerminal, JOB_LIMITS } from '../domain/job-state.js';
 import type { JobEvents } from './waitlist.js';
 import type { WorkerRegistry } from '../runtime/worker-registry.js';
@@ -137,10 +137,13 @@ export class WorkerProtocolService {
   async done(endpointId: string, workerId: string, jobId: string, report: DoneReport): Promise<void> {
     this.workers.seen(workerId, endpointId, this.now());
     if (report.kind === 'progress') return this.progress(endpointId, workerId, jobId, report.output);
-    // The result is written first, without reading the job: the row it answers says which worker held it.
-    const finished = await this.complete(endpointId, jobId, report);
+    // The result is written first, without reading the job: the row it answers says which worker
+    // held it. One from another worker is taken only after a lease was lost since the job was last
+    // retried: it is then the late result of that lease (it wins; the worker holding the job now
+    // stops). Otherwise it answers an attempt before a retry, or a job this worker never took.
+    const finished = await this.complete(endpointId, jobId, report, { workerId, late: true });
     if (!finished) {
-      // A finished, expired or unknown job: the post is a repeat or came too late; accept it quietly.
+      // A finished, expired, unknown or retried job: the post is a repeat, came too late or is not this worker's; accept it quietly.
       const job = await this.store.jobs.getState(jobId);
       if (job?.endpointId === endpointId && job.workerId === workerId) this.workers.reported(workerId, endpointId, this.now());
       this.workers.jobReleased(workerId, jobId);
@@ -149,10 +152,10 @@ export class WorkerProtocolService {
     await this.recorded(endpointId, workerId, jobId, report, finished);
   }
 
-  /** Writes a result; with `heldBy`, only while that worker holds the job. */
-  private complete(endpointId: string, jobId: string, report: DoneReport & { kind: 'result' }, heldBy?: string) {
+  /** Writes a result of the worker's (see JobStore.complete for `late`). */
+  private complete(endpointId: string, jobId: string, report: DoneReport & { kind: 'result' }, by: ResultFrom) {
     const completion = { status: report.status, output: report.output, error: report.error, completedAt: this.now() };
-    return this.store.jobs.complete(jobId, ['IN_QUEUE', 'IN_PROGRESS'], completion, endpointId, heldBy);
+    return this.store.jobs.complete(jobId, ['IN_QUEUE', 'IN_PROGRESS'], completion, endpointId, by);
   }
 
   /** What follows a recorded result: the worker's books, a recycle it asked for, the job's waiters. */
@@ -235,7 +238,7 @@ export class WorkerProtocolService {
       // Written only if this worker holds the job, so the usual case costs one statement; the
       // job is read only to say why a result was not recorded.
       this.workers.seen(workerId, endpointId, this.now());
-      const finished = await this.complete(endpointId, jobId, report, workerId);
+      const finished = await this.complete(endpointId, jobId, report, { workerId, late: false });
       if (finished) {
         await this.recorded(endpointId, workerId, jobId, report, finished);
         return { id: jobId, outcome: 'accepted' };

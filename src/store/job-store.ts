@@ -129,15 +129,16 @@ export interface JobStore {
   recordProgress(id: string, output: string, writer: JobWriter): Promise<boolean>;
   /**
    * Moves a job to a terminal status if it is in one of `from` (and, with `endpointId`, of that
-   * endpoint; with `workerId`, held by that worker); returns the updated job, whose `workerId` is
-   * the worker that held it, without its input (JobState). A job a purge has hidden is not found.
+   * endpoint; with `by`, held by that worker, or with `late` one that lost a lease since it was last
+   * retried, whose late result it may be); returns the updated job, whose `workerId` is the worker
+   * that held it, without its input (JobState). A job a purge has hidden is not found.
    */
   complete(
     id: string,
     from: readonly JobStatus[],
     completion: Completion,
     endpointId?: string,
-    workerId?: string,
+    by?: ResultFrom,
   ): Promise<JobState | undefined>;
   /** Puts a failed or timed-out job back in the queue with its original input; answers its new state. */
   requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobState | undefined>;
@@ -202,6 +203,12 @@ export interface JobStore {
 
   insertWorkerCredential(credential: WorkerCredentialRecord): Promise<void>;
   getWorkerCredential(id: string): Promise<WorkerCredentialRecord | undefined>;
+}
+
+/** Who sends a result: the worker, and whether a late result (its lease lost) is taken too. */
+export interface ResultFrom {
+  workerId: string;
+  late: boolean;
 }
 
 export interface DueWebhook {

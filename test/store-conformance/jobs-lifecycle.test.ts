@@ -110,15 +110,52 @@ test(`[${TEST_STORE}] a completion naming a worker moves the job only while that
   await jobs.insert(held);
   await jobs.take(queue, 'w1', 1, NOW, NOW + 1000);
   await jobs.insert(queued);
-  assert.equal(await jobs.complete(held.id, ['IN_PROGRESS'], done(NOW + 10), queue, 'w2'), undefined, "another worker's job");
-  assert.equal(await jobs.complete(queued.id, ['IN_QUEUE'], done(NOW + 10), queue, 'w1'), undefined, 'a job nobody holds');
+  assert.equal(
+    await jobs.complete(held.id, ['IN_PROGRESS'], done(NOW + 10), queue, { workerId: 'w2', late: false }),
+    undefined,
+    "another worker's job",
+  );
+  assert.equal(
+    await jobs.complete(queued.id, ['IN_QUEUE'], done(NOW + 10), queue, { workerId: 'w1', late: false }),
+    undefined,
+    'a job nobody holds',
+  );
   assert.deepEqual(
     [(await jobs.get(held.id))?.status, (await jobs.get(queued.id))?.status],
     ['IN_PROGRESS', 'IN_QUEUE'],
     'neither job moved',
   );
-  const completed = await jobs.complete(held.id, ['IN_PROGRESS'], done(NOW + 10), queue, 'w1');
+  const completed = await jobs.complete(held.id, ['IN_PROGRESS'], done(NOW + 10), queue, { workerId: 'w1', late: false });
   assert.deepEqual([completed?.status, completed?.workerId], ['COMPLETED', 'w1']);
+});
+
+test(`[${TEST_STORE}] a late result is taken after a lost lease, never for an attempt before a retry or a job the worker never took`, async () => {
+  const jobs = suite.store.jobs;
+  const queue = aQueue();
+  const [lapsed, retried, never] = [aJob(queue), aJob(queue), aJob(queue)];
+  const late = (workerId: string) => ({ workerId, late: true });
+  await jobs.insert(lapsed);
+  await jobs.take(queue, 'w1', 1, NOW, NOW + 1000);
+  assert.equal((await jobs.releaseLapsedLeases(NOW + 2000, 3, 10)).requeued.length, 1);
+  const taken = await jobs.complete(lapsed.id, ['IN_QUEUE', 'IN_PROGRESS'], done(NOW + 2100), queue, late('w1'));
+  assert.equal(taken?.status, 'COMPLETED', "the lost lease's late result ends the job");
+
+  await jobs.insert(retried);
+  await jobs.take(queue, 'w2', 1, NOW, NOW + 60_000);
+  await jobs.complete(retried.id, ['IN_PROGRESS'], { ...done(NOW + 10), status: 'FAILED' }, queue, late('w2'));
+  assert.ok(await jobs.requeue(retried.id, ['FAILED'], NOW + 3_600_000));
+  assert.equal(
+    await jobs.complete(retried.id, ['IN_QUEUE', 'IN_PROGRESS'], done(NOW + 20), queue, late('w2')),
+    undefined,
+    'a repeat of the attempt before the retry',
+  );
+  await jobs.insert(never);
+  assert.equal(
+    await jobs.complete(never.id, ['IN_QUEUE', 'IN_PROGRESS'], done(NOW + 20), queue, late('w9')),
+    undefined,
+    'a job w9 never took',
+  );
+  assert.deepEqual([(await jobs.get(retried.id))?.status, (await jobs.get(never.id))?.status], ['IN_QUEUE', 'IN_QUEUE']);
 });
 
 test(`[${TEST_STORE}] completion never extends a job's life past its expiry`, async () => {

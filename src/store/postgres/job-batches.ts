@@ -13,7 +13,7 @@ import { carriedNotification, type NotificationCarrier } from './notifications.j
 
 const INSERT_TOLD = carriedNotification(16);
 const GET_TOLD = carriedNotification(2);
-const COMPLETE_TOLD = carriedNotification(9);
+const COMPLETE_TOLD = carriedNotification(10);
 
 /** A job handed to a waiting worker as it is submitted is stored taken (worker, start, lease). */
 const INSERT = {
@@ -48,11 +48,12 @@ const COMPLETE = {
   text: `WITH ${COMPLETE_TOLD.cte}
          UPDATE jobs SET status = c.status, output = c.output, error = c.error, completed_at = c.at, lease_expires_at = NULL,
            expires_at = least(jobs.expires_at, c.at + jobs.retention_ms)
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[])
-           AS c(id, status, output, error, at, from_list, endpoint_id, worker_id)
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::boolean[])
+           AS c(id, status, output, error, at, from_list, endpoint_id, worker_id, late)
          WHERE jobs.id = c.id AND jobs.status = ANY(string_to_array(c.from_list, ','))
            AND (c.endpoint_id IS NULL OR jobs.endpoint_id = c.endpoint_id)
-           AND (c.worker_id IS NULL OR jobs.worker_id = c.worker_id) AND NOT ${purgedRow()} AND ${COMPLETE_TOLD.condition}
+           AND (c.worker_id IS NULL OR jobs.worker_id = c.worker_id OR (c.late AND jobs.lease_losses > 0))
+           AND NOT ${purgedRow()} AND ${COMPLETE_TOLD.condition}
          RETURNING ${jobStateColumnsBut(WRITTEN_BY_COMPLETION, 'jobs')}`,
 };
 
@@ -67,6 +68,8 @@ interface CompleteCall {
   completion: Completion;
   endpointId: string | null;
   workerId: string | null;
+  /** A late result of a worker that lost its lease is taken too (JobStore.complete). */
+  late: boolean;
 }
 
 export class JobBatches {
@@ -158,6 +161,7 @@ export class JobBatches {
           calls.map((c) => c.from.join(',')),
           calls.map((c) => c.endpointId),
           calls.map((c) => c.workerId),
+          calls.map((c) => c.late),
           told,
         ],
       }),

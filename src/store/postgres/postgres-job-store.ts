@@ -13,6 +13,7 @@ import type {
   JobWriter,
   NewJob,
   QueueStats,
+  ResultFrom,
   StreamRead,
   WorkerCredentialRecord,
 } from '../job-store.js';
@@ -152,8 +153,15 @@ export class PostgresJobStore implements JobStore {
     return result.rowCount === 1;
   }
 
-  complete(id: string, from: readonly JobStatus[], c: Completion, endpointId?: string, workerId?: string): Promise<JobState | undefined> {
-    return this.batches.complete({ id, from, completion: c, endpointId: endpointId ?? null, workerId: workerId ?? null });
+  complete(id: string, from: readonly JobStatus[], c: Completion, endpointId?: string, by?: ResultFrom): Promise<JobState | undefined> {
+    return this.batches.complete({
+      id,
+      from,
+      completion: c,
+      endpointId: endpointId ?? null,
+      workerId: by?.workerId ?? null,
+      late: by?.late ?? false,
+    });
   }
 
   async requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobState | undefined> {

@@ -12,6 +12,7 @@ import type {
   JobWriter,
   NewJob,
   QueueStats,
+  ResultFrom,
   StreamRead,
   WorkerCredentialRecord,
 } from '../job-store.js';
@@ -182,7 +183,7 @@ export class SqliteJobStore implements JobStore {
     from: readonly JobStatus[],
     c: Completion,
     endpointId?: string,
-    workerId?: string,
+    by?: ResultFrom,
   ): Promise<JobState | undefined> {
     const key = statusList(from);
     let statement = this.completeBy.get(key);
@@ -193,13 +194,13 @@ export class SqliteJobStore implements JobStore {
         lease_expires_at = NULL,
         expires_at = min(expires_at, ? + retention_ms)
         WHERE id = ? AND status IN (${key}) AND (@endpointId IS NULL OR endpoint_id = @endpointId)
-          AND (@workerId IS NULL OR worker_id = @workerId) AND NOT ${purgedRow()}
+          AND (@workerId IS NULL OR worker_id = @workerId OR (@late AND lease_losses > 0)) AND NOT ${purgedRow()}
         RETURNING ${COMPLETED_COLUMNS}`,
         )
         .raw(true);
       this.completeBy.set(key, statement);
     }
-    const scope = { endpointId: endpointId ?? null, workerId: workerId ?? null };
+    const scope = { endpointId: endpointId ?? null, workerId: by?.workerId ?? null, late: by?.late ? 1 : 0 };
     const completeRow = (output: string | null, error: string | null) =>
       statement.get(c.status, output, error, c.completedAt, c.completedAt, id, scope) as unknown[] | undefined;
     const values = this.apart.complete(completeRow, c.output, c.error);
