@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../domain/errors.js';
 import { nestingProblemDetail, nestsDeeperThan } from './json-depth.js';
+import { keepSourceOf } from './json-sources.js';
 
 export function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -26,6 +27,7 @@ export function installJsonParser(app: FastifyInstance): void {
       if (error && /"(__proto__|constructor)"\s*:/.test(text) && isJson(text)) {
         return done(new ApiError(400, 'the request body has a __proto__ or constructor.prototype key, which is refused'), undefined);
       }
+      if (!error) keepSourceOf(value, text);
       done(error, value);
     });
   });

@@ -2,9 +2,12 @@
 // job-done body, so one bad item is its own outcome rather than the whole batch's.
 import { readDoneBody, type DoneReport } from '../services/worker-protocol.js';
 import { MAX_RESULTS_PER_BATCH, type BatchItem } from '../services/worker-result-batch.js';
+import { jsonSourceAt, mayChangeNumbers } from '../domain/json-source.js';
 
 /** Reads `{"results": [{"id", "output" | "error", "stopPod"?}, ...]}`; throws a message for a body that is not one. */
-export function readResultBatch(body: unknown, maxOutputBytes: number): BatchItem<DoneReport>[] {
+export function readResultBatch(body: unknown, maxOutputBytes: number, source: string): BatchItem<DoneReport>[] {
+  // Each item is read from its own text, so an output keeps its numbers as the worker wrote them.
+  const exact = mayChangeNumbers(source);
   const results = typeof body === 'object' && body !== null ? (body as { results?: unknown }).results : undefined;
   if (!Array.isArray(results)) throw new Error('a result batch is {"results": [{"id": ..., "output": ...}, ...]}');
   if (results.length === 0) throw new Error('a result batch needs at least one result');
@@ -17,7 +20,7 @@ export function readResultBatch(body: unknown, maxOutputBytes: number): BatchIte
     if (typeof id !== 'string' || id === '') return { id: '', invalid: `result ${index} has no job id` };
     if (id.includes('\u0000')) return { id, invalid: `result ${index}: a job id holds no NUL character` };
     if (rest.status === 'IN_PROGRESS') return { id, invalid: 'progress updates go to job-done, one per request' };
-    const text = JSON.stringify(rest);
+    const text = (exact ? jsonSourceAt(source, ['results', index]) : undefined) ?? JSON.stringify(rest);
     return { id, report: readDoneBody(text, Buffer.byteLength(text), maxOutputBytes) };
   });
 }

@@ -16,6 +16,8 @@ import { submitKeyRecord, type SubmitOnce } from './submit-keys.js';
 
 export interface RunRequest {
   input: Record<string, unknown>;
+  /** The input as the client wrote it, where writing the parsed input again would change its numbers. */
+  inputText?: string;
   webhook?: string;
   webhookV2?: string;
   policy?: { executionTimeout?: number; lowPriority?: boolean; ttl?: number };
@@ -146,7 +148,7 @@ export class JobService {
       id: `${timeOrderedUuid(now)}-${endpoint.id.slice(0, 4)}`,
       endpointId: endpoint.id,
       accountId: endpoint.accountId,
-      input: JSON.stringify(request.input),
+      input: request.inputText ?? JSON.stringify(request.input),
       webhook: request.webhook ?? request.webhookV2 ?? null,
       s3Config: request.s3Config === undefined ? null : JSON.stringify(request.s3Config),
       executionTimeoutMs: request.policy?.executionTimeout ?? endpoint.spec.timeout,

@@ -9,6 +9,7 @@ import type { WorkerRegistry } from '../runtime/worker-registry.js';
 import type { JobService } from './jobs.js';
 import type { Clock } from '../domain/clock.js';
 import { splitStreamChunk } from '../domain/stream-chunks.js';
+import { jsonSourceAt, mayChangeNumbers } from '../domain/json-source.js';
 import type { Cancellation } from '../domain/cancellation.js';
 import { ownership, type BatchItem, type ResultOutcome } from './worker-result-batch.js';
 
@@ -25,6 +26,12 @@ export type DoneReport =
 
 const MAX_BATCH = 64;
 
+/** The output's text: as the worker wrote it where writing the parsed value again could change its numbers. */
+function outputText(raw: string, output: unknown, inBody: boolean): string {
+  const exact = mayChangeNumbers(raw) ? jsonSourceAt(raw, inBody ? ['output'] : []) : undefined;
+  return exact ?? JSON.stringify(output);
+}
+
 /** Reads a job-done body: `{output}`, `{error}` (with or without output), `{status: "IN_PROGRESS", output}`. */
 export function readDoneBody(raw: string, byteLength: number, maxOutputBytes: number): DoneReport {
   if (byteLength > maxOutputBytes) {
@@ -37,14 +44,15 @@ export function readDoneBody(raw: string, byteLength: number, maxOutputBytes: nu
     };
   }
   let body: Record<string, unknown>;
+  let parsedIsBody = false;
   try {
     const parsed: unknown = raw.trim() === '' ? {} : JSON.parse(raw);
-    body =
-      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { output: parsed };
+    parsedIsBody = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+    body = parsedIsBody ? (parsed as Record<string, unknown>) : { output: parsed };
   } catch {
     return { kind: 'result', status: 'FAILED', output: null, error: 'the worker sent a result that is not valid JSON', stopPod: false };
   }
-  const output = body.output === undefined ? null : JSON.stringify(body.output);
+  const output = body.output === undefined ? null : outputText(raw, body.output, parsedIsBody);
   if (body.status === 'IN_PROGRESS') return { kind: 'progress', output: output ?? 'null' };
   const stopPod = body.stopPod === true;
   if (body.error !== undefined && body.error !== null && body.error !== '') {
@@ -55,7 +63,7 @@ export function readDoneBody(raw: string, byteLength: number, maxOutputBytes: nu
   return { kind: 'result', status: 'COMPLETED', output, error: null, stopPod };
 }
 
-/** Splits a streamed string over the chunk limit into pieces, on character boundaries. */
+/** The worker's side of the queue: takes, results, progress, stream chunks and pings. */
 export class WorkerProtocolService {
   constructor(
     private readonly store: Store,

@@ -1,5 +1,6 @@
 // The queue API on /v2/{endpointId}/...: run, runsync, status, status-sync, stream, cancel, retry,
 // purge-queue and health. Keys may be sent with or without "Bearer ".
+import { jobsWithExactInputs, withExactInput } from '../json-sources.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -60,11 +61,12 @@ export function queueRoutes({ jobs, keyedSubmits, rateLimiter, runtime }: Servic
       async (request, reply) => {
         const endpoint = await endpointOf(request);
         const key = request.headers['idempotency-key'];
+        const run = withExactInput(request.body);
         if (key === undefined) {
-          const job = await jobs.submit(endpoint, request.body, JOB_LIMITS.runRetentionMs);
+          const job = await jobs.submit(endpoint, run, JOB_LIMITS.runRetentionMs);
           return { id: job.id, status: job.status };
         }
-        const { answer, replayed } = await keyedSubmits.run(endpoint, request.body, submitOnce(key, 'run', request.body));
+        const { answer, replayed } = await keyedSubmits.run(endpoint, run, submitOnce(key, 'run', request.body));
         markReplayed(reply, replayed);
         return { id: answer, status: 'IN_QUEUE' };
       },
@@ -88,7 +90,7 @@ export function queueRoutes({ jobs, keyedSubmits, rateLimiter, runtime }: Servic
       },
       async (request, reply) => {
         const endpoint = await endpointOf(request);
-        const batch = request.body.jobs;
+        const batch = jobsWithExactInputs(request.body);
         // Each job counts against the rate limits as the /run it replaces, once it is to be queued
         // (decision 41): a batch sent again under its key queues nothing and counts as one request.
         const batchCount = new MoreRequests(rateLimiter, request.apiKey!, batch.length, request.log);
@@ -127,9 +129,10 @@ export function queueRoutes({ jobs, keyedSubmits, rateLimiter, runtime }: Servic
         const wait = request.query.wait ?? JOB_LIMITS.runsyncDefaultWaitMs;
         const endpoint = await endpointOf(request);
         const key = request.headers['idempotency-key'];
-        if (key === undefined) return sendJson(reply, await jobs.runSync(endpoint, request.body, wait, clientGone(reply)));
+        const run = withExactInput(request.body);
+        if (key === undefined) return sendJson(reply, await jobs.runSync(endpoint, run, wait, clientGone(reply)));
         const once = submitOnce(key, 'runsync', request.body);
-        const { answer, replayed } = await keyedSubmits.runSync(endpoint, request.body, wait, clientGone(reply), once);
+        const { answer, replayed } = await keyedSubmits.runSync(endpoint, run, wait, clientGone(reply), once);
         markReplayed(reply, replayed);
         return sendJson(reply, answer);
       },

@@ -96,7 +96,7 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
         if (nestsDeeperThan(raw.text)) throw badRequest(nestingProblemDetail('the result batch'));
         let items;
         try {
-          items = readResultBatch(JSON.parse(raw.text), settings.maxOutputBytes);
+          items = readResultBatch(JSON.parse(raw.text), settings.maxOutputBytes, raw.text);
         } catch (error) {
           throw badRequest(error instanceof SyntaxError ? 'the result batch is not valid JSON' : (error as Error).message);
         }
