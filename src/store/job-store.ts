@@ -140,7 +140,11 @@ export interface JobStore {
     endpointId?: string,
     by?: ResultFrom,
   ): Promise<JobState | undefined>;
-  /** Puts a failed or timed-out job back in the queue with its original input; answers its new state. */
+  /**
+   * Puts a failed or timed-out job back in the queue with its original input; answers its new
+   * state. Its life starts again: it expires at `expiresAt` (now + its ttl) and counts as submitted
+   * at `expiresAt - ttl`, so its delay and the queue's oldest wait are this attempt's.
+   */
   requeue(id: string, from: readonly JobStatus[], expiresAt: number): Promise<JobState | undefined>;
   setExpiry(id: string, expiresAt: number): Promise<void>;
   /**

@@ -143,7 +143,8 @@ test(`[${TEST_STORE}] a late result is taken after a lost lease, never for an at
   await jobs.insert(retried);
   await jobs.take(queue, 'w2', 1, NOW, NOW + 60_000);
   await jobs.complete(retried.id, ['IN_PROGRESS'], { ...done(NOW + 10), status: 'FAILED' }, queue, late('w2'));
-  assert.ok(await jobs.requeue(retried.id, ['FAILED'], NOW + 3_600_000));
+  const requeued = await jobs.requeue(retried.id, ['FAILED'], NOW + 500 + retried.ttlMs);
+  assert.equal(requeued?.submittedAt, NOW + 500, "a retry starts the job's life, and its queue delay, again");
   assert.equal(
     await jobs.complete(retried.id, ['IN_QUEUE', 'IN_PROGRESS'], done(NOW + 20), queue, late('w2')),
     undefined,
@@ -188,6 +189,7 @@ test(`[${TEST_STORE}] a retried job goes back to the queue as new, with its inpu
     retries: 1,
     leaseLosses: 0,
     expiresAt: NOW + 99_000,
+    submittedAt: NOW + 99_000 - job.ttlMs,
   };
   assert.deepEqual(requeued, stateAfterRetry, 'the answer is the new state, without the input');
   assert.deepEqual(await jobs.get(job.id), { ...stateAfterRetry, input, s3Config }, 'the input is kept');

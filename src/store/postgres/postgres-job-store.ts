@@ -169,7 +169,8 @@ export class PostgresJobStore implements JobStore {
       const updated = (
         await client.query<JobStateRow>(
           `UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL, completed_at = NULL, worker_id = NULL,
-             lease_expires_at = NULL, retries = retries + 1, lease_losses = 0, expires_at = $1, stream_read = 0, stream_written = 0,
+             lease_expires_at = NULL, retries = retries + 1, lease_losses = 0, expires_at = $1, submitted_at = $1 - ttl_ms,
+             stream_read = 0, stream_written = 0,
              queue_generation = ${ROW_GENERATION}
            WHERE id = $2 AND status = ANY($3) RETURNING ${jobStateColumns()}`,
           [expiresAt, id, from],

@@ -81,7 +81,7 @@ export class SqliteJobStore implements JobStore {
       return taken;
     });
     this.requeueAndClear = db.transaction((statement: Database.Statement, id: string, expiresAt: number) => {
-      const updated = statement.get(expiresAt, id) as unknown[] | undefined;
+      const updated = statement.get(expiresAt, expiresAt, id) as unknown[] | undefined;
       if (updated) {
         this.streams.clear(id);
         this.apart.dropResult(id);
@@ -215,7 +215,7 @@ export class SqliteJobStore implements JobStore {
         .prepare(
           `UPDATE jobs SET status = 'IN_QUEUE', output = NULL, error = NULL, started_at = NULL,
         completed_at = NULL, worker_id = NULL, lease_expires_at = NULL, retries = retries + 1, lease_losses = 0,
-        expires_at = ?, stream_read = 0, stream_written = 0, queue_generation = ${ROW_GENERATION}
+        expires_at = ?, submitted_at = ? - ttl_ms, stream_read = 0, stream_written = 0, queue_generation = ${ROW_GENERATION}
         WHERE id = ? AND status IN (${key}) RETURNING ${JOB_STATE_COLUMNS_SQL}`,
         )
         .raw(true);
