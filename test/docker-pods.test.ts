@@ -215,10 +215,11 @@ test('the legacy GraphQL pod operations act on the same pods: create, list, stop
   await eventually(async () => (await podOf(created.id)).status === 'RUNNING', 60_000, 200);
 
   const listed = sdkRead(await graphql(g, SDK_GET_PODS)).myself as {
-    pods: { id: string; desiredStatus: string; runtime: { ports: unknown[] } }[];
+    pods: { id: string; desiredStatus: string; runtime: { ports: unknown[] }; machine: { gpuDisplayName: string } }[];
   };
   const mine = listed.pods.find((p) => p.id === created.id)!;
   assert.equal(mine.desiredStatus, 'RUNNING');
+  assert.equal(mine.machine.gpuDisplayName, g.services.catalog.gpuType(GPU)!.name, "the GPU's display name, as gpuTypes shows it");
   assert.equal(mine.runtime.ports.length, 2);
 
   const stopped = sdkRead(await graphql(g, `mutation { podStop(input: {podId: "${created.id}"}) { id desiredStatus } }`)).podStop;

@@ -2,7 +2,8 @@
 // agreeing with the REST catalog.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { data, h, useGraphqlHarness, type Row } from './support/graphql-harness.js';
+import { data, firstError, h, useGraphqlHarness, type Row } from './support/graphql-harness.js';
+import { graphql } from './support/graphql-clients.js';
 
 useGraphqlHarness();
 
@@ -39,7 +40,21 @@ describe('gpuTypes', () => {
     );
   });
 
-  test('an unknown id gives an empty list (the SDK raises ValueError on it)', async () => {
+  test('an unknown or empty id gives an empty list (the SDK raises ValueError on it)', async () => {
     assert.deepEqual((await data('query GpuTypes { gpuTypes(input: {id: "NVIDIA H9000"}) { id } }')).gpuTypes, []);
+    assert.deepEqual((await data('query GpuTypes { gpuTypes(input: {id: ""}) { id } }')).gpuTypes, []);
+  });
+
+  test('lowestPrice of no GPUs or fewer is refused', async () => {
+    for (const count of [0, -1]) {
+      const answer = (
+        await graphql(
+          h,
+          `query { gpuTypes(input: {id: "NVIDIA L4"}) { lowestPrice(input: {gpuCount: ${count}}) { uninterruptablePrice } } }`,
+        )
+      ).json();
+      assert.equal(firstError(answer).extensions.code, 'BAD_USER_INPUT', String(count));
+      assert.match(firstError(answer).message, /gpuCount: must be at least 1/);
+    }
   });
 });

@@ -48,6 +48,16 @@ function errorsOf(res: LightMyRequestResponse, status = 200): ErrorBody {
   return body;
 }
 
+test('another method than POST is 405 with Allow: POST, deprecated as every answer', async () => {
+  for (const method of ['GET', 'PUT'] as const) {
+    const res = await h.app.inject({ method, url: `/graphql?api_key=${h.adminKey}` });
+    assert.equal(res.statusCode, 405, method);
+    assert.equal(res.headers.allow, 'POST');
+    assertDeprecated(res);
+    assert.match(res.json().detail, /send operations with POST/);
+  }
+});
+
 describe('authentication', () => {
   test('runpodctl: ?api_key= with {query, variables: null} reads myself', async () => {
     const res = await graphql(h, 'query { myself { id email } }', { client: 'runpodctl' });

@@ -1,6 +1,7 @@
 // gpuTypes: the catalog's GPU types under the legacy names (displayName, memoryInGb, securePrice...).
 import type { GpuTypeEntry } from '../../domain/catalog.js';
 import type { GraphQLContext } from './context.js';
+import { ApiError } from '../../domain/errors.js';
 
 interface GpuTypeFilter {
   id?: string | null;
@@ -35,20 +36,23 @@ function gpuTypeNode(gpu: GpuTypeEntry) {
     maxGpuCount: Math.max(gpu.maxCount.secure, gpu.maxCount.community),
     maxGpuCountSecureCloud: gpu.maxCount.secure,
     maxGpuCountCommunityCloud: gpu.maxCount.community,
-    lowestPrice: ({ input }: { input?: { gpuCount?: number | null } | null }) => ({
-      gpuName: gpu.name,
-      gpuTypeId: gpu.id,
-      minimumBidPrice: null,
-      uninterruptablePrice: lowestPrice(gpu, input?.gpuCount ?? 1),
-    }),
+    lowestPrice: ({ input }: { input?: { gpuCount?: number | null } | null }) => {
+      const count = input?.gpuCount ?? 1;
+      if (!Number.isInteger(count) || count < 1) {
+        throw new ApiError(422, 'the input failed validation', [`gpuCount: must be at least 1, not ${count}`]);
+      }
+      return { gpuName: gpu.name, gpuTypeId: gpu.id, minimumBidPrice: null, uninterruptablePrice: lowestPrice(gpu, count) };
+    },
   };
 }
 
 export const gpuTypeQueries = {
   /** Every GPU type, or those input.id / input.ids name (an unknown id gives none, as the SDK expects). */
   gpuTypes: ({ input }: { input?: GpuTypeFilter | null }, { services: { catalog } }: GraphQLContext) => {
-    const wanted = [...(input?.id ? [input.id] : []), ...(input?.ids ?? [])];
-    const gpus = wanted.length > 0 ? catalog.data.gpus.filter((gpu) => wanted.includes(gpu.id)) : catalog.data.gpus;
+    // A filter given, even an empty id, filters: get_gpu("") must find nothing, not every type.
+    const filtered = (input?.id ?? null) !== null || (input?.ids ?? null) !== null;
+    const wanted = [...(input?.id !== undefined && input.id !== null ? [input.id] : []), ...(input?.ids ?? [])];
+    const gpus = filtered ? catalog.data.gpus.filter((gpu) => wanted.includes(gpu.id)) : catalog.data.gpus;
     return gpus.map(gpuTypeNode);
   },
 };

@@ -144,7 +144,10 @@ export function podNode(pod: PodRecord, context: GraphQLContext) {
           })),
         }
       : null,
-    machine: { gpuDisplayName: spec.gpu?.typeId ?? null, podHostId: pod.placement ? `${pod.id}-${pod.placement.dataCenterId}` : null },
+    machine: {
+      gpuDisplayName: spec.gpu ? (context.services.catalog.gpuType(spec.gpu.typeId)?.name ?? spec.gpu.typeId) : null,
+      podHostId: pod.placement ? `${pod.id}-${pod.placement.dataCenterId}` : null,
+    },
   };
 }
 

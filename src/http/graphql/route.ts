@@ -9,6 +9,7 @@ import { MoreRequests, countRequest, verifyKey } from '../auth.js';
 import { ApiError, logUnexpected, unauthorized, unexpectedProblem } from '../problem.js';
 import { DEPRECATION_HEADERS } from './deprecation.js';
 import { apiErrorJson } from './errors.js';
+import { sendProblem } from '../errors.js';
 import { runGraphQL, type GraphQLRequest } from './execute.js';
 import { executableSchema } from './schema.js';
 import { rootResolvers } from './resolvers.js';
@@ -113,5 +114,17 @@ export function graphqlRoutes(services: Services): FastifyPluginAsync {
         return runGraphQL(schema, request.body as GraphQLRequest, key, { accountId: key.accountId, services }, request.log, countRequests);
       },
     );
+    // Other methods are answered here rather than by the app's 405, so they carry the deprecation headers too.
+    app.route({
+      method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+      url: '/graphql',
+      schema: { hide: true },
+      config: { auth: 'none' },
+      handler: (request, reply) =>
+        sendProblem(
+          reply.header('allow', 'POST'),
+          new ApiError(405, `${request.method} is not allowed on /graphql; send operations with POST`),
+        ),
+    });
   };
 }
