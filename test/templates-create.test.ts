@@ -136,6 +136,8 @@ describe('POST /v2/templates', () => {
       ['cmd: does not match args, which gives cmd ["python","a.py"]'],
     ],
     ['malformed JSON args', { args: '{"cmd": [' }, ['args: looks like a JSON object but is not valid JSON']],
+    ['an image of spaces', { image: '   ' }, ['image: must not be empty']],
+    ['a name of spaces', { name: '   ' }, ['name: must not be blank']],
     [
       'several at once',
       { ports: ['0/tcp'], env: { 'A-B': '1' } },

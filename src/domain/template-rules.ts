@@ -64,6 +64,9 @@ export function applyTemplatePatch(current: TemplateSpec, body: UpdateTemplateIn
   const command = resolveCommand(body, { args, entrypoint, cmd }, v);
   // Only what was sent is checked: stored values passed these rules when they were written.
   checkPortsAndEnv({ ports: body.ports ?? [], env: body.env ?? {} }, v);
+  // Spaces alone name nothing: an endpoint or pod made from such a template would be refused.
+  if (body.name !== undefined && body.name.trim() === '') v.add('name', 'must not be blank');
+  if (body.image !== undefined && body.image.trim() === '') v.add('image', 'must not be empty');
   v.throwIfAny(RULES_DETAIL);
   const persistent = body.mounts?.persistent;
   return {
