@@ -44,6 +44,11 @@ export function flavorTakes(flavor: { vcpu: { min: number; max: number } }, vcpu
   return isVcpuCount(vcpuCount) && vcpuCount >= flavor.vcpu.min && vcpuCount <= flavor.vcpu.max;
 }
 
+/** The memory of a worker or pod of `vcpuCount` vCPUs of the flavor, from its RAM multiplier. */
+export function cpuMemoryGb(flavor: { ramGbPerVcpu: number }, vcpuCount: number): number {
+  return Math.max(1, Math.round(vcpuCount * flavor.ramGbPerVcpu));
+}
+
 /** Checks each CPU configuration and derives its memory from the flavor's RAM multiplier. */
 export function resolveCpuConfigs(configs: { id: string; vcpuCount: number }[], catalog: Catalog, v: Violations): CpuConfig[] {
   return configs.map((config, i) => {
@@ -56,7 +61,7 @@ export function resolveCpuConfigs(configs: { id: string; vcpuCount: number }[], 
     else if (!flavorTakes(flavor, config.vcpuCount)) {
       v.add(`cpu[${i}].vcpuCount`, `must be from ${flavor.vcpu.min} to ${flavor.vcpu.max} for flavor ${flavor.id}`);
     }
-    return { id: config.id, vcpuCount: config.vcpuCount, memory: Math.max(1, Math.round(config.vcpuCount * flavor.ramGbPerVcpu)) };
+    return { id: config.id, vcpuCount: config.vcpuCount, memory: cpuMemoryGb(flavor, config.vcpuCount) };
   });
 }
 

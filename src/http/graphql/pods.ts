@@ -2,6 +2,8 @@
 // terminate_pod) over PodService, the service REST v2 /v2/pods uses. Inputs become REST bodies
 // checked by the same schemas.
 import type { PodRecord } from '../../store/pod-store.js';
+import type { Catalog } from '../../domain/catalog.js';
+import { cpuMemoryGb } from '../../domain/compute-rules.js';
 import { CreatePodBody } from '../schemas/pods.js';
 import { ApiError } from '../problem.js';
 import type { GraphQLContext } from './context.js';
@@ -47,10 +49,20 @@ const FIELD_NAMES: FieldNames = [
 const DEFAULT_VOLUME_PATH = '/runpod-volume';
 
 /** `cpu3c-2-4` (flavor, vCPUs, memory): the flavor and vCPU count; memory follows from the flavor. */
-function cpuOf(instanceId: string): { id: string; vcpuCount: number } {
-  const match = /^(.+)-(\d+)-\d+$/.exec(instanceId);
+/** A CPU pod's flavor and vCPUs from its instance id; the memory it names must be the one the flavor gives. */
+function cpuOf(instanceId: string, catalog: Catalog): { id: string; vcpuCount: number } {
+  const match = /^(.+)-(\d+)-(\d+)$/.exec(instanceId);
   if (!match) throw new ApiError(422, 'the input failed validation', [`instanceId: '${instanceId}' must be <flavor>-<vCPUs>-<memory GB>`]);
-  return { id: match[1]!, vcpuCount: Number(match[2]) };
+  const [id, vcpuCount, memory] = [match[1]!, Number(match[2]), Number(match[3])];
+  const flavor = catalog.cpuFlavor(id);
+  // An unknown flavor or a bad vCPU count is the REST body's check, under the same field name.
+  const expected = flavor && cpuMemoryGb(flavor, vcpuCount);
+  if (expected !== undefined && expected !== memory) {
+    throw new ApiError(422, 'the input failed validation', [
+      `instanceId: ${vcpuCount} vCPUs of ${id} come with ${expected} GB of memory, not ${memory}; use ${id}-${vcpuCount}-${expected}`,
+    ]);
+  }
+  return { id, vcpuCount };
 }
 
 /** The template the SDK names on every CPU create that names none, whatever the image. */
@@ -67,7 +79,7 @@ async function templateOf(input: PodInput, context: GraphQLContext): Promise<str
   return (await context.services.templates.visible(context.accountId, templateId)) ? templateId : undefined;
 }
 
-function createBody(input: PodInput, kind: 'gpu' | 'cpu', templateId: string | undefined): unknown {
+function createBody(input: PodInput, kind: 'gpu' | 'cpu', templateId: string | undefined, catalog: Catalog): unknown {
   if (!given(input.imageName) && templateId === undefined)
     throw new ApiError(422, 'the input failed validation', ['imageName: is required unless templateId is set']);
   const volume = input.volumeInGb ?? 0;
@@ -91,7 +103,7 @@ function createBody(input: PodInput, kind: 'gpu' | 'cpu', templateId: string | u
             allowedCudaVersions: input.allowedCudaVersions ?? undefined,
           })
         : undefined,
-    cpu: kind === 'cpu' ? cpuOf(input.instanceId ?? '') : undefined,
+    cpu: kind === 'cpu' ? cpuOf(input.instanceId ?? '', catalog) : undefined,
     mounts:
       volume !== 0 || (given(input.networkVolumeId) && input.networkVolumeId !== '')
         ? onlyGiven({
@@ -155,7 +167,7 @@ const create =
   (kind: 'gpu' | 'cpu') =>
   ({ input }: { input: PodInput }, context: GraphQLContext) =>
     withGraphQLFieldNames(FIELD_NAMES, async () => {
-      const body = restBody(CreatePodBody, createBody(input, kind, await templateOf(input, context)));
+      const body = restBody(CreatePodBody, createBody(input, kind, await templateOf(input, context), context.services.catalog));
       return podNode(await context.services.pods.create(context.accountId, body), context);
     });
 
