@@ -161,13 +161,16 @@ describe('endpoints', () => {
     const error = firstError(body);
     assert.deepEqual(error.path, ['saveEndpoint']);
     assert.equal(error.extensions.code, 'BAD_USER_INPUT');
+    // gpuIds is one comma-separated string: REST's array indexes would point at the wrong entry.
     assert.ok(
-      error.extensions.errors?.some((line) => line.startsWith("gpuIds[0]: unknown GPU pool 'NOPE_99'")),
+      error.extensions.errors?.some((line) => line.startsWith("gpuIds: unknown GPU pool 'NOPE_99'")),
       JSON.stringify(error),
     );
+    assert.ok(error.extensions.errors?.includes('workersMin: must not exceed workersMax (2)'), JSON.stringify(error));
+    const excluded = firstError((await graphql(h, sdkCreateEndpoint({ name, templateId, gpuIds: 'AMPERE_16,ADA_24,-NVIDIA A40' }))).json());
     assert.ok(
-      error.extensions.errors?.some((line) => line.startsWith('workersMin: must not exceed')),
-      JSON.stringify(error),
+      excluded.extensions.errors?.some((line) => line.startsWith("gpuIds: 'NVIDIA A40' is not a GPU type in the selected pools")),
+      JSON.stringify(excluded),
     );
     const endpoints = (await h.call('GET', '/v2/serverless')).json().endpoints as { name: string }[];
     assert.ok(!endpoints.some((e) => e.name === name));

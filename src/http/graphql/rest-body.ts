@@ -12,14 +12,31 @@ export function restBody<T extends TSchema>(schema: T, body: unknown): Static<T>
   throw new ApiError(422, 'the input failed validation', describeValidationErrors(validate.errors ?? []));
 }
 
-/** REST field path prefix and the GraphQL input field it comes from; longer prefixes first. */
-export type FieldNames = readonly (readonly [rest: string, graphql: string])[];
+/**
+ * REST field path prefix and the GraphQL input field it comes from; longer prefixes first. A
+ * GraphQL field that is a comma-separated string (`list`) does not keep REST's item indexes: the
+ * REST arrays are drawn from it in another order.
+ */
+export type FieldNames = readonly (readonly [rest: string, graphql: string, kind?: 'list'])[];
 
+const escaped = (text: string) => text.replace(/[.[\]]/g, '\\$&');
+
+/** One failure line under GraphQL's names: its field, and REST fields its message names. */
 function rename(line: string, names: FieldNames): string {
-  for (const [rest, graphql] of names) {
-    if (line.startsWith(rest) && /^($|[.:[ ])/.test(line.slice(rest.length))) return graphql + line.slice(rest.length);
+  const colon = line.indexOf(': ');
+  let [field, message] = colon < 0 ? [line, ''] : [line.slice(0, colon), line.slice(colon)];
+  for (const [rest, graphql, kind] of names) {
+    if (field.startsWith(rest) && /^($|[.[ ])/.test(field.slice(rest.length))) {
+      const tail = field.slice(rest.length);
+      field = graphql + (kind === 'list' ? tail.replace(/^\[\d+\]/, '') : tail);
+      break;
+    }
   }
-  return line;
+  // Only names no message uses as plain words: dotted paths and camelCase ones.
+  for (const [rest, graphql] of names) {
+    if (/[.A-Z]/.test(rest)) message = message.replace(new RegExp(`(?<![\\w.])${escaped(rest)}(?![\\w.[])`, 'g'), graphql);
+  }
+  return field + message;
 }
 
 /** Runs `work`; the field failures of an ApiError it raises are renamed to GraphQL's fields. */

@@ -31,8 +31,8 @@ export interface EndpointInput {
 const DEFAULT_SCALER = { type: 'QUEUE_DELAY', value: 4 } as const;
 
 export const ENDPOINT_FIELD_NAMES: FieldNames = [
-  ['gpu.excludedTypes', 'gpuIds'],
-  ['gpu.pools', 'gpuIds'],
+  ['gpu.excludedTypes', 'gpuIds', 'list'],
+  ['gpu.pools', 'gpuIds', 'list'],
   ['gpu.count', 'gpuCount'],
   ['gpu.allowedCudaVersions', 'allowedCudaVersions'],
   ['gpu', 'gpuIds'],
@@ -43,7 +43,7 @@ export const ENDPOINT_FIELD_NAMES: FieldNames = [
   ['scaling.queueDelay', 'scalerValue'],
   ['scaling.requestCount', 'scalerValue'],
   ['scaling', 'scalerType'],
-  ['dataCenterIds', 'locations'],
+  ['dataCenterIds', 'locations', 'list'],
   ['networkVolumes[0]', 'networkVolumeId'],
   ['networkVolumes', 'networkVolumeId'],
   ['timeout', 'executionTimeoutMs'],
