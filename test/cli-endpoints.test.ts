@@ -148,6 +148,10 @@ test('a refused key, no key, an unreachable server and bad flags are told apart'
     new RegExp(`cannot reach Gantry at http://127\\.0\\.0\\.1:${closed.port} \\(--url\\): ECONNREFUSED\\. Is the server running\\?`),
   );
 
+  const twice = await cli(['endpoints', 'create', '--name', 'x', '--image', 'i', '--env', 'A=1', '--env', 'A=2'], env);
+  assert.equal(twice.status, 2, 'a variable given twice is a usage error, not the last one winning');
+  assert.match(twice.stderr, /A is given twice/);
+
   const badFlag = await cli(['endpoints', 'create', '--name', 'x', '--cpu', 'lots'], env);
   assert.equal(badFlag.status, 2);
   assert.match(badFlag.stderr, /FLAVOR:VCPUS/);

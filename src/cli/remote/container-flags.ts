@@ -13,7 +13,11 @@ export function addContainerFlags(command: Command): Command {
   return command
     .option('--image <image>', 'container image reference')
     .option('--args <command>', 'the command to run, as one string (replaces the image CMD)')
-    .option('--env <KEY=VALUE>', "an environment variable; repeat for more (merged with --file's env)", envPair)
+    .option(
+      '--env <KEY=VALUE>',
+      "an environment variable; repeat for more (merged with --file's env; on update, the whole env: give every variable)",
+      envPair,
+    )
     .option('--registry <id>', 'registry credential id for a private image (gantry registries)');
 }
 

@@ -25,7 +25,10 @@ export function commaList(value: string): string[] {
 export function envPair(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');
   if (at <= 0) throw new InvalidArgumentError('use KEY=VALUE');
-  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+  const key = value.slice(0, at);
+  // As GraphQL refuses a key listed twice: the first value would be dropped without a word.
+  if (Object.hasOwn(previous, key)) throw new InvalidArgumentError(`${key} is given twice`);
+  return { ...previous, [key]: value.slice(at + 1) };
 }
 
 export function oneOf<T extends string>(choices: readonly T[]): (value: string) => T {
