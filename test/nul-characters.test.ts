@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { problem, startHarness, type Harness } from './support/harness.js';
 import { graphql } from './support/graphql-clients.js';
 import { startLive } from './support/live.js';
+import { NO_NUL_PATTERN, refusingNul } from '../src/http/no-nul.js';
 
 let h: Harness;
 let endpointId: string;
@@ -126,4 +127,20 @@ test("a worker's error with a NUL still fails its job, the NUL shown as U+FFFD; 
   } finally {
     await g.close();
   }
+});
+
+test('every declared string refuses a NUL, a property named like a keyword too; data keywords are left as they are', () => {
+  const schema = {
+    type: 'object',
+    properties: { title: { type: 'string' }, default: { type: 'string', pattern: '^a' }, n: { type: 'integer' } },
+    default: { title: 'x' },
+  };
+  const refusing = refusingNul(schema) as unknown as typeof schema & {
+    properties: { title: { pattern: string }; default: { pattern: string; allOf: { pattern: string }[] }; n: object };
+  };
+  assert.equal(refusing.properties.title.pattern, NO_NUL_PATTERN);
+  assert.deepEqual([refusing.properties.default.pattern, refusing.properties.default.allOf], ['^a', [{ pattern: NO_NUL_PATTERN }]]);
+  assert.deepEqual(refusing.properties.n, { type: 'integer' });
+  assert.deepEqual(refusing.default, { title: 'x' });
+  assert.equal(refusingNul(schema), refusing, 'one copy per schema');
 });

@@ -7,6 +7,13 @@ export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 
 /** Keywords whose values are data, not schemas. */
 const DATA_KEYWORDS: ReadonlySet<PropertyKey> = new Set(['enum', 'const', 'default', 'examples', 'required', 'description', 'title']);
+/** Keywords whose values map names to schemas: a property may be called `title` or `default`. */
+const SCHEMA_MAPS: ReadonlySet<PropertyKey> = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
+
+function eachSchemaOf(map: unknown): unknown {
+  if (typeof map !== 'object' || map === null) return map;
+  return Object.fromEntries(Object.entries(map).map(([name, schema]) => [name, withNulRefused(schema)]));
+}
 
 const copies = new WeakMap<object, object>();
 
@@ -29,7 +36,10 @@ function withNulRefused<T>(schema: T): T {
   if (typeof schema !== 'object' || schema === null) return schema;
   const source = schema as Record<PropertyKey, unknown>;
   const copy: Record<PropertyKey, unknown> = {};
-  for (const key of Reflect.ownKeys(source)) copy[key] = DATA_KEYWORDS.has(key) ? source[key] : withNulRefused(source[key]);
+  for (const key of Reflect.ownKeys(source)) {
+    const value = source[key];
+    copy[key] = DATA_KEYWORDS.has(key) ? value : SCHEMA_MAPS.has(key) ? eachSchemaOf(value) : withNulRefused(value);
+  }
   const type = copy.type;
   if (type !== 'string' && !(Array.isArray(type) && type.includes('string'))) return copy as T;
   if (copy.pattern === undefined) return { ...copy, pattern: NO_NUL_PATTERN } as T;
