@@ -197,21 +197,25 @@ test('a leader an hour behind starts its workers and meters them by the database
 });
 
 test('`gantry keys` on a machine an hour behind sets and reads expiry by the database’s clock', { skip }, async () => {
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, ['--import', './test/support/clock-off.mjs', ...CLI, 'keys', ...args, '--database', schema.url], {
+      encoding: 'utf8',
+      env: { ...process.env, GANTRY_TEST_CLOCK_OFF_MS: String(-HOUR) },
+    });
   const keys = (args: string[]) => {
-    const ran = spawnSync(
-      process.execPath,
-      ['--import', './test/support/clock-off.mjs', ...CLI, 'keys', ...args, '--database', schema.url],
-      {
-        encoding: 'utf8',
-        env: { ...process.env, GANTRY_TEST_CLOCK_OFF_MS: String(-HOUR) },
-      },
-    );
+    const ran = run(args);
     assert.equal(ran.status, 0, ran.stderr);
     return ran.stdout;
   };
   const idOf = (token: string) => token.trim().split('_')[1]!;
   const lasting = idOf(keys(['create', '--name', 'ninety-minutes', '--expires-in', '90m']));
-  const ended = idOf(keys(['create', '--name', 'ended', '--expires-at', new Date((await databaseNow()) - 30 * 60_000).toISOString()]));
+  // Half an hour ago by the database's clock, half an hour ahead by this machine's.
+  const halfAnHourAgo = new Date((await databaseNow()) - 30 * 60_000).toISOString();
+  const refused = run(['create', '--name', 'ended', '--expires-at', halfAnHourAgo]);
+  assert.equal(refused.status, 2, 'a key the server would refuse at once is not made');
+  assert.match(refused.stderr, /which has passed/);
+  const ended = idOf(keys(['create', '--name', 'ended', '--expires-in', '1d']));
+  await pool.query('UPDATE api_keys SET expires_at = $1 WHERE id = $2', [halfAnHourAgo, ended]);
   const listed = JSON.parse(keys(['list', '--json'])) as { id: string; expiresAt: string; status: string }[];
   const expiresAt = Date.parse(listed.find((k) => k.id === lasting)!.expiresAt);
   const wanted = (await databaseNow()) + 90 * 60_000;
