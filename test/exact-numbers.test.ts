@@ -1,6 +1,6 @@
 // Numbers in a job's input and output reach the other side as they were written, over real
 // sockets: an integer past 2^53 keeps its digits and 1.0 stays 1.0 (a float to a Python worker or
-// client), through run, runsync, run-batch, job-done and job-done-batch.
+// client), through run, runsync, run-batch, job-done, job-done-batch and stream chunks.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
@@ -56,4 +56,12 @@ test('runsync keeps them', async () => {
   const id = (JSON.parse(taken) as { id: string }).id;
   await worker('POST', `/job-done/wz/${id}?gpu=none&isStream=false`, `{"output": ${OUTPUT}}`);
   assert.ok((await runsync).includes(`"output":${OUTPUT}`));
+});
+
+test('a stream chunk keeps its numbers', async () => {
+  const id = (JSON.parse(await queue('POST', '/run', '{"input": {}}')) as { id: string }).id;
+  assert.ok((await worker('GET', '/job-take/ws?gpu=none&job_in_progress=0')).includes(id));
+  await worker('POST', `/job-stream/ws/${id}?gpu=none&isStream=true`, `{"output": ${OUTPUT}}`);
+  const streamed = await queue('GET', `/stream/${id}`);
+  assert.ok(streamed.includes(`{"output":${OUTPUT}}`), streamed);
 });

@@ -10,9 +10,9 @@ export interface ChunkPart {
   gantryPart: { of: string; index: number; count: number; json: string };
 }
 
-/** JSON texts of the chunks to store, each at most `limitBytes`. */
-export function splitStreamChunk(output: unknown, limitBytes: number): string[] {
-  const text = JSON.stringify(output ?? null);
+/** JSON texts of the chunks to store, each at most `limitBytes`; `source` is the output's text as written, when kept. */
+export function splitStreamChunk(output: unknown, limitBytes: number, source?: string): string[] {
+  const text = source ?? JSON.stringify(output ?? null);
   if (Buffer.byteLength(text) <= limitBytes) return [text];
   if (typeof output === 'string') return splitString(output, limitBytes - 2).map((piece) => JSON.stringify(piece));
   const of = randomId(12);

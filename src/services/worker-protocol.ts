@@ -259,12 +259,13 @@ export class WorkerProtocolService {
     return { id: jobId, outcome: 'accepted' };
   }
 
-  async streamChunk(endpointId: string, workerId: string, jobId: string, output: unknown): Promise<void> {
+  /** `text` is the output as the worker wrote it, where it differs from writing `output` again. */
+  async streamChunk(endpointId: string, workerId: string, jobId: string, output: unknown, text?: string): Promise<void> {
     const now = this.now();
     this.workers.seen(workerId, endpointId, now);
     // One write appends the chunks and renews the worker's lease, only on a job of this endpoint
     // that is not finished; the job is read only when nothing was appended.
-    const chunks = splitStreamChunk(output, JOB_LIMITS.streamChunkBytes);
+    const chunks = splitStreamChunk(output, JOB_LIMITS.streamChunkBytes, text);
     const appended = await this.store.jobs.appendStream(jobId, chunks, { endpointId, workerId, leaseUntil: now + this.timings.jobLeaseMs });
     if (appended) {
       if (appended.workerId === workerId) this.workers.reported(workerId, endpointId, now);

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/services.js';
 import { readDoneBody } from '../../services/worker-protocol.js';
 import { readResultBatch } from '../result-batch-body.js';
+import { jsonSourceAt, mayChangeNumbers } from '../../domain/json-source.js';
 import { takenJobJson, takenJobsJson } from '../../services/job-view.js';
 import { badRequest, ApiError } from '../../domain/errors.js';
 import { DoneBatchQuery, DoneQuery, PingQuery, TakeQuery, WorkerJobParams, WorkerParams } from '../schemas/queue.js';
@@ -18,16 +19,20 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Bodies are read to the end whatever their size (see raw-body.ts); this only bounds a runaway upload. */
 const TRANSPORT_LIMIT = 2 * 1024 * 1024 * 1024 - 1;
 
-function parseChunk(body: RawBody | undefined, limit: number): unknown {
+/** A stream chunk's output, and its text as the worker wrote it where writing the parsed value again could change its numbers. */
+function parseChunk(body: RawBody | undefined, limit: number): { output: unknown; text: string | undefined } {
   if (!body || body.text.trim() === '') throw badRequest('a stream chunk needs a body {"output": ...}');
   if (body.tooLarge) throw new ApiError(413, `a stream chunk of ${body.bytes} bytes exceeds the ${limit} byte limit`);
   if (nestsDeeperThan(body.text)) throw badRequest(nestingProblemDetail('the stream chunk'));
+  let parsed: { output?: unknown };
   try {
-    const parsed = JSON.parse(body.text) as { output?: unknown };
-    return typeof parsed === 'object' && parsed !== null && 'output' in parsed ? parsed.output : parsed;
+    parsed = JSON.parse(body.text) as { output?: unknown };
   } catch {
     throw badRequest('the stream chunk is not valid JSON');
   }
+  const wrapped = typeof parsed === 'object' && parsed !== null && 'output' in parsed;
+  const text = mayChangeNumbers(body.text) ? jsonSourceAt(body.text, wrapped ? ['output'] : []) : undefined;
+  return { output: wrapped ? parsed.output : parsed, text };
 }
 
 export function workerRoutes({ workerProtocol, config: settings }: Services): FastifyPluginAsync {
@@ -117,8 +122,8 @@ export function workerRoutes({ workerProtocol, config: settings }: Services): Fa
       },
       async (request) => {
         const { endpointId, workerId, jobId } = request.params;
-        const output = parseChunk(request.body as RawBody | undefined, settings.maxOutputBytes);
-        await workerProtocol.streamChunk(endpointId, workerId, jobId, output);
+        const { output, text } = parseChunk(request.body as RawBody | undefined, settings.maxOutputBytes);
+        await workerProtocol.streamChunk(endpointId, workerId, jobId, output, text);
         return {};
       },
     );
