@@ -38,7 +38,10 @@ async function fail(jobs: SqliteJobStore, results: Record<string, [string, strin
   for (const id of Object.keys(results)) await jobs.insert(aJob(id, 'https://hooks.example.com/failed'));
   await jobs.take('endpoint-1', 'worker-1', Object.keys(results).length, 2_000, 60_000);
   for (const [id, [error, output]] of Object.entries(results)) {
-    const state = await jobs.complete(id, ['IN_PROGRESS'], failed(error, output ?? null), 'endpoint-1', { workerId: 'worker-1', late: false });
+    const state = await jobs.complete(id, ['IN_PROGRESS'], failed(error, output ?? null), 'endpoint-1', {
+      workerId: 'worker-1',
+      late: false,
+    });
     assert.deepEqual([state?.status, state?.error, state?.output], ['FAILED', error, output ?? null]);
   }
 }
@@ -118,7 +121,10 @@ test('a result refused (the job already finished) leaves the first output in pla
   const { db, jobs } = openJobs();
   await finish(jobs, { large: MB_OUTPUT });
   const again = JSON.stringify({ other: 'x'.repeat(4096) });
-  assert.equal(await jobs.complete('large', ['IN_PROGRESS'], done(again, 5_000), 'endpoint-1', { workerId: 'worker-1', late: false }), undefined);
+  assert.equal(
+    await jobs.complete('large', ['IN_PROGRESS'], done(again, 5_000), 'endpoint-1', { workerId: 'worker-1', late: false }),
+    undefined,
+  );
   assert.equal((await jobs.getState('large'))?.output, MB_OUTPUT);
   assert.equal(storedOutputs(db), 1);
   db.close();

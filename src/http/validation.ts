@@ -86,7 +86,9 @@ export function describeValidationErrors(errors: ErrorObject[], root = 'body'): 
         );
         break;
       case 'pattern':
-        lines.push(params.pattern === NO_NUL_PATTERN ? `${path}: must not contain a NUL character` : `${path}: ${error.message ?? 'is invalid'}`);
+        lines.push(
+          params.pattern === NO_NUL_PATTERN ? `${path}: must not contain a NUL character` : `${path}: ${error.message ?? 'is invalid'}`,
+        );
         break;
       case 'enum':
         lines.push(`${path}: must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`);
