@@ -7,19 +7,14 @@ import assert from 'node:assert/strict';
 import { problem, startHarness, type Harness } from './support/harness.js';
 import { graphql } from './support/graphql-clients.js';
 import { startLive } from './support/live.js';
+import { queueEndpointBody } from './support/endpoint-bodies.js';
 import { NO_NUL_PATTERN, refusingNul } from '../src/http/no-nul.js';
 
 let h: Harness;
 let endpointId: string;
 before(async () => {
   h = await startHarness();
-  const made = await h.call('POST', '/v2/serverless', {
-    name: 'plain',
-    type: 'QUEUE',
-    image: 'img',
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
-  });
+  const made = await h.call('POST', '/v2/serverless', queueEndpointBody('plain'));
   endpointId = made.json().id;
 });
 after(() => h.close());
@@ -45,15 +40,7 @@ test('text fields of the management API refuse a NUL, each named', async () => {
     [
       'POST',
       '/v2/serverless',
-      {
-        name: 'n\u0000',
-        type: 'QUEUE',
-        image: 'img',
-        env: { A: 'x\u0000y' },
-        cmd: ['node', '\u0000'],
-        cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-        scaling: { type: 'QUEUE_DELAY', queueDelay: 4 },
-      },
+      queueEndpointBody('n\u0000', { env: { A: 'x\u0000y' }, cmd: ['node', '\u0000'] }),
       ['name: must not contain a NUL character', 'cmd[1]: must not contain a NUL character', 'env.A: must not contain a NUL character'],
     ],
     ['PATCH', `/v2/serverless/${endpointId}`, { args: 'echo \u0000' }, ['args: must not contain a NUL character']],

@@ -11,7 +11,7 @@ export function keepSourceOf(body: unknown, text: string): void {
 }
 
 /** The source text at `path` of a parsed body, if it was kept. */
-export function sourceAt(body: object, path: readonly (string | number)[]): string | undefined {
+function sourceAt(body: object, path: readonly (string | number)[]): string | undefined {
   const text = sources.get(body);
   return text === undefined ? undefined : jsonSourceAt(text, path);
 }
