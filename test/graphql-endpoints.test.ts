@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { graphql, sdkCreateEndpoint, sdkCreateTemplate, SDK_GET_ENDPOINTS } from './support/graphql-clients.js';
+import { queueEndpointBody } from './support/endpoint-bodies.js';
 import { data, firstError, h, unique, useGraphqlHarness, type Row } from './support/graphql-harness.js';
 
 useGraphqlHarness();
@@ -178,6 +179,45 @@ describe('endpoints', () => {
       (await graphql(h, 'mutation { saveEndpoint(input: {name: "no-template", gpuIds: "AMPERE_16"}) { id } }')).json(),
     );
     assert.match(missing.message, /templateId: is required/);
+  });
+
+  test('failures of the env list name its entries, and a GPU count sent to a CPU endpoint names gpuCount', async () => {
+    const templateId = await serverlessTemplate();
+    const env = '[{key: "A", value: "1"}, {key: "A B", value: "2"}, {key: "9LIVES", value: "3"}]';
+    const created = firstError(
+      (
+        await graphql(
+          h,
+          `mutation { saveEndpoint(input: {name: "${unique('env')}", templateId: "${templateId}", gpuIds: "AMPERE_16", env: ${env}}) { id } }`,
+        )
+      ).json(),
+    );
+    const lines = created.extensions.errors ?? [];
+    assert.ok(
+      lines.some((line) => line.startsWith('env[1]: must be a valid environment variable name')),
+      JSON.stringify(lines),
+    );
+    assert.ok(
+      lines.some((line) => line.startsWith('env[2]: must be a valid environment variable name')),
+      JSON.stringify(lines),
+    );
+    assert.ok(!lines.some((line) => line.startsWith('env.') || line.startsWith('env[0]')), JSON.stringify(lines));
+
+    const cpu = await h.call('POST', '/v2/serverless', queueEndpointBody(unique('cpu')));
+    assert.equal(cpu.statusCode, 201, cpu.body);
+    const id = cpu.json().id as string;
+    const count = firstError((await graphql(h, `mutation { saveEndpoint(input: {id: "${id}", gpuCount: 2}) { id } }`)).json());
+    assert.ok(
+      count.extensions.errors?.some((line) => line.startsWith('gpuCount: ')),
+      JSON.stringify(count),
+    );
+    const ids = firstError(
+      (await graphql(h, `mutation { saveEndpoint(input: {id: "${id}", gpuIds: "AMPERE_16", gpuCount: 2}) { id } }`)).json(),
+    );
+    assert.ok(
+      ids.extensions.errors?.some((line) => line.startsWith('gpuIds: ')),
+      JSON.stringify(ids),
+    );
   });
 
   test('deleteEndpoint removes it for REST too; an unknown id is NOT_FOUND', async () => {

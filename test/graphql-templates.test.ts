@@ -85,5 +85,12 @@ describe('templates', () => {
     assert.equal(error.extensions.code, 'BAD_USER_INPUT');
     assert.deepEqual(error.extensions.errors?.map((line) => line.split(':')[0]).sort(), ['containerDiskInGb', 'imageName']);
     assert.match(error.message, /containerDiskInGb: /);
+    const env = (
+      await graphql(h, sdkCreateTemplate({ name: unique('bad-env'), imageName: 'acme/w:1', env: { OK: '1', 'NOT OK': '2' } }))
+    ).json();
+    assert.deepEqual(
+      firstError(env).extensions.errors?.map((line) => line.split(':')[0]),
+      ['env[1]'],
+    );
   });
 });

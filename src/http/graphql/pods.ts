@@ -8,7 +8,7 @@ import { CreatePodBody } from '../schemas/pods.js';
 import { ApiError } from '../problem.js';
 import type { GraphQLContext } from './context.js';
 import { given, onlyGiven } from './given.js';
-import { commaList, envRecord, restBody, withGraphQLFieldNames, type FieldNames } from './rest-body.js';
+import { commaList, envFieldNames, envRecord, restBody, withGraphQLFieldNames, type FieldNames } from './rest-body.js';
 
 interface PodInput {
   name: string;
@@ -166,7 +166,7 @@ export function podNode(pod: PodRecord, context: GraphQLContext) {
 const create =
   (kind: 'gpu' | 'cpu') =>
   ({ input }: { input: PodInput }, context: GraphQLContext) =>
-    withGraphQLFieldNames(FIELD_NAMES, async () => {
+    withGraphQLFieldNames([...FIELD_NAMES, ...envFieldNames(input.env)], async () => {
       const body = restBody(CreatePodBody, createBody(input, kind, await templateOf(input, context), context.services.catalog));
       return podNode(await context.services.pods.create(context.accountId, body), context);
     });

@@ -62,6 +62,16 @@ export function commaList(value: string): string[] {
     .filter((item) => item !== '');
 }
 
+/**
+ * REST names a variable's failures `env.<key>`; GraphQL sends a list, so they are named by the
+ * entry, `env[i]`. Longer keys first: `env.A` must not claim `env.A B`'s failures.
+ */
+export function envFieldNames(env: readonly { key: string }[] | null | undefined): FieldNames {
+  const entries = new Map<string, number>();
+  env?.forEach(({ key }, i) => entries.set(key, i));
+  return [...entries].sort(([a], [b]) => b.length - a.length).map(([key, i]) => [`env.${key}`, `env[${i}]`] as const);
+}
+
 /** `[{key, value}]` -> `{key: value}`; a key listed twice is refused rather than silently dropped. */
 export function envRecord(env: readonly { key: string; value: string }[]): Record<string, string> {
   const record: Record<string, string> = {};

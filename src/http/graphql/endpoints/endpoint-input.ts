@@ -6,7 +6,7 @@ import type { EndpointSpec, Scaling } from '../../../domain/endpoint-spec.js';
 import { ApiError } from '../../problem.js';
 import type { EnvironmentVariable } from '../context.js';
 import { given, onlyGiven } from '../given.js';
-import { commaList, envRecord, type FieldNames } from '../rest-body.js';
+import { commaList, envFieldNames, envRecord, type FieldNames } from '../rest-body.js';
 
 export interface EndpointInput {
   id?: string | null;
@@ -30,12 +30,11 @@ export interface EndpointInput {
 /** The SDK's create_endpoint defaults, used when a create leaves the scaler out. */
 const DEFAULT_SCALER = { type: 'QUEUE_DELAY', value: 4 } as const;
 
-export const ENDPOINT_FIELD_NAMES: FieldNames = [
+const FIELD_NAMES: FieldNames = [
   ['gpu.excludedTypes', 'gpuIds', 'list'],
   ['gpu.pools', 'gpuIds', 'list'],
   ['gpu.count', 'gpuCount'],
   ['gpu.allowedCudaVersions', 'allowedCudaVersions'],
-  ['gpu', 'gpuIds'],
   ['workers.min', 'workersMin'],
   ['workers.max', 'workersMax'],
   ['workers.idleTimeout', 'idleTimeout'],
@@ -49,6 +48,15 @@ export const ENDPOINT_FIELD_NAMES: FieldNames = [
   ['timeout', 'executionTimeoutMs'],
   ['flashboot', 'flashBootType'],
 ];
+
+/**
+ * REST names under GraphQL's. A failure of the whole `gpu` (a CPU endpoint takes none) is named
+ * after the field that made it: gpuIds, or gpuCount when only the count was sent.
+ */
+export function endpointFieldNames(input: EndpointInput): FieldNames {
+  const gpuField = !given(input.gpuIds) && given(input.gpuCount) ? 'gpuCount' : 'gpuIds';
+  return [...FIELD_NAMES, ['gpu', gpuField], ...envFieldNames(input.env)];
+}
 
 /** "ADA_24,AMPERE_16,-NVIDIA L4": pools, and `-<GPU type id>` entries excluded from them. */
 export function gpuSelection(gpuIds: string): { pools: string[]; excludedTypes: string[] } {

@@ -4,13 +4,13 @@ import { CreateEndpointBody, UpdateEndpointBody } from '../../schemas/serverless
 import type { GraphQLContext } from '../context.js';
 import { given } from '../given.js';
 import { restBody, withGraphQLFieldNames } from '../rest-body.js';
-import { ENDPOINT_FIELD_NAMES, endpointCreateBody, endpointPatchBody, type EndpointInput } from './endpoint-input.js';
+import { endpointCreateBody, endpointFieldNames, endpointPatchBody, type EndpointInput } from './endpoint-input.js';
 import { endpointNode } from './endpoint-node.js';
 
 export const endpointMutations = {
   /** With input.id: changes that endpoint (as PATCH /v2/serverless/{id}); without: creates a queue endpoint. */
   saveEndpoint: ({ input }: { input: EndpointInput }, context: GraphQLContext) =>
-    withGraphQLFieldNames(ENDPOINT_FIELD_NAMES, async () => {
+    withGraphQLFieldNames(endpointFieldNames(input), async () => {
       const {
         accountId,
         services: { endpoints },
@@ -30,7 +30,7 @@ export const endpointMutations = {
 
   /** Applies the template's settings to the endpoint, as PATCH /v2/serverless/{id} with templateId does. */
   updateEndpointTemplate: ({ input }: { input: { endpointId: string; templateId: string } }, context: GraphQLContext) =>
-    withGraphQLFieldNames(ENDPOINT_FIELD_NAMES, async () => {
+    withGraphQLFieldNames(endpointFieldNames({}), async () => {
       const body = restBody(UpdateEndpointBody, { templateId: input.templateId });
       return endpointNode(await context.services.endpoints.update(context.accountId, input.endpointId, body), context);
     }),

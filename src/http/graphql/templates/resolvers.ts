@@ -3,14 +3,14 @@ import { CreateTemplateBody, UpdateTemplateBody } from '../../schemas/templates.
 import { notFound } from '../../problem.js';
 import type { GraphQLContext } from '../context.js';
 import { given } from '../given.js';
-import { restBody, withGraphQLFieldNames } from '../rest-body.js';
+import { envFieldNames, restBody, withGraphQLFieldNames } from '../rest-body.js';
 import { TEMPLATE_FIELD_NAMES, templateBody, type SaveTemplateInput } from './template-input.js';
 import { templateNode } from './template-node.js';
 
 export const templateMutations = {
   /** With input.id: changes that template (as PATCH /v2/templates/{id}); without: creates one. */
   saveTemplate: ({ input }: { input: SaveTemplateInput }, { accountId, services: { templates } }: GraphQLContext) =>
-    withGraphQLFieldNames(TEMPLATE_FIELD_NAMES, async () => {
+    withGraphQLFieldNames([...TEMPLATE_FIELD_NAMES, ...envFieldNames(input.env)], async () => {
       if (given(input.id)) {
         const current = await templates.get(accountId, input.id);
         const body = restBody(UpdateTemplateBody, templateBody(input, current.spec));
