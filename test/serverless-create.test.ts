@@ -313,6 +313,28 @@ describe('create: rule conflicts answer 400', () => {
     ]);
   });
 
+  test('a health check path must be a URL path: one the health URL could not hold is refused, never stored', async () => {
+    const lb = (path: string) =>
+      gpuBody({
+        name: `lb-${path}`,
+        type: 'LOAD_BALANCER',
+        scaling: { type: 'REQUEST_COUNT', requestCount: 2 },
+        env: { HEALTH_CHECK_PATH: path },
+      });
+    const before = (await h.call('GET', '/v2/serverless')).json().length as number;
+    for (const path of ['/a|b', '/a"b', '/a{b}', '/%zz', '/a<b>', '/h\u00e9alth', 'healthz?x', '/a b', '']) {
+      await rejected(lb(path), 400, [
+        "env.HEALTH_CHECK_PATH: must be a URL path such as /ping: letters, digits, -._~!$&'()*+,;=:@/ and %XX escapes",
+      ]);
+    }
+    assert.equal((await h.call('GET', '/v2/serverless')).json().length, before, 'a refused endpoint was stored');
+    const e = await created(lb('/v1/health%20check;ok'));
+    assert.equal(e.requestUrls.health, `https://${e.id}.lb.example.test/v1/health%20check;ok`);
+    const changed = await h.call('PATCH', `/v2/serverless/${e.id}`, { env: { HEALTH_CHECK_PATH: '/a|b' } });
+    assert.equal(changed.statusCode, 400, changed.body);
+    assert.equal((await h.call('GET', `/v2/serverless/${e.id}`)).json().env.HEALTH_CHECK_PATH, '/v1/health%20check;ok');
+  });
+
   test('all rule violations of one request come back together', async () => {
     const p = await rejected(cpuBody({ cpu: [{ id: 'cpu3c', vcpuCount: 6 }], workers: { min: 9 }, dataCenterIds: ['X'] }), 400, [
       'cpu[0].vcpuCount: must be a power of two',

@@ -78,6 +78,12 @@ function checkIdleTimeoutAllowed(type: EndpointType, scaling: Scaling, body: Com
   }
 }
 
+/**
+ * A non-empty path of RFC 3986 path characters: the health URL shown in requestUrls and the
+ * request the health check sends are made from it as it is.
+ */
+const URL_PATH = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})+$/;
+
 /** Rules that hold for every stored configuration, checked after create or update has merged its input. */
 function checkSpec(spec: EndpointSpec, catalog: Catalog, limits: EndpointLimits, volumes: AccountVolumes, v: Violations): void {
   if (spec.image.trim() === '') v.add('image', 'must not be empty');
@@ -96,7 +102,9 @@ function checkSpec(spec: EndpointSpec, catalog: Catalog, limits: EndpointLimits,
     }
   }
   const healthPath = spec.env.HEALTH_CHECK_PATH;
-  if (healthPath !== undefined && !/^\/?[^\s?#]*$/.test(healthPath)) v.add('env.HEALTH_CHECK_PATH', 'must be a URL path such as /ping');
+  if (healthPath !== undefined && !URL_PATH.test(healthPath)) {
+    v.add('env.HEALTH_CHECK_PATH', "must be a URL path such as /ping: letters, digits, -._~!$&'()*+,;=:@/ and %XX escapes");
+  }
 }
 
 /**
