@@ -29,7 +29,12 @@ export function checkGpuSelection(gpu: GpuSelection, catalog: Catalog, v: Violat
     const remaining = typesInPools.filter((type) => !gpu.excludedTypes.includes(type));
     if (remaining.length === 0) v.add('gpu.excludedTypes', 'excludes every GPU type of the selected pools; at least one must remain');
   }
-  if (gpu.allowedCudaVersions.length > 0 && gpu.minCudaVersion !== null) {
+  checkCudaConstraint(gpu.allowedCudaVersions, gpu.minCudaVersion, v);
+}
+
+/** A list of CUDA versions and a floor exclude each other; an empty list states no constraint. */
+export function checkCudaConstraint(allowed: readonly string[] | undefined, min: string | null | undefined, v: Violations): void {
+  if (allowed !== undefined && allowed.length > 0 && min !== null && min !== undefined) {
     v.add('gpu.minCudaVersion', 'cannot be combined with a non-empty gpu.allowedCudaVersions; use one or the other');
   }
 }
@@ -49,17 +54,25 @@ export function cpuMemoryGb(flavor: { ramGbPerVcpu: number }, vcpuCount: number)
   return Math.max(1, Math.round(vcpuCount * flavor.ramGbPerVcpu));
 }
 
-/** Checks each CPU configuration and derives its memory from the flavor's RAM multiplier. */
-export function resolveCpuConfigs(configs: { id: string; vcpuCount: number }[], catalog: Catalog, v: Violations): CpuConfig[] {
+/**
+ * Checks each CPU configuration and derives its memory from the flavor's RAM multiplier. `at`
+ * names a configuration in failures: an endpoint's are a list, a pod's one is an object.
+ */
+export function resolveCpuConfigs(
+  configs: { id: string; vcpuCount: number }[],
+  catalog: Catalog,
+  v: Violations,
+  at: (i: number) => string = (i) => `cpu[${i}]`,
+): CpuConfig[] {
   return configs.map((config, i) => {
     const flavor = catalog.cpuFlavor(config.id);
     if (!flavor) {
-      v.add(`cpu[${i}].id`, `unknown CPU flavor '${config.id}'; known flavors: ${catalog.data.cpus.map((c) => c.id).join(', ')}`);
+      v.add(`${at(i)}.id`, `unknown CPU flavor '${config.id}'; known flavors: ${catalog.data.cpus.map((c) => c.id).join(', ')}`);
       return { ...config, memory: 1 };
     }
-    if (!isVcpuCount(config.vcpuCount)) v.add(`cpu[${i}].vcpuCount`, 'must be a power of two');
+    if (!isVcpuCount(config.vcpuCount)) v.add(`${at(i)}.vcpuCount`, 'must be a power of two');
     else if (!flavorTakes(flavor, config.vcpuCount)) {
-      v.add(`cpu[${i}].vcpuCount`, `must be from ${flavor.vcpu.min} to ${flavor.vcpu.max} for flavor ${flavor.id}`);
+      v.add(`${at(i)}.vcpuCount`, `must be from ${flavor.vcpu.min} to ${flavor.vcpu.max} for flavor ${flavor.id}`);
     }
     return { id: config.id, vcpuCount: config.vcpuCount, memory: cpuMemoryGb(flavor, config.vcpuCount) };
   });

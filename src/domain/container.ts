@@ -86,9 +86,11 @@ function sameList(a: string[], b: string[]): boolean {
  * entrypoint / cmd alone replace just their part, and args is re-encoded from the result.
  */
 export function resolveCommand(input: CommandInput, current: ContainerCommand, v: Violations): ContainerCommand {
+  // Only the command's own fields: callers spread the result over other settings.
+  const unchanged = { args: current.args, entrypoint: current.entrypoint, cmd: current.cmd };
   if (input.args !== undefined) {
     const parsed = parseArgs(input.args, v);
-    if (!parsed) return current;
+    if (!parsed) return unchanged;
     if (input.entrypoint !== undefined && !sameList(input.entrypoint, parsed.entrypoint)) {
       v.add('entrypoint', `does not match args, which gives entrypoint ${JSON.stringify(parsed.entrypoint)}`);
     }
@@ -97,7 +99,7 @@ export function resolveCommand(input: CommandInput, current: ContainerCommand, v
     }
     return { args: input.args, ...parsed };
   }
-  if (input.entrypoint === undefined && input.cmd === undefined) return current;
+  if (input.entrypoint === undefined && input.cmd === undefined) return unchanged;
   const entrypoint = input.entrypoint ?? current.entrypoint;
   const cmd = input.cmd ?? current.cmd;
   return { args: encodeArgs(entrypoint, cmd), entrypoint, cmd };

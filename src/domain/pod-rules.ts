@@ -9,7 +9,7 @@ import {
   withTemplateEnv,
   type ContainerFields,
 } from './container.js';
-import { resolveCpuConfigs } from './compute-rules.js';
+import { checkCudaConstraint, checkDataCenters, resolveCpuConfigs } from './compute-rules.js';
 import { DEFAULT_DISK_GB, type ContainerSettings } from './endpoint-spec.js';
 import { ApiError, Violations } from './errors.js';
 import { RESTART_FIELDS, type PodSpec } from './pod.js';
@@ -72,11 +72,11 @@ export function buildPodSpec(body: CreatePodInput, catalog: Catalog, template?: 
   if (container.image.trim() === '' && (body.image !== undefined || template)) v.add('image', 'must not be empty');
   if ((body.gpu === undefined) === (body.cpu === undefined)) v.add('gpu', 'exactly one of gpu or cpu must be set');
   if (body.gpu && !catalog.gpuType(body.gpu.id)) v.add('gpu.id', `unknown GPU type '${body.gpu.id}'`);
-  const cpu = body.cpu ? resolveCpuConfigs([body.cpu], catalog, v)[0] : undefined;
+  if (body.gpu) checkCudaConstraint(body.gpu.allowedCudaVersions, body.gpu.minCudaVersion, v);
+  const cpu = body.cpu ? resolveCpuConfigs([body.cpu], catalog, v, () => 'cpu')[0] : undefined;
   if (body.cpu && mounts?.persistent) v.add('mounts.persistent', 'is not offered on CPU pods; use a network volume');
   if (mounts?.persistent && mounts.network?.length) v.add('mounts', 'persistent and network mounts exclude each other');
-  for (const [i, id] of (body.dataCenterIds ?? []).entries())
-    if (!catalog.dataCenter(id)) v.add(`dataCenterIds[${i}]`, `unknown data center '${id}'`);
+  checkDataCenters(body.dataCenterIds ?? [], catalog, v);
   if (body.globalNetworking) v.add('globalNetworking', 'global networking is not offered by Gantry');
   checkMountPaths(mounts, v);
   checkPortsAndEnv(container, v);
@@ -139,7 +139,8 @@ export function applyPodPatch(current: PodSpec, body: UpdatePodInput, running: b
   if (persistent && current.persistent && persistent.size < current.persistent.size)
     v.add('mounts.persistent.size', `can only grow (it is ${current.persistent.size} GB)`);
   const network = body.mounts?.network;
-  if (
+  if (network?.length === 0) v.add('mounts.network', 'cannot be emptied: a pod keeps the network volume it was created with');
+  else if (
     network !== undefined &&
     (network.length !== (current.network ? 1 : 0) || (network[0] && network[0].volumeId !== current.network?.volumeId))
   )
