@@ -1,5 +1,6 @@
 // An example load-balancing worker: a plain node HTTP server on PORT, answering its health check
-// on PORT_HEALTH at HEALTH_CHECK_PATH (defaults 80, PORT and /ping), as Gantry sets them.
+// on PORT_HEALTH at HEALTH_CHECK_PATH, all three of which Gantry sets. Run by hand without them
+// it listens on 80, checks health on PORT's port, at /ping.
 //   GET  /ping                 200 when ready, 204 while starting (STARTUP_MS), 503 once told to be unhealthy
 //   ANY  /echo                 the method, path, query, headers and body it received, as JSON
 //   POST /upload               streams the body, answers {bytes, sha256, firstByteAt} without holding it

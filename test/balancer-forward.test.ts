@@ -28,7 +28,11 @@ function listen(server: Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }
 
+/** Requests the worker received, answered or not. */
+let served = 0;
+
 function workerAnswer(req: IncomingMessage, res: ServerResponse): void {
+  served += 1;
   const socket = req.socket as typeof req.socket & { served?: number };
   socket.served = (socket.served ?? 0) + 1;
   if (dropSecondOnEachConnection && socket.served === 2) return void socket.destroy();
@@ -94,6 +98,20 @@ test('a request without a body is sent again when the worker drops the kept-aliv
     assert.equal(JSON.parse(second.text).served, 1, 'answered on a fresh connection');
     assert.equal(second.headers['x-added'], 'yes', "the balancer's own headers are added to the worker's answer");
     assert.deepEqual(workerFailures, [], 'a dropped idle connection is not the worker failing');
+  } finally {
+    dropSecondOnEachConnection = false;
+  }
+});
+
+test('a POST without a body is not sent twice either: the worker may have received it before it dropped the connection', async () => {
+  dropSecondOnEachConnection = true;
+  try {
+    await call('/warm');
+    seenBodies.length = 0;
+    const before = served;
+    const answer = await call('/post-empty', { method: 'POST' });
+    assert.equal(answer.status, 502, answer.text);
+    assert.equal(served - before, 1, 'the worker saw the request once');
   } finally {
     dropSecondOnEachConnection = false;
   }

@@ -64,6 +64,8 @@ export function downstreamHeaders(raw: string[], extra: Record<string, string>):
 }
 
 /** A request without a body can be sent again as it is. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
 function bodiless(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] ?? '0') === '0';
 }
@@ -139,9 +141,10 @@ export function forward(req: IncomingMessage, res: ServerResponse, target: Forwa
             return;
           }
           const code = err.code ?? '';
-          // A kept-alive connection the worker closed just as it was reused: a request without a
-          // body is simply sent again, on a fresh connection if need be.
-          if (CONNECTION_LOST.has(code) && !retried && !hasBody) return send(true);
+          // A kept-alive connection the worker closed just as it was reused: an idempotent request
+          // without a body is sent again, on a fresh connection if need be. The worker may have
+          // received it, so a POST or PATCH is never repeated (RFC 9110 section 9.2.2).
+          if (CONNECTION_LOST.has(code) && !retried && !hasBody && IDEMPOTENT.has(req.method ?? '')) return send(true);
           const reason = code.startsWith('UND_ERR') || code === '' ? err.message : code;
           if (UNREACHABLE.has(code) || CONNECTION_LOST.has(code)) target.onWorkerFailure(`a request failed: ${reason}`);
           fail(new ApiError(502, `the worker failed before answering: ${reason}`));
