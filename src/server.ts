@@ -62,11 +62,14 @@ async function start(config: GantryConfig, reservation: PortReservation | undefi
       adminKey,
       close() {
         closing ??= (async () => {
-          // Tunnels end at once (the app's preClose) and workers stop beside the HTTP server's
-          // close, so neither a silent tunnel nor a long request holds shutdown past the grace.
+          // Workers stop first, with the listener open: what they finish in their grace is
+          // posted here and kept, not lost and run again. Then the listener closes; tunnels end at
+          // once (the app's preClose), and requests still open at the grace's end are cut, so
+          // neither a silent tunnel nor a long request holds shutdown past it.
           const cutOff = setTimeout(() => listening.server.closeAllConnections(), config.workerStopGraceMs);
           try {
-            await Promise.all([listening.close(), services.stopWorkers()]);
+            await services.stopWorkers();
+            await listening.close();
           } finally {
             clearTimeout(cutOff);
           }

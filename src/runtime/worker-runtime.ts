@@ -8,6 +8,7 @@ import type { EndpointRecord } from '../store/store.js';
 import { idleTimeoutApplies } from '../domain/endpoint-spec.js';
 import { decideScaling } from '../domain/scaling-policy.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
+import { settledWithin } from '../domain/settled-within.js';
 import type { WorkerState } from '../domain/workers.js';
 import type { Allocation } from '../catalog/capacity-pool.js';
 import type { Provider, WorkerExit, WorkerHandle } from './provider.js';
@@ -70,18 +71,24 @@ export class WorkerRuntime {
     for (const unsubscribe of this.unsubscribe) unsubscribe();
     this.unsubscribe = [];
     await this.loop.stop();
-    // A start still under way would leave a worker behind: each stops its worker once started.
-    for (const worker of this.workers.values()) if (worker.phase === 'STARTING') worker.phase = 'STOPPING';
-    await this.startsSettled();
-    await Promise.all(this.stopping);
-    await this.deps.provider.close(this.deps.config.workerStopGraceMs);
+    const grace = this.deps.config.workerStopGraceMs;
     for (const worker of this.workers.values()) {
-      this.usage.ended(worker.workerId, this.now());
-      this.deps.capacity.release(worker.workerId);
-      this.frozen.remove(worker.endpointId, worker.workerId);
-      this.kindOf(worker).forget(worker.workerId);
+      // A start still under way would leave a worker behind: each stops its worker once started.
+      if (worker.phase === 'STARTING') worker.phase = 'STOPPING';
+      // No new work; a waiting take is let go. Results of the jobs they hold are still taken.
+      this.kindOf(worker).retire(worker.workerId);
     }
-    this.workers.clear();
+    // A start held up (a stalled image pull) must not hold shutdown: the provider's close ends it.
+    await settledWithin(this.startsSettled(), grace);
+    await Promise.all(this.stopping);
+    await this.deps.provider.close(grace);
+    // Stopped by Gantry, as at scale-down: jobs they still hold go back without counting a loss.
+    for (const worker of [...this.workers.values()]) {
+      await this.forget(worker).catch((err: unknown) =>
+        this.deps.log.error({ err, workerId: worker.workerId }, 'could not return its jobs'),
+      );
+    }
+    await settledWithin(this.startsSettled(), grace);
   }
 
   /** A second signal: kills every worker without grace, so none outlives the process. */

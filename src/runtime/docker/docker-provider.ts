@@ -60,6 +60,7 @@ export class DockerProvider implements Provider {
   private readonly running = new Map<string, Running>();
   private readonly outputs: WorkerOutputs;
   private orphansRemoved: Promise<void> | undefined;
+  private closing = false;
   private engineInfo: Promise<EngineFacts> | undefined;
   /** Pods run on the same engine, under the same instance label. */
   readonly pods: DockerPods;
@@ -105,6 +106,8 @@ export class DockerProvider implements Provider {
       log: (line) => logs.system(line),
       ...(options.onProgress ? { progress: options.onProgress } : {}),
     });
+    // Shut down while it pulled: a container made now would outlive the process.
+    if (this.closing) throw new Error(`the start of a container of '${spec.image}' was given up: Gantry is shutting down`);
     options.onProgress?.(`creating the container of ${spec.image}`);
     const published = this.options.network === 'bridge' && spec.http ? await localHttpPorts(spec.http) : undefined;
     const container = await this.createContainer({ ...spec, env: this.rewriteWorkerUrls(spec.env) }, logs, published);
@@ -171,6 +174,8 @@ export class DockerProvider implements Provider {
   }
 
   async close(graceMs: number): Promise<void> {
+    this.closing = true;
+    this.puller.close();
     await Promise.all([...this.running.keys()].map((id) => this.stop(id, graceMs)));
   }
 

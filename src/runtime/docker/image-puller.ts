@@ -35,10 +35,25 @@ const PROGRESS_STEP_PERCENT = 5;
 /** Per-layer states worth a log line; "Downloading" and "Extracting" repeat many times a second. */
 const QUIET_STATUSES = new Set(['Downloading', 'Extracting', 'Waiting']);
 
+/** A pull the engine says nothing of for this long is given up: a registry that never answers holds it forever. */
+export const PULL_SILENCE_LIMIT_MS = 120_000;
+
 export class ImagePuller {
   private readonly pulling = new Map<string, SharedPull>();
+  /** The pulls under way, so close() can end them. */
+  private readonly underWay = new Set<AbortController>();
+  private closed = false;
 
-  constructor(private readonly docker: Docker) {}
+  constructor(
+    private readonly docker: Docker,
+    private readonly silenceLimitMs = PULL_SILENCE_LIMIT_MS,
+  ) {}
+
+  /** Ends every pull under way (the engine drops a pull its client leaves) and refuses new ones. */
+  close(): void {
+    this.closed = true;
+    for (const pull of this.underWay) pull.abort(new Error('Gantry is shutting down'));
+  }
 
   async ensure(image: string, login: RegistryLogin | undefined, listener: PullListener): Promise<void> {
     const present = await this.isPresent(image);
@@ -58,7 +73,7 @@ export class ImagePuller {
       return true;
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return false;
-      throw error;
+      throw new Error(`cannot look up image '${image}' on the engine: ${engineMessage(error)}`);
     }
   }
 
@@ -90,28 +105,55 @@ export class ImagePuller {
     log(`pulling ${image} from ${registry}${login ? ` with ${login.label ?? 'a registry login'}` : ''}`);
     progress.report(`pulling image ${image}`);
     const options = login ? { authconfig: { username: login.username, password: login.password, serveraddress: registry } } : {};
-    let stream: NodeJS.ReadableStream;
-    try {
-      stream = await this.docker.pull(image, options);
-    } catch (error) {
-      throw failed(engineMessage(error));
-    }
-    await new Promise<void>((resolve, reject) => {
-      let streamError: string | undefined;
-      this.docker.modem.followProgress(
-        stream,
-        (err) => {
-          if (err) reject(failed(err.message));
-          else if (streamError !== undefined) reject(failed(streamError));
-          else resolve();
-        },
-        (event: PullEvent) => {
-          if (event.error !== undefined) streamError = event.errorDetail?.message ?? event.error;
-          else if (event.status && !QUIET_STATUSES.has(event.status)) log(event.id ? `${event.id}: ${event.status}` : event.status);
-          progress.saw(event);
-        },
+    if (this.closed) throw failed('Gantry is shutting down');
+    const abort = new AbortController();
+    this.underWay.add(abort);
+    // The engine answers only once the registry does: silence is timed from the request on.
+    let silence: NodeJS.Timeout | undefined;
+    const heard = () => {
+      clearTimeout(silence);
+      silence = setTimeout(
+        () => abort.abort(new Error(`the engine reported nothing for ${this.silenceLimitMs / 1000} s; is the registry answering?`)),
+        this.silenceLimitMs,
       );
-    });
+    };
+    const whyAborted = () => (abort.signal.reason as Error).message;
+    try {
+      heard();
+      let stream: NodeJS.ReadableStream & { destroy?: () => void };
+      try {
+        stream = await this.docker.pull(image, { ...options, abortSignal: abort.signal });
+      } catch (error) {
+        throw failed(abort.signal.aborted ? whyAborted() : engineMessage(error));
+      }
+      await new Promise<void>((resolve, reject) => {
+        let streamError: string | undefined;
+        const onAbort = () => {
+          reject(failed(whyAborted()));
+          stream.destroy?.();
+        };
+        if (abort.signal.aborted) return onAbort();
+        abort.signal.addEventListener('abort', onAbort, { once: true });
+        this.docker.modem.followProgress(
+          stream,
+          (err) => {
+            if (abort.signal.aborted) return;
+            if (err) reject(failed(err.message));
+            else if (streamError !== undefined) reject(failed(streamError));
+            else resolve();
+          },
+          (event: PullEvent) => {
+            heard();
+            if (event.error !== undefined) streamError = event.errorDetail?.message ?? event.error;
+            else if (event.status && !QUIET_STATUSES.has(event.status)) log(event.id ? `${event.id}: ${event.status}` : event.status);
+            progress.saw(event);
+          },
+        );
+      });
+    } finally {
+      clearTimeout(silence);
+      this.underWay.delete(abort);
+    }
     log(`pulled ${image}`);
   }
 }
