@@ -16,6 +16,11 @@ export class Problem extends Error {
 /** The server could not be reached at all. */
 export class Offline extends Error {}
 
+/** An API path whose values are each encoded as one path segment: an id from the page's URL cannot climb out of it. */
+export function apiPath(strings: TemplateStringsArray, ...values: (string | number)[]): string {
+  return strings.reduce((path, part, i) => path + part + (i < values.length ? encodeURIComponent(String(values[i])) : ''), '');
+}
+
 export function authHeader(key = session.get()?.key): Record<string, string> {
   return key ? { authorization: `Bearer ${key}` } : {};
 }

@@ -6,7 +6,7 @@ import { api } from '../api';
 interface Gpu {
   id: string;
   name: string;
-  pool: string;
+  pool: string | null;
   availability?: string;
 }
 interface Cpu {
@@ -53,6 +53,8 @@ export function useChoices(): Choices {
     ]).then(([gpus, cpus, t, r, v, d]) => {
       const pools = new Map<string, Pool>();
       for (const gpu of gpus) {
+        // A GPU in no pool cannot be chosen by pool.
+        if (gpu.pool === null) continue;
         const pool = pools.get(gpu.pool) ?? { id: gpu.pool, gpus: [], availability: 'NONE' };
         pool.gpus.push(gpu.name);
         const level = gpu.availability ?? 'NONE';

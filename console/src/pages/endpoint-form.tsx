@@ -1,8 +1,9 @@
 // Create or edit an endpoint. The server judges every field; its problem+json errors are shown
 // beside the fields they name, and the rest above the form.
 import { useEffect, useState } from 'preact/hooks';
-import { api, Problem } from '../api';
+import { api, apiPath, Problem } from '../api';
 import { navigate, Link } from '../router';
+import { canWrite, session, useStore } from '../state';
 import type { Endpoint } from '../types';
 import { ErrorNote, Page } from '../ui';
 import { bodyOf, changesOf, emptyForm, errorsByField, formOf, type FormState } from './endpoint-model';
@@ -19,10 +20,11 @@ export function EndpointForm({ id }: { id?: string }) {
   const [failure, setFailure] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
   const choices = useChoices();
+  const writer = canWrite(useStore(session));
 
   useEffect(() => {
     if (creating) return;
-    api<Endpoint>('GET', `/v2/serverless/${id}`)
+    api<Endpoint>('GET', apiPath`/v2/serverless/${id}`)
       .then((e) => {
         setForm(formOf(e));
         setOriginal(formOf(e));
@@ -45,7 +47,7 @@ export function EndpointForm({ id }: { id?: string }) {
     try {
       const saved = creating
         ? await api<Endpoint>('POST', '/v2/serverless', bodyOf(form, true))
-        : await api<Endpoint>('PATCH', `/v2/serverless/${id}`, changesOf(original!, form));
+        : await api<Endpoint>('PATCH', apiPath`/v2/serverless/${id}`, changesOf(original!, form));
       navigate(`/endpoints/${saved.id}`);
     } catch (err) {
       const byField = err instanceof Problem ? errorsByField(err.errors) : {};
@@ -117,7 +119,15 @@ export function EndpointForm({ id }: { id?: string }) {
           <div class="inline">
             {(['cpu', 'gpu'] as const).map((c) => (
               <label key={c} class="check">
-                <input type="radio" name="compute" checked={form.compute === c} onChange={() => set('compute', c)} /> {c.toUpperCase()}
+                {/* An endpoint's compute family is fixed once it is made. */}
+                <input
+                  type="radio"
+                  name="compute"
+                  checked={form.compute === c}
+                  disabled={!creating && form.compute !== c}
+                  onChange={() => set('compute', c)}
+                />{' '}
+                {c.toUpperCase()}
               </label>
             ))}
           </div>
@@ -215,7 +225,8 @@ export function EndpointForm({ id }: { id?: string }) {
         </Field>
         <AdvancedFields form={form} errors={errors} choices={choices} text={text} toggle={toggle} />
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
+          {!writer && <p class="hint">This key is read-only: it cannot save endpoints.</p>}
+          <button type="submit" class="primary" disabled={busy || !writer}>
             {busy ? 'Saving…' : creating ? 'Create endpoint' : 'Save changes'}
           </button>
           <Link to={creating ? '/' : `/endpoints/${id}`} class="button">

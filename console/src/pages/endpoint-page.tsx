@@ -1,5 +1,6 @@
 // One endpoint: its tabs, each a page of its own under /endpoints/<id>/<tab>.
-import { api } from '../api';
+import { useState } from 'preact/hooks';
+import { api, apiPath } from '../api';
 import { usePoll } from '../live';
 import { Link, navigate } from '../router';
 import { canWrite, session, useStore } from '../state';
@@ -23,14 +24,25 @@ const TABS = [
   ['health', 'Health'],
 ] as const;
 
+/** A load-balancing endpoint has no job queue: its requests go straight to its workers. */
+const QUEUE_TABS = new Set(['requests', 'playground', 'health']);
+const tabsOf = (endpoint: Endpoint | undefined) =>
+  endpoint?.type === 'LOAD_BALANCER' ? TABS.filter(([key]) => !QUEUE_TABS.has(key)) : TABS;
+
 export function EndpointPage({ id, tab }: { id: string; tab: string }) {
   const writer = canWrite(useStore(session));
-  const { data: endpoint, error } = usePoll(() => api<Endpoint>('GET', `/v2/serverless/${id}`), 15_000, [id]);
+  const { data: endpoint, error } = usePoll(() => api<Endpoint>('GET', apiPath`/v2/serverless/${id}`), 15_000, [id]);
+  const [removeError, setRemoveError] = useState<unknown>(undefined);
   const remove = async () => {
     if (!endpoint || !confirm(`Delete endpoint ${endpoint.name}? Its queued and running jobs are dropped.`)) return;
-    await api('DELETE', `/v2/serverless/${id}`);
-    navigate('/');
+    try {
+      await api('DELETE', apiPath`/v2/serverless/${id}`);
+      navigate('/');
+    } catch (err) {
+      setRemoveError(err);
+    }
   };
+  const shown = endpoint && tabsOf(endpoint).some(([key]) => key === tab) ? tab : 'overview';
   return (
     <Page
       title={endpoint?.name ?? id}
@@ -48,23 +60,23 @@ export function EndpointPage({ id, tab }: { id: string; tab: string }) {
         )
       }
     >
-      <ErrorNote error={error} />
+      <ErrorNote error={error ?? removeError} />
       <nav class="tabs" aria-label="Endpoint">
-        {TABS.map(([key, label]) => (
-          <Link key={key} to={`/endpoints/${id}/${key}`} aria-current={tab === key ? 'page' : undefined}>
+        {tabsOf(endpoint).map(([key, label]) => (
+          <Link key={key} to={`/endpoints/${id}/${key}`} aria-current={shown === key ? 'page' : undefined}>
             {label}
           </Link>
         ))}
       </nav>
       {endpoint && (
         <div class="tab-body">
-          {tab === 'overview' && <Overview endpoint={endpoint} />}
-          {tab === 'requests' && <Requests endpoint={endpoint} />}
-          {tab === 'playground' && <Playground endpoint={endpoint} />}
-          {tab === 'workers' && <Workers endpoint={endpoint} />}
-          {tab === 'releases' && <Releases endpoint={endpoint} />}
-          {tab === 'metrics' && <Metrics endpoint={endpoint} />}
-          {tab === 'health' && <HealthTab endpoint={endpoint} />}
+          {shown === 'overview' && <Overview endpoint={endpoint} />}
+          {shown === 'requests' && <Requests endpoint={endpoint} />}
+          {shown === 'playground' && <Playground endpoint={endpoint} />}
+          {shown === 'workers' && <Workers endpoint={endpoint} />}
+          {shown === 'releases' && <Releases endpoint={endpoint} />}
+          {shown === 'metrics' && <Metrics endpoint={endpoint} />}
+          {shown === 'health' && <HealthTab endpoint={endpoint} />}
         </div>
       )}
     </Page>

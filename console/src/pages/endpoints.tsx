@@ -1,9 +1,9 @@
 // The endpoint list: status, workers by state, queue depth and the last hour's requests.
-import { api } from '../api';
+import { api, apiPath } from '../api';
 import { usePoll } from '../live';
 import { Link } from '../router';
 import { canWrite, session, useStore } from '../state';
-import type { Endpoint, Health, Series } from '../types';
+import type { Endpoint, Health, Series, WorkersAnswer } from '../types';
 import { Table } from '../table';
 import { ErrorNote, Page } from '../ui';
 
@@ -13,13 +13,23 @@ interface Row {
   lastHour?: number;
 }
 
+/** A load-balancing endpoint has no queue, so no /health: its workers are counted from its list. */
+async function healthOf(endpoint: Endpoint): Promise<Health> {
+  if (endpoint.type !== 'LOAD_BALANCER') return api<Health>('GET', apiPath`/v2/${endpoint.id}/health`);
+  const { summary } = await api<WorkersAnswer>('GET', apiPath`/v2/serverless/${endpoint.id}/workers`);
+  return {
+    jobs: { completed: 0, failed: 0, inProgress: 0, inQueue: 0, retried: 0 },
+    workers: { ...summary, ready: summary.idle + summary.running },
+  };
+}
+
 async function loadRows(): Promise<Row[]> {
   const { endpoints } = await api<{ endpoints: Endpoint[] }>('GET', '/v2/serverless');
   return Promise.all(
     endpoints.map(async (endpoint) => {
       const [health, series] = await Promise.all([
-        api<Health>('GET', `/v2/${endpoint.id}/health`).catch(() => undefined),
-        api<Series>('GET', `/v2/serverless/${endpoint.id}/series?minutes=60&step=3600`).catch(() => undefined),
+        healthOf(endpoint).catch(() => undefined),
+        api<Series>('GET', `${apiPath`/v2/serverless/${endpoint.id}/series`}?minutes=60&step=3600`).catch(() => undefined),
       ]);
       return { endpoint, health, lastHour: series?.points.reduce((n, p) => n + p.submitted, 0) };
     }),
@@ -75,7 +85,7 @@ export function EndpointList() {
             { label: 'Idle', cell: (row) => row.health?.workers.idle ?? '—' },
             { label: 'Initializing', cell: (row) => row.health?.workers.initializing ?? '—' },
             { label: 'Throttled', cell: (row) => row.health?.workers.throttled ?? '—' },
-            { label: 'In queue', cell: (row) => row.health?.jobs.inQueue ?? '—' },
+            { label: 'In queue', cell: (row) => (row.endpoint.type === 'QUEUE' ? (row.health?.jobs.inQueue ?? '—') : '—') },
             { label: 'Requests (1 h)', cell: (row) => row.lastHour ?? '—' },
           ]}
         />

@@ -1,11 +1,11 @@
 // The queue's /health answer: jobs and workers by state, as RunPod clients see it.
-import { api } from '../api';
+import { api, apiPath } from '../api';
 import { usePoll } from '../live';
 import type { Endpoint, Health } from '../types';
 import { ErrorNote } from '../ui';
 
 export function HealthTab({ endpoint }: { endpoint: Endpoint }) {
-  const { data, error } = usePoll(() => api<Health>('GET', `/v2/${endpoint.id}/health`), 3000, [endpoint.id]);
+  const { data, error } = usePoll(() => api<Health>('GET', apiPath`/v2/${endpoint.id}/health`), 3000, [endpoint.id]);
   return (
     <div class="stack">
       <ErrorNote error={error} />

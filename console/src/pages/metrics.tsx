@@ -1,7 +1,7 @@
 // Charts of the last hour from the endpoint's jobs: queue depth, delay and execution-time
 // percentiles, and jobs by outcome; workers by state from the leader's samples.
 import { useMemo, useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, apiPath } from '../api';
 import { usePoll } from '../live';
 import type { Endpoint, Series, WorkerStates } from '../types';
 import { ErrorNote } from '../ui';
@@ -17,7 +17,7 @@ const C = { a: '#2f6fde', b: '#d9822b', c: '#2e9d5b', d: '#c23b3b', e: '#8a63d2'
 export function Metrics({ endpoint }: { endpoint: Endpoint }) {
   const [range, setRange] = useState(RANGES[1]!);
   const { data, error } = usePoll(
-    () => api<Series>('GET', `/v2/serverless/${endpoint.id}/series?minutes=${range.minutes}&step=${range.step}`),
+    () => api<Series>('GET', `${apiPath`/v2/serverless/${endpoint.id}/series`}?minutes=${range.minutes}&step=${range.step}`),
     10_000,
     [endpoint.id, range],
   );

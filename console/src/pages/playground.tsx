@@ -1,6 +1,6 @@
 // Send a request with run or runsync and watch its status and stream live.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, apiPath } from '../api';
 import { canWrite, session, useStore } from '../state';
 import type { Endpoint } from '../types';
 import { Badge, ErrorNote, json, ms } from '../ui';
@@ -43,8 +43,8 @@ export function Playground({ endpoint }: { endpoint: Endpoint }) {
   const watch = async (id: string, run: number) => {
     while (watching.current === run) {
       const [s, stream] = await Promise.all([
-        api<Status>('GET', `/v2/${endpoint.id}/status/${id}`),
-        api<{ stream?: { output: unknown }[] }>('GET', `/v2/${endpoint.id}/stream/${id}`).catch(() => ({ stream: [] })),
+        api<Status>('GET', apiPath`/v2/${endpoint.id}/status/${id}`),
+        api<{ stream?: { output: unknown }[] }>('GET', apiPath`/v2/${endpoint.id}/stream/${id}`).catch(() => ({ stream: [] })),
       ]);
       if (watching.current !== run) return;
       if (stream.stream?.length) setChunks((c) => [...c, ...stream.stream!.map((x) => x.output)]);
@@ -64,7 +64,7 @@ export function Playground({ endpoint }: { endpoint: Endpoint }) {
     setStatus(null);
     try {
       const body = JSON.parse(text) as unknown;
-      const first = await api<Status>('POST', `/v2/${endpoint.id}/${mode}${mode === 'runsync' ? '?wait=30000' : ''}`, body);
+      const first = await api<Status>('POST', `${apiPath`/v2/${endpoint.id}/${mode}`}${mode === 'runsync' ? '?wait=30000' : ''}`, body);
       setStatus(first);
       if (!TERMINAL.has(first.status)) await watch(first.id, run);
     } catch (err) {
@@ -75,7 +75,14 @@ export function Playground({ endpoint }: { endpoint: Endpoint }) {
   };
 
   const cancel = async () => {
-    if (status) setStatus(await api<Status>('POST', `/v2/${endpoint.id}/cancel/${status.id}`));
+    if (!status) return;
+    try {
+      setStatus(await api<Status>('POST', apiPath`/v2/${endpoint.id}/cancel/${status.id}`));
+    } catch (err) {
+      // It may have ended meanwhile: say why, and show where it is now.
+      setError(err);
+      setStatus(await api<Status>('GET', apiPath`/v2/${endpoint.id}/status/${status.id}`).catch(() => status));
+    }
   };
 
   return (

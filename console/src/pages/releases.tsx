@@ -1,5 +1,5 @@
 // Configuration versions, newest first, with what changed and how far the rollout is.
-import { api } from '../api';
+import { api, apiPath } from '../api';
 import { usePoll } from '../live';
 import type { Endpoint } from '../types';
 import { ErrorNote } from '../ui';
@@ -18,7 +18,7 @@ interface Releases {
 }
 
 export function Releases({ endpoint }: { endpoint: Endpoint }) {
-  const { data, error } = usePoll(() => api<Releases>('GET', `/v2/serverless/${endpoint.id}/releases`), 5000, [endpoint.id]);
+  const { data, error } = usePoll(() => api<Releases>('GET', apiPath`/v2/serverless/${endpoint.id}/releases`), 5000, [endpoint.id]);
   return (
     <div class="stack">
       <ErrorNote error={error} />

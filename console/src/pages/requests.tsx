@@ -1,6 +1,6 @@
 // Recent jobs of the endpoint, live: status, delay and execution time, a detail view, cancel and retry.
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, apiPath } from '../api';
 import { usePoll } from '../live';
 import { canWrite, session, useStore } from '../state';
 import type { Endpoint, JobDetail, JobSummary } from '../types';
@@ -19,14 +19,14 @@ export function Requests({ endpoint }: { endpoint: Endpoint }) {
   const cursor = before.at(-1);
   const query = `limit=${PAGE}${status ? `&status=${status}` : ''}${cursor ? `&before=${cursor}` : ''}`;
   const { data, error, reload } = usePoll(
-    () => api<{ jobs: JobSummary[]; next: number | null }>('GET', `/v2/serverless/${endpoint.id}/jobs?${query}`),
+    () => api<{ jobs: JobSummary[]; next: number | null }>('GET', `${apiPath`/v2/serverless/${endpoint.id}/jobs`}?${query}`),
     3000,
     [endpoint.id, query],
   );
   const act = async (action: 'cancel' | 'retry', id: string) => {
     setActionError(undefined);
     try {
-      await api('POST', `/v2/${endpoint.id}/${action}/${id}`);
+      await api('POST', apiPath`/v2/${endpoint.id}/${action}/${id}`);
       reload();
     } catch (e) {
       setActionError(e);
@@ -104,7 +104,7 @@ export function Requests({ endpoint }: { endpoint: Endpoint }) {
                       Cancel
                     </button>
                   )}
-                  {writer && (job.status === 'FAILED' || job.status === 'TIMED_OUT' || job.status === 'CANCELLED') && (
+                  {writer && (job.status === 'FAILED' || job.status === 'TIMED_OUT') && (
                     <button type="button" class="small" aria-label={`Retry job ${job.id}`} onClick={() => void act('retry', job.id)}>
                       Retry
                     </button>
@@ -121,7 +121,10 @@ export function Requests({ endpoint }: { endpoint: Endpoint }) {
 }
 
 export function JobView({ endpointId, jobId, onClose }: { endpointId: string; jobId: string; onClose: () => void }) {
-  const { data, error } = usePoll(() => api<JobDetail>('GET', `/v2/serverless/${endpointId}/jobs/${jobId}`), 2000, [endpointId, jobId]);
+  const { data, error } = usePoll(() => api<JobDetail>('GET', apiPath`/v2/serverless/${endpointId}/jobs/${jobId}`), 2000, [
+    endpointId,
+    jobId,
+  ]);
   return (
     <section class="detail" aria-label={`Job ${jobId}`}>
       <header class="page-head">

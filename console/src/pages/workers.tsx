@@ -1,6 +1,6 @@
 // The endpoint's workers, live, with crash-loop reasons and each worker's log followed as it grows.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, apiPath } from '../api';
 import { usePoll } from '../live';
 import { followSse } from '../sse';
 import type { Endpoint, WorkersAnswer } from '../types';
@@ -10,7 +10,7 @@ import { Badge, ErrorNote, when } from '../ui';
 const MAX_LINES = 2000;
 
 export function Workers({ endpoint }: { endpoint: Endpoint }) {
-  const { data, error } = usePoll(() => api<WorkersAnswer>('GET', `/v2/serverless/${endpoint.id}/workers`), 2000, [endpoint.id]);
+  const { data, error } = usePoll(() => api<WorkersAnswer>('GET', apiPath`/v2/serverless/${endpoint.id}/workers`), 2000, [endpoint.id]);
   const [open, setOpen] = useState<string | null>(null);
   return (
     <div class="stack">
@@ -93,7 +93,7 @@ function WorkerLog({ endpointId, workerId }: { endpointId: string; workerId: str
   useEffect(() => {
     setLines([]);
     return followSse(
-      `/v2/serverless/${endpointId}/workers/${encodeURIComponent(workerId)}/logs?tail=200`,
+      `${apiPath`/v2/serverless/${endpointId}/workers/${workerId}/logs`}?tail=200`,
       (e) => setLines((old) => [...old, JSON.parse(e.data) as LogLine].slice(-MAX_LINES)),
       setConnected,
     );
