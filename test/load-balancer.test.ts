@@ -72,6 +72,14 @@ test('the same endpoint answers under /v2/lb/{id} on the main address', async ()
   assert.equal(root.json.error, 'no route GET /');
 });
 
+test('<id>.localhost reaches the endpoint too, whatever the URL pattern, as the README shows', async () => {
+  const answer = await lbFetch({ url: g.url, host: `${lbId}.localhost:8080`, path: '/echo?via=localhost', headers: bearer() });
+  assert.equal(answer.status, 200, answer.text);
+  assert.deepEqual([answer.json.path, answer.json.query], ['/echo', '?via=localhost']);
+  const unknown = await lbFetch({ url: g.url, host: 'nosuchendpoint.localhost', path: '/echo', headers: bearer() });
+  assert.equal(unknown.status, 404, unknown.text);
+});
+
 test("the health URL answers the balancer's view of the endpoint's workers", async () => {
   const answer = await lbFetch(viaPath('/ping'));
   assert.equal(answer.status, 200);

@@ -1,5 +1,5 @@
 // Which load-balancing endpoint a request is for: its own host (from the --lb-url-pattern, e.g.
-// `{id}.lb.example.com`), or the path prefix /v2/lb/{id}/ on the main address for machines
+// `{id}.lb.example.com`, and `{id}.localhost` always), or the path prefix /v2/lb/{id}/ on the main address for machines
 // without wildcard DNS. The path after the prefix is what the worker sees.
 import type { IncomingMessage } from 'node:http';
 
@@ -12,6 +12,8 @@ export interface LbTarget {
 }
 
 const ID = '([a-z0-9]+)';
+/** `<id>.localhost` resolves to loopback in curl and browsers: it routes whatever the pattern. */
+const LOCALHOST = new RegExp(`^${ID}\\.localhost$`);
 
 type RouterSettings = { lbUrlPattern: string; publicUrl: string; workerApiUrl: string };
 
@@ -30,11 +32,10 @@ export class LbRouter {
   match(req: IncomingMessage): LbTarget | undefined {
     const url = req.url ?? '/';
     if (url.startsWith(LB_PATH_PREFIX)) return fromPath(url);
-    const hostPattern = this.hostRegex();
     const host = req.headers.host;
-    if (!hostPattern || host === undefined) return undefined;
+    if (host === undefined) return undefined;
     const hostname = hostnameOf(host);
-    const match = hostPattern.exec(hostname);
+    const match = this.hostRegex()?.exec(hostname) ?? LOCALHOST.exec(hostname);
     if (!match || this.mainHostnames.has(hostname)) return undefined;
     return { endpointId: match[1]!, path: url };
   }
