@@ -68,6 +68,21 @@ after(async () => {
   await schema.drop();
 });
 
+test('jobs submitted together on B wake as many workers waiting on A, not one', { skip }, async () => {
+  const workers = Array.from({ length: 8 }, (_, i) => `together-${i}`);
+  // A take not woken would answer only at its deadline (30 s) or the fallback re-check (60 s).
+  const takes = workers.map((workerId) => a.services.workerProtocol.take(endpointId, workerId, 1, new Cancellation(), 30_000));
+  await sleep(300); // the takes on A found nothing and wait
+  const submitted = await Promise.all(
+    workers.map(async (n) => (await call(b, 'POST', `/v2/${endpointId}/run`, { input: { n } })).json<{ id: string }>().id),
+  );
+  const woken = await Promise.race([Promise.all(takes), sleep(5000).then(() => 'some takes were not woken')]);
+  assert.notEqual(typeof woken, 'string', 'some takes were not woken by the submits');
+  const taken = (woken as Awaited<(typeof takes)[number]>[]).map(([job]) => job?.id);
+  assert.deepEqual([...taken].sort(), [...submitted].sort(), 'every waiting take got one of the jobs');
+  await Promise.all(takes);
+});
+
 test('a job submitted on B reaches a worker waiting on A with its insert alone, no NOTIFY of its own', { skip }, async () => {
   const taking = a.services.workerProtocol.take(endpointId, 'worker-waiting', 1, new Cancellation(), 8000);
   await sleep(300); // A's take found nothing and waits

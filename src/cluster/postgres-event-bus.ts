@@ -11,6 +11,7 @@
 import pg from 'pg';
 import { connectionOptions, type PoolOptions } from '../store/postgres/database.js';
 import { decodeEvent, encodeEvent, type ClusterEvent, type EventBus } from './events.js';
+import { PendingEvents } from './pending-events.js';
 import type { Logger } from '../domain/logger.js';
 import { storeErrorFields } from '../store/unavailable.js';
 import { EVENT_CHANNEL, type WaitingNotifications } from '../store/postgres/notifications.js';
@@ -24,8 +25,8 @@ const HELLO = 'hello';
 
 export class PostgresEventBus implements EventBus, WaitingNotifications {
   private readonly listeners: ((event: ClusterEvent) => void)[] = [];
-  /** Encoded events not yet sent, each once. */
-  private readonly pending = new Set<string>();
+  /** Encoded events not yet sent: facts once, queued counts added up. */
+  private readonly pending = new PendingEvents();
   private flushScheduled = false;
   private sending = false;
   private listener: pg.Client | undefined;
@@ -127,12 +128,18 @@ export class PostgresEventBus implements EventBus, WaitingNotifications {
   take(own: readonly string[] = []): string | null {
     if (this.closed || (this.pending.size === 0 && own.length === 0)) return null;
     let payload = this.replicaId;
-    for (const line of own) payload += `\n${line}`;
-    for (const line of this.pending) {
-      if (payload !== this.replicaId && payload.length + line.length + 1 > MAX_PAYLOAD) break;
+    // A statement's own lines (one per job it queues) add up too, into one line per endpoint.
+    const mine = new PendingEvents();
+    for (const line of own) mine.add(line);
+    mine.takeWhile((line) => {
       payload += `\n${line}`;
-      this.pending.delete(line);
-    }
+      return true;
+    });
+    this.pending.takeWhile((line) => {
+      if (payload !== this.replicaId && payload.length + line.length + 1 > MAX_PAYLOAD) return false;
+      payload += `\n${line}`;
+      return true;
+    });
     return payload;
   }
 

@@ -44,7 +44,8 @@ export class NotificationCarrier {
    * lines among it: they go out when, and only if, this statement commits.
    */
   async carry<T>(send: (payload: string | null) => Promise<T>, own: readonly string[] = []): Promise<T> {
-    const lines = own.length > 1 ? [...new Set(own)] : own;
+    // Not made unique: a queued line is a count, and the bus adds the counts of one endpoint up.
+    const lines = own;
     let room = OWN_LINES_ROOM;
     const fit = lines.findIndex((line) => (room -= line.length + 1) < 0);
     const carried = fit === -1 ? lines : lines.slice(0, fit);
