@@ -2,7 +2,7 @@
 // faults (500): the codes and messages PostgreSQL, node-postgres, the network and SQLite give.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { storeUnavailable, whyStoreUnavailable } from '../src/store/unavailable.js';
+import { logPassFailure, storeUnavailable, whyStoreUnavailable } from '../src/store/unavailable.js';
 import { unexpectedProblem } from '../src/http/problem.js';
 
 const failure = (message: string, code?: string) => Object.assign(new Error(message), code === undefined ? {} : { code });
@@ -67,4 +67,23 @@ test('an unavailable database answers 503 with Retry-After; a fault answers 500'
   assert.equal(down.status, 503);
   assert.equal(down.headers['Retry-After'], '2');
   assert.equal(unexpectedProblem(failure('duplicate key', '23505')).status, 500);
+});
+
+test('a background pass failing while the database is away is a warning with its code; a fault is an error', () => {
+  const logged: [string, Record<string, unknown>, string][] = [];
+  const log = {
+    warn: (fields: object, message: string) => void logged.push(['warn', fields as Record<string, unknown>, message]),
+    error: (fields: object, message: string) => void logged.push(['error', fields as Record<string, unknown>, message]),
+  };
+  logPassFailure(log, failure('terminating connection due to administrator command', '57P01'), 'job sweep failed');
+  logPassFailure(log, failure('Client has encountered a connection error and is not queryable'), 'job sweep failed');
+  logPassFailure(log, failure('duplicate key', '23505'), 'job sweep failed');
+  assert.deepEqual(
+    logged.map(([level, fields]) => [level, fields.code ?? null, 'err' in fields]),
+    [
+      ['warn', '57P01', false],
+      ['warn', 'CONNECTION_BROKEN', false],
+      ['error', null, true],
+    ],
+  );
 });

@@ -21,6 +21,7 @@ import { placementDataCenters, type EndpointVolume } from './volumes/volume-moun
 import { ThrottleReports, type ThrottleReport } from './throttle-reports.js';
 import { WorkerOwners } from './worker-owners.js';
 import { WorkerUsageFeed } from './worker-usage.js';
+import { logPassFailure } from '../store/unavailable.js';
 
 export type { RuntimeSettings, WorkerRuntimeDeps } from './runtime-deps.js';
 
@@ -50,7 +51,7 @@ export class WorkerRuntime {
     this.loop = new PeriodicTask({
       run: () => this.reconcileAll(),
       everyMs: deps.config.scaleIntervalMs,
-      onError: (err) => deps.log.error({ err }, 'worker runtime pass failed'),
+      onError: (err) => logPassFailure(deps.log, err, 'worker runtime pass failed'),
       ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
     });
   }

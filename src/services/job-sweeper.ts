@@ -7,6 +7,7 @@ import type { Clock } from '../domain/clock.js';
 import type { JobEvents } from './waitlist.js';
 import { PeriodicTask } from '../domain/periodic-task.js';
 import type { Logger } from '../domain/logger.js';
+import { logPassFailure } from '../store/unavailable.js';
 
 const BATCH = 500;
 /** A stop request no stop channel collected within this time belongs to a worker that is gone. */
@@ -31,7 +32,7 @@ export class JobSweeper {
     this.loop = new PeriodicTask({
       run: () => this.sweep(),
       everyMs: settings.sweepIntervalMs,
-      onError: (err) => log.error({ err }, 'job sweep failed'),
+      onError: (err) => logPassFailure(log, err, 'job sweep failed'),
     });
   }
 

@@ -12,6 +12,7 @@ import { silentLogger, type Logger } from '../domain/logger.js';
 import { loggableUrl } from './loggable-url.js';
 import { signatureHeaders } from './webhook-signature.js';
 import type { WebhookSecretService } from './webhook-secrets.js';
+import { storeErrorFields } from '../store/unavailable.js';
 
 export interface OutboxOptions {
   retryDelayMs: number;
@@ -47,7 +48,7 @@ export class WebhookOutbox {
     this.poll = new PeriodicTask({
       run: () => this.drain(),
       everyMs: options.pollMs,
-      onError: (err) => this.log.warn({ err }, 'could not read due webhooks'),
+      onError: (err) => this.log.warn(storeErrorFields(err), 'could not read due webhooks'),
     });
   }
 

@@ -7,6 +7,7 @@ import { PeriodicTask, type Scheduler } from '../domain/periodic-task.js';
 import type { Logger } from '../domain/logger.js';
 import type { Store } from '../store/store.js';
 import { WORKER_SAMPLE_RETENTION_MS, type WorkerSample, type WorkerStateCounts } from '../store/worker-sample-store.js';
+import { storeErrorFields } from '../store/unavailable.js';
 
 const PRUNE_EVERY_MS = 5 * 60_000;
 
@@ -32,7 +33,7 @@ export class WorkerSampler {
     this.task = new PeriodicTask({
       run: () => this.pass(),
       everyMs: options.everyMs,
-      onError: (err) => options.log.warn({ err }, 'recording workers by state failed; the next pass tries again'),
+      onError: (err) => options.log.warn(storeErrorFields(err), 'recording workers by state failed; the next pass tries again'),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
   }

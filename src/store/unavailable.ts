@@ -3,6 +3,8 @@
 // process) rather than a fault in Gantry. Such a request may simply be retried, so callers are
 // told 503, not 500, and the log says which condition it was.
 
+import type { Logger } from '../domain/logger.js';
+
 export interface Unavailability {
   /** The error's code (errno or SQLSTATE), or a name for node-postgres's code-less errors. */
   code: string;
@@ -77,4 +79,14 @@ function byCode(error: Error): Unavailability | undefined {
     return { code, reason: 'the database does not accept connections now' };
   if (code === 'SQLITE_BUSY') return { code, reason: 'the SQLite file is locked by another process' };
   return undefined;
+}
+
+/**
+ * A background pass that failed: a warning with the condition's code while the database is away
+ * (the next pass tries again), else an error with its stack, a fault to look into.
+ */
+export function logPassFailure(log: Pick<Logger, 'warn' | 'error'>, error: unknown, message: string): void {
+  const away = whyStoreUnavailable(error);
+  if (away) log.warn(away, message);
+  else log.error({ err: error }, message);
 }

@@ -8,6 +8,7 @@ import { intervalsBetween, type UsageInterval } from '../../domain/usage.js';
 import type { Logger } from '../../domain/logger.js';
 import type { UsageStore } from '../../store/usage-store.js';
 import type { MeteredSubject, UsageSource } from './usage-source.js';
+import { storeErrorFields } from '../../store/unavailable.js';
 
 export interface MeterOptions {
   store: UsageStore;
@@ -29,7 +30,7 @@ export class Meter {
     this.task = new PeriodicTask({
       run: () => this.pass(),
       everyMs: options.everyMs,
-      onError: (err) => options.log.warn({ err }, 'metering pass failed; the next one records the time since'),
+      onError: (err) => options.log.warn(storeErrorFields(err), 'metering pass failed; the next one records the time since'),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
   }
