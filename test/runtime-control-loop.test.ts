@@ -152,7 +152,7 @@ test('a worker the provider cannot start is reported and retried after the back-
   assert.equal(r.provider.started.length, 1);
 });
 
-test('a new endpoint version replaces a stale worker after its current job, not during it', async (t) => {
+test('a new release starts beside the old worker, which serves until the new one is ready and then drains', async (t) => {
   const r = await rig(t);
   const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });
   await r.runtime.tick();
@@ -163,17 +163,53 @@ test('a new endpoint version replaces a stale worker after its current job, not 
 
   await r.changeEndpoint(e, { env: { MODEL: 'v2' } });
   await r.runtime.tick();
-  assert.deepEqual(r.provider.stopped, [], 'a stale worker finishes its job first');
-  assert.deepEqual(workerIds(r, e.id), [old]);
+  const replacement = r.provider.started.at(-1)!;
+  assert.equal(replacement.version, 2);
+  assert.equal(replacement.env.MODEL, 'v2', 'the replacement runs the new configuration');
+  assert.deepEqual(r.provider.stopped, [], 'the old worker serves while the new one comes up');
+  assert.ok(!r.registry.isParked(old!), 'and is still given work');
+
+  r.ping(replacement.workerId, e.id);
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [], 'a busy old worker finishes its job first');
+  assert.ok(r.registry.isParked(old!), 'but takes no new one once a new worker is ready');
 
   await finishJob(r, jobId!, old!, e.id);
   await r.runtime.tick();
   assert.deepEqual(r.provider.stopped, [old]);
-  const replacement = r.provider.started.at(-1)!;
-  assert.notEqual(replacement.workerId, old);
-  assert.equal(replacement.version, 2);
-  assert.equal(replacement.env.MODEL, 'v2', 'the replacement runs the new configuration');
+  assert.deepEqual(workerIds(r, e.id), [replacement.workerId]);
   assert.equal((await r.store.jobs.get(jobId!))?.status, 'COMPLETED');
+});
+
+test('a new release that never gets ready leaves the old worker serving; its back-off is its own', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });
+  await r.runtime.tick();
+  const [old] = workerIds(r, e.id);
+  r.ping(old!, e.id);
+
+  const broken = await r.changeEndpoint(e, { image: 'acme/broken:2' });
+  await r.runtime.tick();
+  const first = r.provider.started.at(-1)!;
+  assert.equal(first.version, 2);
+  r.provider.crash(first.workerId, 1, ['no such file']);
+  r.time.advance(1000);
+  r.ping(old!, e.id);
+  await r.runtime.tick();
+  r.provider.crash(r.provider.started.at(-1)!.workerId, 1, ['no such file']);
+  r.time.advance(5000);
+  r.ping(old!, e.id);
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [], 'the old worker is never stopped for a release that is not ready');
+  assert.ok(!r.registry.isParked(old!), 'and keeps taking jobs');
+  assert.equal(r.runtime.crashReport(e.id)?.consecutive, 2);
+
+  await r.changeEndpoint(broken, { image: 'acme/fixed:3' });
+  const before = r.provider.started.length;
+  await r.runtime.tick();
+  assert.equal(r.runtime.crashReport(e.id), undefined, "the broken release's back-off does not hold up the next");
+  assert.equal(r.provider.started.length, before + 1);
+  assert.equal(r.provider.started.at(-1)!.version, 3);
 });
 
 test('FlashBoot: an idle worker is frozen instead of stopped, and thawed when a job arrives', async (t) => {

@@ -79,6 +79,8 @@ export interface LogLine {
 
 export interface Provider {
   readonly name: string;
+  /** Two workers of one load-balancing endpoint cannot run at once here: they bind its own ports. */
+  readonly oneHttpWorkerPerHost?: boolean;
   start(spec: WorkerSpec, options?: StartOptions): Promise<WorkerHandle>;
   stop(workerId: string, graceMs: number): Promise<void>;
   freeze(workerId: string): Promise<void>;

@@ -1,6 +1,6 @@
 // Gantry's own workers: a control loop over every endpoint that places, starts, freezes, thaws
 // and stops workers by the scaling policy, replaces crashed and unhealthy ones (with back-off),
-// and rolls stale ones onto the current configuration after their current job. What differs
+// and rolls endpoints onto new releases without a gap (release-roll.ts). What differs
 // between queue and HTTP workers is their kind's business (kinds/); where workers run is the
 // provider's. Starts run in the background (STARTING): an image pull for one endpoint must not
 // hold up the pass that scales every other.
@@ -13,8 +13,9 @@ import type { WorkerState } from '../domain/workers.js';
 import type { Allocation } from '../catalog/capacity-pool.js';
 import type { Provider, WorkerExit, WorkerHandle } from './provider.js';
 import { CrashTracker } from './crash-tracker.js';
+import { ReleaseRolls } from './release-roll.js';
 import { newManagedWorker, type ManagedWorker } from './managed-worker.js';
-import { FrozenPool } from './frozen-pool.js';
+import { FlashBoot } from './flashboot.js';
 import type { WorkerKind } from './kinds/worker-kind.js';
 import type { WorkerRuntimeDeps } from './runtime-deps.js';
 import { placementDataCenters, type EndpointVolume } from './volumes/volume-mounts.js';
@@ -36,7 +37,8 @@ export class WorkerRuntime {
   private readonly stopping = new Set<Promise<void>>();
   private readonly owners = new WorkerOwners();
   private readonly crashes: CrashTracker;
-  private readonly frozen = new FrozenPool();
+  private readonly flashBoot: FlashBoot;
+  private readonly rolls: ReleaseRolls;
   /** Starts under way, by worker: each settles once the worker runs, failed, or was stopped again. */
   private readonly starting = new Map<string, Promise<void>>();
   private readonly loop: PeriodicTask;
@@ -48,6 +50,21 @@ export class WorkerRuntime {
     this.now = deps.clock ?? Date.now;
     this.crashes = new CrashTracker(deps.config.crashBackoffMs, MAX_CRASH_BACKOFF_MS);
     this.throttles = new ThrottleReports(deps.capacity, deps.log);
+    this.flashBoot = new FlashBoot({
+      provider: deps.provider,
+      usage: this.usage,
+      log: deps.log,
+      now: this.now,
+      worker: (workerId) => this.workers.get(workerId),
+      kindOf: (worker) => this.kindOf(worker),
+      retire: (worker, reason) => this.retire(worker, reason),
+    });
+    this.rolls = new ReleaseRolls({
+      workersOf: (endpointId) => this.workersOf(endpointId).filter((w) => w.phase !== 'STOPPING'),
+      stateOf: (worker) => this.stateOf(worker),
+      kindOf: (worker) => this.kindOf(worker),
+      retire: (worker, reason) => this.retire(worker, reason),
+    });
     this.loop = new PeriodicTask({
       run: () => this.reconcileAll(),
       everyMs: deps.config.scaleIntervalMs,
@@ -173,14 +190,19 @@ export class WorkerRuntime {
   private async reconcile(endpoint: EndpointRecord): Promise<void> {
     const now = this.now();
     const kind = this.deps.kinds[endpoint.spec.type];
-    await this.expireFrozen(endpoint, now);
+    if (this.rolls.isNewRelease(endpoint)) this.crashes.forget(endpoint.id); // the old release's back-off is not its own
+    await this.flashBoot.expire(endpoint, now);
     for (const worker of this.workersOf(endpoint.id)) await this.tend(worker, endpoint, now);
     const active = this.workersOf(endpoint.id).filter((w) => w.phase !== 'STOPPING');
+    const stale = active.filter((w) => w.version < endpoint.version);
+    // Old workers are not counted while new ones come up beside them, unless two cannot run at once.
+    const surge = !(endpoint.spec.type === 'LOAD_BALANCER' && this.deps.provider.oneHttpWorkerPerHost);
+    const counted = surge ? active.filter((w) => w.version >= endpoint.version) : active;
     const { spec } = endpoint;
     const decision = decideScaling({
       now,
       ...(await kind.demand(endpoint)),
-      workers: active.map((w) => ({ workerId: w.workerId, state: this.stateOf(w), ...this.kindOf(w).load(w), startedAt: w.createdAt })),
+      workers: counted.map((w) => ({ workerId: w.workerId, state: this.stateOf(w), ...this.kindOf(w).load(w), startedAt: w.createdAt })),
       min: spec.workers.min,
       max: spec.workers.max,
       idleTimeoutSec: idleTimeoutApplies(spec.type, spec.scaling) ? spec.workers.idleTimeout : null,
@@ -193,42 +215,30 @@ export class WorkerRuntime {
     for (let i = 0; i < decision.start; i++) {
       if (!(await this.scaleUp(endpoint, now))) break;
     }
+    if (stale.length > 0) await this.rolls.roll(endpoint, surge ? decision.desired : 0);
   }
 
   /** Per-worker upkeep: place throttled ones, roll stale ones, replace unhealthy or recycled ones. */
   private async tend(worker: ManagedWorker, endpoint: EndpointRecord, now: number): Promise<void> {
-    if (worker.phase === 'THROTTLED') return this.launch(worker, endpoint);
+    if (worker.phase === 'THROTTLED') {
+      // One of an old release never placed is not started now: a new one will be, if needed.
+      if (worker.version < endpoint.version) return void this.workers.delete(worker.workerId);
+      return this.launch(worker, endpoint);
+    }
     if (worker.phase !== 'RUNNING') return;
     const kind = this.kindOf(worker);
-    if (kind.hasServed(worker)) this.crashes.recovered(endpoint.id);
-    if (worker.version < endpoint.version && kind.load(worker).busy === 0) {
-      return this.retire(worker, `rolling to version ${endpoint.version}`);
-    }
+    if (kind.hasServed(worker) && worker.version === endpoint.version) this.crashes.recovered(endpoint.id);
     const reason = kind.replaceReason(worker, now);
     if (reason) await this.retire(worker, reason);
   }
 
   private async scaleUp(endpoint: EndpointRecord, now: number): Promise<boolean> {
-    if (await this.thawOne(endpoint)) return true;
+    if (await this.flashBoot.thawOne(endpoint)) return true;
     if (!this.crashes.mayStart(endpoint.id, now)) return false;
     const worker = newManagedWorker(endpoint, now);
     this.workers.set(worker.workerId, worker);
     this.owners.remember(worker.workerId, worker.endpointId);
     await this.launch(worker, endpoint);
-    return true;
-  }
-
-  /** FlashBoot: resumes a frozen worker of the current version, if one is kept. */
-  private async thawOne(endpoint: EndpointRecord): Promise<boolean> {
-    const workerId = this.frozen.take(endpoint.id, endpoint.version);
-    const worker = workerId === undefined ? undefined : this.workers.get(workerId);
-    if (!worker) return false;
-    await this.deps.provider.thaw(worker.workerId);
-    this.kindOf(worker).unpark(worker);
-    worker.phase = 'RUNNING';
-    worker.frozenAt = null;
-    this.usage.changed(worker.workerId, 'ACTIVE', this.now());
-    this.deps.log.info({ workerId: worker.workerId, endpointId: endpoint.id }, 'worker thawed');
     return true;
   }
 
@@ -335,27 +345,8 @@ export class WorkerRuntime {
     }
     // Nothing of it runs yet to freeze.
     if (worker.phase === 'STARTING') return this.retire(worker, 'scaled down');
-    const kind = this.kindOf(worker);
-    if (kind.load(worker).busy > 0) return;
-    const { flashboot } = endpoint.spec;
-    if (flashboot !== 'OFF' && worker.version === endpoint.version && this.frozen.hasRoom(endpoint.id, flashboot)) {
-      kind.park(worker.workerId);
-      await this.deps.provider.freeze(worker.workerId);
-      worker.phase = 'FROZEN';
-      worker.frozenAt = this.now();
-      this.usage.changed(worker.workerId, 'FROZEN', worker.frozenAt);
-      this.frozen.add(endpoint.id, worker.workerId, worker.version, worker.frozenAt);
-      this.deps.log.info({ workerId: worker.workerId, endpointId: endpoint.id }, 'worker frozen');
-      return;
-    }
-    await this.retire(worker, 'scaled down');
-  }
-
-  private async expireFrozen(endpoint: EndpointRecord, now: number): Promise<void> {
-    for (const workerId of this.frozen.expired(endpoint.id, endpoint.spec.flashboot, endpoint.version, now)) {
-      const worker = this.workers.get(workerId);
-      if (worker) await this.retire(worker, 'frozen too long');
-    }
+    if (this.kindOf(worker).load(worker).busy > 0) return;
+    if (!(await this.flashBoot.freezeIfRoom(worker, endpoint))) await this.retire(worker, 'scaled down');
   }
 
   /** Stops a worker beside the pass: no new work, its long-poll answered so it can exit; its capacity is freed once it is gone. */
@@ -365,7 +356,7 @@ export class WorkerRuntime {
     const wasStarting = worker.phase === 'STARTING';
     worker.phase = 'STOPPING';
     this.kindOf(worker).retire(worker.workerId);
-    this.frozen.remove(worker.endpointId, worker.workerId);
+    this.flashBoot.frozen.remove(worker.endpointId, worker.workerId);
     log.info({ workerId: worker.workerId, endpointId: worker.endpointId, reason }, 'stopping worker');
     // Its start stops it once it is up (startInBackground); until then it keeps its place.
     if (wasStarting) return;
@@ -386,7 +377,8 @@ export class WorkerRuntime {
   private async forget(worker: ManagedWorker, crashed = false): Promise<void> {
     this.usage.ended(worker.workerId, this.now());
     this.workers.delete(worker.workerId);
-    this.frozen.remove(worker.endpointId, worker.workerId);
+    this.rolls.forget(worker.workerId);
+    this.flashBoot.frozen.remove(worker.endpointId, worker.workerId);
     const kind = this.kindOf(worker);
     await kind.releaseWork(worker.workerId, crashed);
     kind.forget(worker.workerId);

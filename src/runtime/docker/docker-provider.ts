@@ -65,6 +65,11 @@ export class DockerProvider implements Provider {
   /** Pods run on the same engine, under the same instance label. */
   readonly pods: DockerPods;
 
+  /** Host networking: a load-balancing worker listens on exactly its endpoint's ports. */
+  get oneHttpWorkerPerHost(): boolean {
+    return this.options.network === 'host';
+  }
+
   constructor(private readonly options: DockerProviderOptions) {
     this.now = options.clock ?? Date.now;
     this.docker = options.docker ?? new Docker();

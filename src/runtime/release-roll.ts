@@ -1,0 +1,96 @@
+// Rolling an endpoint onto a new release without a gap: workers of the old release keep serving
+// until workers of the new one are ready to take their place, one for one. Those no longer needed
+// go: an idle one is stopped, a busy one is drained (given no new work) and stopped once idle. A
+// new release that never gets ready (a bad image) leaves the old workers serving; one waiting for
+// room (no capacity free) frees an old worker's.
+import type { WorkerState } from '../domain/workers.js';
+import type { EndpointRecord } from '../store/store.js';
+import type { WorkerKind } from './kinds/worker-kind.js';
+import type { ManagedWorker } from './managed-worker.js';
+
+export interface StaleWorker {
+  workerId: string;
+  /** Jobs or requests it holds now. */
+  busy: number;
+  /** Given no new work already. */
+  draining: boolean;
+}
+
+export interface RollInputs {
+  /** Workers the scaling policy wants of the current release. */
+  desired: number;
+  /** Workers of the current release ready to serve. */
+  ready: number;
+  /** Workers of the current release waiting for capacity an old one may hold. */
+  waitingForRoom: number;
+  stale: readonly StaleWorker[];
+}
+
+export interface RollPlan {
+  /** Old workers to stop now (idle). */
+  stop: string[];
+  /** Old workers to give no new work (busy): stopped once idle. */
+  drain: string[];
+}
+
+export function planRoll({ desired, ready, waitingForRoom, stale }: RollInputs): RollPlan {
+  const keep = Math.max(0, desired - ready - waitingForRoom);
+  // Draining ones are going already; of the rest the busiest stay, being the ones serving most.
+  const serving = stale.filter((w) => !w.draining).sort((a, b) => b.busy - a.busy);
+  const going = [...stale.filter((w) => w.draining), ...serving.slice(keep)];
+  return {
+    stop: going.filter((w) => w.busy === 0).map((w) => w.workerId),
+    drain: going.filter((w) => w.busy > 0 && !w.draining).map((w) => w.workerId),
+  };
+}
+
+/** What the control loop lends the roll: its workers, their states and kinds, and stopping one. */
+export interface RollHooks {
+  /** The endpoint's workers not on their way out. */
+  workersOf(endpointId: string): ManagedWorker[];
+  stateOf(worker: ManagedWorker): WorkerState;
+  kindOf(worker: ManagedWorker): WorkerKind;
+  retire(worker: ManagedWorker, reason: string): Promise<void>;
+}
+
+/** The roll of each endpoint: which old workers drain, and which release each was last seen at. */
+export class ReleaseRolls {
+  private readonly draining = new Set<string>();
+  private readonly releases = new Map<string, number>();
+
+  constructor(private readonly hooks: RollHooks) {}
+
+  /** Whether the endpoint has moved to a release it was not at when last seen. */
+  isNewRelease(endpoint: EndpointRecord): boolean {
+    const seen = this.releases.get(endpoint.id);
+    this.releases.set(endpoint.id, endpoint.version);
+    return seen !== undefined && seen < endpoint.version;
+  }
+
+  /** Drains and stops the endpoint's old workers the `desired` new ones no longer need. */
+  async roll(endpoint: EndpointRecord, desired: number): Promise<void> {
+    const { hooks } = this;
+    const workers = hooks.workersOf(endpoint.id);
+    const stale = workers.filter((w) => w.version < endpoint.version);
+    if (stale.length === 0) return;
+    const states = workers.filter((w) => w.version >= endpoint.version).map((w) => hooks.stateOf(w));
+    const plan = planRoll({
+      desired,
+      ready: states.filter((state) => state === 'IDLE' || state === 'RUNNING').length,
+      waitingForRoom: states.filter((state) => state === 'THROTTLED').length,
+      stale: stale.map((w) => ({ workerId: w.workerId, busy: hooks.kindOf(w).load(w).busy, draining: this.draining.has(w.workerId) })),
+    });
+    for (const worker of stale) {
+      if (plan.drain.includes(worker.workerId)) {
+        this.draining.add(worker.workerId);
+        hooks.kindOf(worker).park(worker.workerId);
+      } else if (plan.stop.includes(worker.workerId)) {
+        await hooks.retire(worker, `rolling to version ${endpoint.version}`);
+      }
+    }
+  }
+
+  forget(workerId: string): void {
+    this.draining.delete(workerId);
+  }
+}
