@@ -17,6 +17,7 @@ const SPEC: WorkerSpec = {
   env: { MODEL: 'small' },
   gpuDeviceIds: [],
   vcpuCount: 2,
+  memoryGb: null,
   ports: [],
   diskGb: 5,
 };
@@ -65,6 +66,11 @@ test("vCPUs become a CPU quota, capped to the host's CPUs with a note saying so"
   assert.equal(capped.options.HostConfig!.NanoCpus, 8e9);
   assert.match(capped.notes[0]!, /capped to the host's 8 \(the endpoint asks for 16\)/);
   assert.equal(plan({ vcpuCount: null }).options.HostConfig!.NanoCpus, undefined);
+});
+
+test("a CPU worker's memory is limited to its flavor's; a GPU worker's is not", () => {
+  assert.equal(plan({ memoryGb: 4 }).options.HostConfig!.Memory, 4 * 1024 ** 3);
+  assert.equal(plan({ memoryGb: null }).options.HostConfig!.Memory, undefined);
 });
 
 test('every container is labelled with its instance, replica, endpoint and worker', () => {

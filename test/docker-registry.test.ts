@@ -37,6 +37,7 @@ const spec = (workerId: string): WorkerSpec => ({
   env: {},
   gpuDeviceIds: [],
   vcpuCount: 1,
+  memoryGb: null,
   ports: [],
   diskGb: 5,
 });

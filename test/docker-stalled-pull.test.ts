@@ -54,6 +54,7 @@ test('closing the provider ends a start held up by a stalled pull, and makes no 
     env: {},
     gpuDeviceIds: [],
     vcpuCount: 1,
+    memoryGb: null,
     ports: [],
     diskGb: 5,
   });

@@ -25,6 +25,7 @@ const spec = (workerId: string, cmd: string[], env: Record<string, string> = {})
   env,
   gpuDeviceIds: ['1', '3'],
   vcpuCount: 4,
+  memoryGb: null,
   ports: [],
   diskGb: 5,
 });

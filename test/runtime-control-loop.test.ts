@@ -47,6 +47,7 @@ test('a queued job scales an endpoint up from zero at once, with a worker-protoc
   assert.match(spec.env.RUNPOD_WEBHOOK_GET_JOB ?? '', new RegExp(`/v2/${e.id}/job-take/`));
   assert.equal(spec.env.RUNPOD_POD_ID, spec.workerId);
   assert.equal(spec.http, undefined, 'a queue worker serves no HTTP');
+  assert.equal(spec.memoryGb, 4, "the memory of its flavor's size, for the provider to limit");
   const [worker] = r.runtime.workersOf(e.id);
   assert.equal(r.runtime.stateOf(worker!), 'INITIALIZING');
 

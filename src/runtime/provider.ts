@@ -34,6 +34,8 @@ export interface WorkerSpec {
   /** Devices the worker may use (CUDA_VISIBLE_DEVICES). */
   gpuDeviceIds: string[];
   vcpuCount: number | null;
+  /** The memory of its CPU flavor at that size (null for GPU workers): a limit where the provider can set one. */
+  memoryGb: number | null;
   /** The endpoint's `ports` (`port/protocol`): published on loopback by providers that isolate the network. */
   ports: string[];
   /** The endpoint's container disk in GB: the writable layer's size, where the provider can limit it. */

@@ -24,6 +24,7 @@ export async function baseLaunchSpec(
     env: await secrets.resolve(endpoint.accountId, spec.env),
     gpuDeviceIds: allocation.deviceIds,
     vcpuCount: allocation.vcpuCount,
+    memoryGb: spec.cpu?.find((c) => c.id === allocation.cpuFlavor && c.vcpuCount === allocation.vcpuCount)?.memory ?? null,
     ports: spec.ports,
     diskGb: spec.disk,
   };

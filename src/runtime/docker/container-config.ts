@@ -54,6 +54,8 @@ export function planContainer(inputs: ContainerPlanInputs): ContainerPlan {
     if (cpus < spec.vcpuCount) notes.push(`vCPUs capped to the host's ${inputs.hostCpus} (the endpoint asks for ${spec.vcpuCount})`);
     hostConfig.NanoCpus = Math.round(cpus * 1e9);
   }
+  // As a pod of the flavor gets: one worker cannot take the host's memory from the others.
+  if (spec.memoryGb !== null) hostConfig.Memory = spec.memoryGb * 1024 ** 3;
   if (inputs.diskLimit.supported) hostConfig.StorageOpt = { size: `${spec.diskGb}G` };
   else notes.push(`container disk of ${spec.diskGb} GB not enforced: ${inputs.diskLimit.reason}`);
   if (spec.networkVolume) hostConfig.Binds = [`${spec.networkVolume.hostPath}:${VOLUME_MOUNT_PATH}`];
