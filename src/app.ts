@@ -38,6 +38,7 @@ import { createFrontServer } from './balancer/front-server.js';
 import { PodProxy } from './balancer/pod-proxy.js';
 import { silentLogger } from './domain/logger.js';
 import { requestLogger } from './http/request-logger.js';
+import { endLogStreams } from './http/log-stream.js';
 
 export type App = FastifyInstance;
 
@@ -81,6 +82,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.addHook('preClose', async () => {
     balancer.close();
     podProxy.close();
+    endLogStreams(app.server);
   });
   app.setValidatorCompiler(validatorCompiler);
   installProblemHandlers(app);

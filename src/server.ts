@@ -11,6 +11,9 @@ import type { CreatedKey } from './services/api-keys.js';
 import { openStore } from './store/open-store.js';
 import { reservePort, type PortReservation } from './reserve-port.js';
 
+/** Requests in flight get at least this long to finish once the workers are stopped. */
+const LAST_REQUESTS_MS = 1000;
+
 export interface RunningServer {
   app: App;
   services: Services;
@@ -63,12 +66,16 @@ async function start(config: GantryConfig, reservation: PortReservation | undefi
       close() {
         closing ??= (async () => {
           // Workers stop first, with the listener open: what they finish in their grace is
-          // posted here and kept, not lost and run again. Then the listener closes; tunnels end at
-          // once (the app's preClose), and requests still open at the grace's end are cut, so
-          // neither a silent tunnel nor a long request holds shutdown past it.
-          const cutOff = setTimeout(() => listening.server.closeAllConnections(), config.workerStopGraceMs);
+          // posted here and kept, not lost and run again. Then the listener closes; tunnels and
+          // log streams end at once (the app's preClose), and requests still open at the grace's
+          // end (or a moment after the workers, if they took all of it) are cut, so neither a
+          // silent tunnel nor a long request holds shutdown past it.
+          const deadline = Date.now() + config.workerStopGraceMs;
+          let cutOff: NodeJS.Timeout | undefined;
           try {
             await services.stopWorkers();
+            const left = Math.max(LAST_REQUESTS_MS, deadline - Date.now());
+            cutOff = setTimeout(() => listening.server.closeAllConnections(), left);
             await listening.close();
           } finally {
             clearTimeout(cutOff);

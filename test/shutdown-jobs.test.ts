@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { get, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { callApi, serve, stop } from './support/processes.js';
 import { queueEndpointBody } from './support/endpoint-bodies.js';
@@ -14,6 +15,22 @@ import { eventually } from './support/live.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gantry-shutdown-jobs-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** Opens a worker log stream; `ended` says how it ended. */
+function followLog(url: string, key: string): Promise<{ headers: IncomingHttpHeaders; ended: Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { headers: { authorization: `Bearer ${key}` } }, (res) => {
+      const ended = new Promise<string>((done) => {
+        res.on('end', () => done('ended cleanly'));
+        res.on('error', (error) => done(`cut off: ${error.message}`));
+        res.on('aborted', () => done('cut off'));
+      });
+      res.resume();
+      resolve({ headers: res.headers, ended });
+    });
+    req.on('error', reject);
+  });
+}
 
 const start = (provider: string) =>
   serve([
@@ -60,7 +77,13 @@ test('jobs finished in the grace are kept; jobs still held go back to the queue,
     return statuses.every((status) => status === 'IN_PROGRESS');
   }, 30_000);
 
+  // A client following the worker's log: its stream is ended cleanly at shutdown, not cut off.
+  const workerId = (await callApi(first.url, key, 'GET', `/v2/serverless/${endpointId}/workers`)).json.workers[0].id as string;
+  const following = await followLog(`${first.url}/v2/serverless/${endpointId}/workers/${workerId}/logs`, key);
+  assert.equal(following.headers['x-accel-buffering'], 'no', 'a proxy in front must not hold the lines back');
+
   assert.equal(await stop(first.child), 0, first.output());
+  assert.equal(await following.ended, 'ended cleanly');
 
   // No workers now: what the stop left is read as it is.
   const second = await start('none');

@@ -1,5 +1,6 @@
 // A log as server-sent events: the lines the cursor picks (Last-Event-ID, since or tail), then,
 // unless `follow` is false, every new line until the client goes. Worker and pod logs share it.
+import type { Server, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { LogLine } from '../runtime/provider.js';
 import { logCursor, selectLines } from './log-cursor.js';
@@ -16,6 +17,13 @@ export interface LogSource {
   follow(listener: (line: LogLine) => void): () => void;
 }
 
+/** Log streams open on each HTTP server, ended when it shuts down rather than held to the grace's end. */
+const openStreams = new WeakMap<Server, Set<ServerResponse>>();
+
+export function endLogStreams(server: Server): void {
+  for (const stream of openStreams.get(server) ?? []) stream.end();
+}
+
 export function streamLogs(request: FastifyRequest, reply: FastifyReply, query: LogStreamQuery, source: LogSource): void {
   const lastEventId = request.headers['last-event-id'];
   const cursor = logCursor(typeof lastEventId === 'string' ? lastEventId : undefined, query.since, query.tail);
@@ -26,7 +34,13 @@ export function streamLogs(request: FastifyRequest, reply: FastifyReply, query: 
   const raw = reply.raw;
   // Headers set earlier (rate limits) go out with the stream.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
-  raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  // X-Accel-Buffering: a proxy in front (nginx) must pass each line on as it comes.
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
   for (const line of selectLines(source.lines(), cursor)) if (wanted(line)) raw.write(event(line));
   if (query.follow === false) {
     raw.end();
@@ -36,8 +50,12 @@ export function streamLogs(request: FastifyRequest, reply: FastifyReply, query: 
     if (wanted(line)) raw.write(event(line));
   });
   const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), 15_000);
+  const server = request.server.server;
+  const open = openStreams.get(server) ?? new Set<ServerResponse>();
+  openStreams.set(server, open.add(raw));
   raw.on('close', () => {
     clearInterval(heartbeat);
     stop();
+    open.delete(raw);
   });
 }
