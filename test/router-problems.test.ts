@@ -50,6 +50,7 @@ const TITLES: Record<number, string> = {
   400: 'Bad Request',
   404: 'Not Found',
   414: 'URI Too Long',
+  405: 'Method Not Allowed',
   417: 'Expectation Failed',
   431: 'Request Header Fields Too Large',
 };
@@ -102,6 +103,12 @@ describe("Node's HTTP parser errors", () => {
 
   test('an Expect other than 100-continue is a 417 problem', async () => {
     assertProblem(await rawExchange('GET /v2/serverless HTTP/1.1\r\nhost: x\r\nexpect: teapot\r\n\r\n'), 417);
+  });
+
+  test('CONNECT is a 405 problem, not a dropped connection: Gantry is no forward proxy', async () => {
+    const answer = await rawExchange('CONNECT 127.0.0.1:22 HTTP/1.1\r\nhost: 127.0.0.1:22\r\n\r\n');
+    assertProblem(answer, 405);
+    assert.match(String(answer.headers.allow), /GET/);
   });
 
   test('an upgrade on a path that serves none is a 404 problem', async () => {

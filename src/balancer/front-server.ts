@@ -42,6 +42,12 @@ export function createFrontServer(
     else if (pod) void pods!.handleUpgrade(req, socket, head, pod);
     else writeSocketProblem(socket, new ApiError(404, `no upgrade is served on ${req.url?.split('?')[0] ?? '/'}`));
   });
+  // Gantry is no forward proxy: without a listener Node just drops a CONNECT's connection.
+  server.on('connect', (req: IncomingMessage, socket) => {
+    writeSocketProblem(socket, new ApiError(405, `CONNECT is not served; Gantry is not a forward proxy (${req.url ?? ''})`), {
+      allow: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+    });
+  });
   // Node answers an Expect other than 100-continue with a bare 417 unless told otherwise.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     sendRawProblem(res, new ApiError(417, `Expect: ${String(req.headers.expect)} is not supported; only 100-continue is`), {
