@@ -186,3 +186,19 @@ test('with no worker ready in time the request answers 503 with Retry-After', ()
     assert.equal(view.workers[0].status, 'INITIALIZING', 'a worker answering 204 is starting, not ready');
     await remove(id);
   }));
+
+test('requests held for an endpoint that is then deleted are answered 404 at once, not 503 after the hold', async () => {
+  // The worker is slow to get ready, so requests are held (for up to 30 s here).
+  const id = await createLb({ workers: { min: 1, max: 1 }, env: { STARTUP_MS: '60000' } });
+  const held = [call(id, '/whoami'), call(id, '/sleep?ms=10')];
+  await eventually(async () => (await call(id, '/ping')).json.requests.held === 2, 10_000, 20);
+  assert.equal((await remove(id)).statusCode, 204);
+  const answers = await Promise.all(held);
+  assert.deepEqual(
+    answers.map((answer) => answer.status),
+    [404, 404],
+    answers.map((answer) => answer.text).join('\n'),
+  );
+  assert.match(answers[0]!.json.detail, /was deleted/);
+  assert.equal(answers[0]!.headers['retry-after'], undefined, 'no invitation to come back');
+});

@@ -202,8 +202,10 @@ export class LoadBalancer {
     client.once('close', () => gone.abort());
     const holdMs = this.deps.config.lbHoldMs;
     const backend = await this.deps.backends.acquire(endpoint.id, limit, holdMs, gone.signal);
-    if (!backend) throw unavailable(`no worker of endpoint ${endpoint.id} was ready with room for the request within ${holdMs} ms`);
-    return backend;
+    if (backend) return backend;
+    // Let go early because the endpoint was deleted meanwhile: not a reason to come back.
+    if (!(await this.deps.jobs.endpointOf(endpoint.accountId, endpoint.id))) throw notFound(`endpoint ${endpoint.id} was deleted`);
+    throw unavailable(`no worker of endpoint ${endpoint.id} was ready with room for the request within ${holdMs} ms`);
   }
 
   private isHealthCheck(req: IncomingMessage, target: LbTarget, endpoint: EndpointRecord): boolean {

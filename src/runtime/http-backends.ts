@@ -26,7 +26,8 @@ export interface Backend {
 
 interface Waiter {
   limit: number;
-  grant: (backend: Backend) => void;
+  /** A slot, or none: the hold ended early. */
+  grant: (backend: Backend | undefined) => void;
 }
 
 export class Backends {
@@ -140,6 +141,15 @@ export class Backends {
       list.push(waiter);
       for (const listener of this.heldListeners) listener(endpointId);
     });
+  }
+
+  /** Held requests of endpoints not in `live` (deleted) are let go now, not at the end of their hold. */
+  letGoAllBut(live: ReadonlySet<string>): void {
+    for (const [endpointId, list] of [...this.waiters]) {
+      if (live.has(endpointId)) continue;
+      this.waiters.delete(endpointId);
+      for (const waiter of list.splice(0)) waiter.grant(undefined);
+    }
   }
 
   release(backend: Backend): void {

@@ -24,8 +24,6 @@ import { WorkerOwners } from './worker-owners.js';
 import { WorkerUsageFeed } from './worker-usage.js';
 import { logPassFailure } from '../store/unavailable.js';
 
-export type { RuntimeSettings, WorkerRuntimeDeps } from './runtime-deps.js';
-
 /** The longest a crashing endpoint waits before its next worker starts. */
 const MAX_CRASH_BACKOFF_MS = 60_000;
 
@@ -181,6 +179,7 @@ export class WorkerRuntime {
   private async reconcileAll(): Promise<void> {
     const endpoints = await this.deps.store.listAllEndpoints();
     const live = new Set(endpoints.map((e) => e.id));
+    for (const kind of Object.values(this.deps.kinds)) kind.endpointsLive?.(live);
     for (const worker of [...this.workers.values()]) {
       if (!live.has(worker.endpointId)) await this.retire(worker, 'its endpoint was deleted');
     }

@@ -92,6 +92,10 @@ export class HttpWorkers implements WorkerKind {
     this.balancer.remove(workerId);
   }
 
+  endpointsLive(live: ReadonlySet<string>): void {
+    this.balancer.backends.letGoAllBut(live);
+  }
+
   async releaseWork(): Promise<void> {
     // Requests in flight to a worker that is gone fail at the client; held ones wait for another.
   }

@@ -51,6 +51,8 @@ export interface WorkerKind {
    */
   releaseWork(workerId: string, crashed: boolean): Promise<void>;
   demand(endpoint: EndpointRecord): Promise<Demand>;
+  /** The endpoints that exist now: work waiting for any other (deleted) is let go. */
+  endpointsLive?(live: ReadonlySet<string>): void;
   /** Wakes the loop when this kind's work waits for a worker; returns the unsubscribe. */
   listen(wake: Wakeups): () => void;
 }
