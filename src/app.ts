@@ -51,7 +51,7 @@ export interface AppOptions {
 const MANAGEMENT_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<App> {
-  const failedAuth = new FailedAuthLimiter(services.config.authFailureLimit);
+  const failedAuth = new FailedAuthLimiter(services.config.authFailureLimit, Date.now, services.config.trustProxy);
   const balancer = new LoadBalancer({
     ...services,
     failedAuth,
@@ -71,6 +71,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       ? { loggerInstance: options.logger.child({ component: 'http' }), childLoggerFactory: requestLogger }
       : { logger: false }),
     bodyLimit: MANAGEMENT_BODY_LIMIT,
+    // request.ip, in the request log, names the client behind the trusted proxies too.
+    ...(services.config.trustProxy.length > 0 ? { trustProxy: [...services.config.trustProxy] } : {}),
     logController: new RequestLogController(services.config.requestLogLevel),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors,

@@ -61,3 +61,26 @@ describe('the limiter itself', () => {
     assert.ok(limiter.size <= 10_000, String(limiter.size));
   });
 });
+
+describe('behind a trusted reverse proxy (--trust-proxy)', () => {
+  let behind: Harness;
+  before(async () => {
+    behind = await startHarness({ authFailureLimit: String(LIMIT), trustProxy: '10.0.0.0/8' });
+  });
+  after(() => behind.close());
+  const via = (remoteAddress: string, forwardedFor: string, authorization: string) =>
+    behind.app.inject({ method: 'GET', url: '/v2/serverless', remoteAddress, headers: { authorization, 'x-forwarded-for': forwardedFor } });
+
+  test("failures count against the client the proxy names, so the proxy's other clients still get in", async () => {
+    for (let i = 0; i < LIMIT; i++) assert.equal((await via('10.1.2.3', '203.0.113.5', 'Bearer wrong')).statusCode, 401);
+    assert.equal((await via('10.1.2.3', '203.0.113.5', `Bearer ${behind.adminKey}`)).statusCode, 429);
+    assert.equal((await via('10.1.2.3', '203.0.113.6', `Bearer ${behind.adminKey}`)).statusCode, 200, 'another client, same proxy');
+  });
+
+  test('X-Forwarded-For from an address not trusted is not believed', async () => {
+    for (let i = 0; i < LIMIT; i++) {
+      assert.equal((await via('198.51.100.7', `203.0.113.${100 + i}`, 'Bearer wrong')).statusCode, 401);
+    }
+    assert.equal((await via('198.51.100.7', '203.0.113.200', `Bearer ${behind.adminKey}`)).statusCode, 429);
+  });
+});

@@ -135,7 +135,7 @@ export class PodProxy {
 
   private async admit(req: IncomingMessage, target: PodTarget): Promise<{ address: HttpAddress; headers: Record<string, string> }> {
     const { apiKeys, rateLimiter, failedAuth, pods } = this.deps;
-    const { key, headers } = await failedAuth.guard(req.socket.remoteAddress, () =>
+    const { key, headers } = await failedAuth.guard(req, () =>
       authenticateKey(apiKeys, rateLimiter, req.headers.authorization, 'bearer'),
     );
     try {

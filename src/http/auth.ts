@@ -95,8 +95,8 @@ export function installAuth(
     const configured = request.routeOptions.config.auth;
     const mode: AuthMode = configured ?? (request.routeOptions.url?.startsWith('/v2/') ? 'bearer' : 'none');
     if (mode === 'none') return;
-    if (mode === 'worker') return failedAuth.guard(request.ip, () => authenticateWorker(request, credentials));
-    const { key, headers } = await failedAuth.guard(request.ip, () => authenticateKey(keys, limiter, request.headers.authorization, mode));
+    if (mode === 'worker') return failedAuth.guard(request.raw, () => authenticateWorker(request, credentials));
+    const { key, headers } = await failedAuth.guard(request.raw, () => authenticateKey(keys, limiter, request.headers.authorization, mode));
     request.apiKey = key;
     reply.headers(headers);
     authorise(key, request.method, endpointOf(request), mode);

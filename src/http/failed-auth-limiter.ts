@@ -1,7 +1,11 @@
 // Failed authentications per client address, in memory: past the limit within a minute the
 // address is refused with 429 until the minute is over, before its key is even checked, so
 // keys cannot be guessed at request rate. The map is bounded, so a flood of addresses cannot
-// grow it without limit: expired entries go first, then the oldest.
+// grow it without limit: expired entries go first, then the oldest. Behind trusted reverse
+// proxies (--trust-proxy) the client is the one X-Forwarded-For names, not the proxy, whose
+// address every client shares.
+import type { IncomingMessage } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
 import { ApiError } from '../domain/errors.js';
 
 const WINDOW_MS = 60_000;
@@ -15,11 +19,23 @@ interface Window {
 export class FailedAuthLimiter {
   private readonly windows = new Map<string, Window>();
 
+  private readonly trusted: ((address: string, hop: number) => boolean) | undefined;
+
   constructor(
     /** Failed authentications an address may make per minute. */
     private readonly limit: number,
     private readonly now: () => number = Date.now,
-  ) {}
+    /** Address ranges of reverse proxies whose X-Forwarded-For is believed. */
+    trustedProxies: readonly string[] = [],
+  ) {
+    this.trusted = trustedProxies.length > 0 ? proxyAddr.compile([...trustedProxies]) : undefined;
+  }
+
+  /** The client a request comes from: past the trusted proxies when there are any. */
+  clientOf(req: IncomingMessage): string {
+    if (this.trusted) return proxyAddr(req, this.trusted);
+    return req.socket.remoteAddress ?? 'unknown';
+  }
 
   /** Throws 429 while `address` is over its limit. */
   check(address: string): void {
@@ -41,9 +57,9 @@ export class FailedAuthLimiter {
     this.windows.set(address, { startedAt: this.now(), failures: 1 });
   }
 
-  /** Runs `authenticate` for a client at `address`, refusing it while over the limit and counting its 401s. */
-  async guard<T>(address: string | undefined, authenticate: () => Promise<T>): Promise<T> {
-    const key = address ?? 'unknown';
+  /** Runs `authenticate` for the request's client, refusing it while over the limit and counting its 401s. */
+  async guard<T>(req: IncomingMessage, authenticate: () => Promise<T>): Promise<T> {
+    const key = this.clientOf(req);
     this.check(key);
     try {
       return await authenticate();

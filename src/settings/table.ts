@@ -135,6 +135,15 @@ export const SETTINGS = {
     default: '30',
     description: 'failed authentications per client address per minute before it is answered 429',
   },
+  trustProxy: {
+    flag: '--trust-proxy <list>',
+    env: 'GANTRY_TRUST_PROXY',
+    type: cidrList,
+    default: '',
+    defaultMeans: "none: a client's address is its connection's",
+    description:
+      "address ranges of reverse proxies in front (a load balancer): their X-Forwarded-For gives the client's address, which failed authentications are counted by",
+  },
   catalogFile: {
     flag: '--catalog-file <file>',
     env: 'GANTRY_CATALOG_FILE',
