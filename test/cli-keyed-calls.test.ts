@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiClient, ApiError } from '../src/cli/remote/api-client.js';
+import { ApiClient, ApiError, Unreachable, whileReachable } from '../src/cli/remote/api-client.js';
 import { cli } from './support/processes.js';
 
 /** Each request takes the next answer: [status, Retry-After]; every request's key is kept. */
@@ -104,4 +104,39 @@ test('gantry jobs run-batch waits out a window as long as --rate-limit-wait allo
   assert.doesNotMatch(stopped.stderr, /waiting/);
   assert.match(stopped.stderr, /add --rate-limit-wait 2 to that command to have it wait for the window/);
   assert.deepEqual(keysSeen, ['import.1']);
+});
+
+test('a server that never answers is named after the answer timeout, not waited on', async () => {
+  const hung = createServer(() => undefined);
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  try {
+    const hungUrl = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+    const impatient = new ApiClient({ url: hungUrl, urlSource: 'test', apiKey: 'k', apiKeySource: 'test' }, 300);
+    await assert.rejects(impatient.call('GET', '/v2/serverless'), (error: Error) => {
+      assert.ok(error instanceof Unreachable, String(error));
+      assert.match(error.message, new RegExp(`Gantry at ${hungUrl} \\(test\\) did not answer within 0\\.3 s`));
+      return true;
+    });
+  } finally {
+    hung.closeAllConnections();
+    hung.close();
+  }
+});
+
+test('a waiting verb keeps trying while the server restarts (502-504), and stops at an answer it cannot pass', async () => {
+  answers = [[503], [502], [200]];
+  const retried: string[] = [];
+  assert.deepEqual(
+    await whileReachable(
+      () => client.call('GET', '/v2/x/status/job-1'),
+      (why) => retried.push(why),
+    ),
+    { id: 'job-1' },
+  );
+  assert.equal(retried.length, 2);
+  answers = [[404]];
+  await assert.rejects(
+    whileReachable(() => client.call('GET', '/v2/x/status/job-1')),
+    (error: Error) => error instanceof ApiError,
+  );
 });

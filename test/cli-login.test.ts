@@ -2,7 +2,7 @@
 // the login file, which only its owner may read.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLive, type Live } from './support/live.js';
@@ -65,4 +65,22 @@ test('a flag wins over the environment, which wins over the login file', async (
   const keyFromFile = await cli(['endpoints', 'list', '--api-key', 'gantry_aaaaaaaaaaaa_wrong'], home);
   assert.match(keyFromFile.stderr, /refused the API key from --api-key/);
   await cli(['logout'], home);
+});
+
+test('a broken login file stands in the way only of a value it would have given', async () => {
+  const broken = mkdtempSync(join(tmpdir(), 'gantry-cli-broken-'));
+  try {
+    const home = { XDG_CONFIG_HOME: broken };
+    mkdirSync(join(broken, 'gantry'));
+    writeFileSync(join(broken, 'gantry', 'config.json'), '{bad');
+    const flags = await cli(['endpoints', 'list', '--url', g.url, '--api-key', g.adminKey], home);
+    assert.equal(flags.status, 0, flags.stderr);
+    const env = await cli(['endpoints', 'list'], { ...home, GANTRY_URL: g.url, GANTRY_API_KEY: g.adminKey });
+    assert.equal(env.status, 0, env.stderr);
+    const needed = await cli(['endpoints', 'list', '--url', g.url], home);
+    assert.equal(needed.status, 2);
+    assert.match(needed.stderr, /config\.json is not valid JSON/);
+  } finally {
+    rmSync(broken, { recursive: true, force: true });
+  }
 });

@@ -118,7 +118,11 @@ function runsyncCommand(): Command {
       const client = clientFrom(flags);
       const body = runBody(flags);
       const job = await withSpinner('job submitted', async (spinner) => {
-        const first = await submit<JobStatus>(client, `${queuePath(endpointId, 'runsync')}?wait=60000`, body, flags);
+        // Always keyed: a submit whose answer a restart cut off is sent again without queuing a second job.
+        const key = flags.idempotencyKey ?? randomUUID();
+        const first = await client.callWithKey<JobStatus>('POST', `${queuePath(endpointId, 'runsync')}?wait=60000`, body, key, {
+          tries: 7,
+        });
         return waitUntilFinished(client, endpointId, first, spinner);
       });
       finish(job, flags);

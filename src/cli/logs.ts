@@ -3,7 +3,7 @@
 // is resumed after the last line seen (Last-Event-ID), so no line is shown twice or lost.
 import { type Command, Option } from 'commander';
 import { CliError } from './options.js';
-import { clientFrom, pathSegment, type ApiClient } from './remote/api-client.js';
+import { clientFrom, pathSegment, Unreachable, type ApiClient } from './remote/api-client.js';
 import { remoteCommand } from './remote/resource.js';
 import type { ConnectionFlags } from './remote/connection.js';
 import { integer } from './remote/flag-values.js';
@@ -23,7 +23,8 @@ interface LogFlags extends ConnectionFlags, OutputFlags {
   timestamps?: boolean;
 }
 
-const RECONNECTS = 5;
+/** A second apart: a server restarting has a minute to come back. */
+const RECONNECTS = 60;
 
 function show(line: LogLine, flags: LogFlags): void {
   if (flags.json) process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -79,8 +80,10 @@ export function logsCommand(): Command {
           lastId = await readEvents(client, path, lastId, flags);
           if (!flags.follow) return;
         } catch (error) {
-          // An API answer (404, 401) is final; a connection dropped mid-stream is resumed.
-          if (error instanceof CliError || !flags.follow || attempt >= RECONNECTS) throw error;
+          // An API answer (404, 401) is final; a connection dropped mid-stream, or a server
+          // restarting, is resumed.
+          const final = error instanceof CliError && !(error instanceof Unreachable);
+          if (final || !flags.follow || attempt >= RECONNECTS) throw error;
         }
         if (attempt >= RECONNECTS)
           throw new CliError(`the log stream of worker ${workerId} kept closing; stopped after ${RECONNECTS} reconnects`);

@@ -36,11 +36,20 @@ export class ApiError extends CliError {
   }
 }
 
+/** No answer came: the server is down, restarting, unreachable or hung. Worth trying again for a while. */
+export class Unreachable extends CliError {}
+
 /** The longest rate-limit wait a keyed call sits out: a minute window's; an hour's or a day's stops the run. */
 export const LONGEST_RATE_WAIT_SECONDS = 60;
 
+/** How long a call waits for the server to start answering, beyond a `wait=` it asks the server for. */
+export const ANSWER_TIMEOUT_MS = 30_000;
+
 export class ApiClient {
-  constructor(readonly connection: Connection & { apiKey: string }) {}
+  constructor(
+    readonly connection: Connection & { apiKey: string },
+    private readonly answerTimeoutMs = ANSWER_TIMEOUT_MS,
+  ) {}
 
   /** Sends `body` as JSON and answers the parsed JSON (undefined for an empty answer such as 204). */
   async call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
@@ -102,6 +111,10 @@ export class ApiClient {
     signal?: AbortSignal,
   ): Promise<Response> {
     const url = `${this.connection.url}${path}`;
+    // Bounded until the answer starts, not while a stream is read: a hung server is named, not waited on.
+    const limitMs = Number(/[?&]wait=(\d+)/.exec(path)?.[1] ?? 0) + this.answerTimeoutMs;
+    const late = new AbortController();
+    const timer = setTimeout(() => late.abort(), limitMs);
     let res: Response;
     try {
       res = await fetch(url, {
@@ -112,13 +125,18 @@ export class ApiClient {
           ...headers,
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
+        signal: signal ? AbortSignal.any([signal, late.signal]) : late.signal,
       });
     } catch (error) {
+      if (late.signal.aborted) {
+        throw new Unreachable(`Gantry at ${this.connection.url} (${this.connection.urlSource}) did not answer within ${limitMs / 1000} s`);
+      }
       if ((error as Error).name === 'AbortError') throw error;
-      throw new CliError(
+      throw new Unreachable(
         `cannot reach Gantry at ${this.connection.url} (${this.connection.urlSource}): ${networkReason(error)}. Is the server running? If it listens elsewhere, ${HINT_URL}`,
       );
+    } finally {
+      clearTimeout(timer);
     }
     if (!res.ok) throw await this.failure(res);
     return res;
@@ -152,6 +170,28 @@ export function clientFrom(flags: ConnectionFlags): ApiClient {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long a waiting verb keeps trying while the server cannot be reached (a restart, say). */
+export const RECONNECT_FOR_MS = 60_000;
+
+/**
+ * Runs `work` again, a second apart, while no answer comes or the server answers 502-504 (a
+ * restart, a proxy without a server behind), for up to RECONNECT_FOR_MS; `retrying` is told why.
+ */
+export async function whileReachable<T>(work: () => Promise<T>, retrying?: (why: string) => void): Promise<T> {
+  let since: number | undefined;
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      const passing = error instanceof Unreachable || (error instanceof ApiError && error.status >= 502 && error.status <= 504);
+      since ??= Date.now();
+      if (!passing || Date.now() - since > RECONNECT_FOR_MS) throw error;
+      retrying?.((error as Error).message.split('\n')[0]!);
+      await pause(1000);
+    }
+  }
+}
 
 function parseProblem(text: string): Problem | undefined {
   try {

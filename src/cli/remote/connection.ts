@@ -3,7 +3,7 @@
 // error can say which one to fix.
 import type { Command } from 'commander';
 import { CliError, EXIT_USAGE } from '../options.js';
-import { loginFilePath, readLogin } from './config-file.js';
+import { loginFilePath, readLogin, type SavedLogin } from './config-file.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
@@ -30,15 +30,16 @@ export function withConnection(command: Command): Command {
 
 export function resolveConnection(flags: ConnectionFlags, env: Env = process.env): Connection {
   const file = loginFilePath(env);
-  const saved = readLogin(file);
-  const pick = (flag: string | undefined, flagName: string, envName: string, fromFile: string | undefined) => {
+  // Read only when a value is not given otherwise: a broken file must not stand in the way of flags.
+  let saved: SavedLogin | undefined;
+  const pick = (flag: string | undefined, flagName: string, envName: string, fromFile: (login: SavedLogin) => string | undefined) => {
     if (flag) return { value: flag, source: flagName };
     if (env[envName]) return { value: env[envName], source: envName };
-    if (fromFile) return { value: fromFile, source: file };
-    return undefined;
+    const value = fromFile((saved ??= readLogin(file)));
+    return value ? { value, source: file } : undefined;
   };
-  const url = pick(flags.url, '--url', 'GANTRY_URL', saved.url) ?? { value: DEFAULT_URL, source: 'the default' };
-  const apiKey = pick(flags.apiKey, '--api-key', 'GANTRY_API_KEY', saved.apiKey);
+  const url = pick(flags.url, '--url', 'GANTRY_URL', (login) => login.url) ?? { value: DEFAULT_URL, source: 'the default' };
+  const apiKey = pick(flags.apiKey, '--api-key', 'GANTRY_API_KEY', (login) => login.apiKey);
   return { url: normalizeUrl(url.value, url.source), urlSource: url.source, apiKey: apiKey?.value, apiKeySource: apiKey?.source };
 }
 

@@ -1,7 +1,7 @@
 // Jobs on the queue API (/v2/{endpointId}/...): the body a job is submitted with, waiting for
 // one to finish, and how a finished one is shown.
 import { CliError, EXIT_USAGE } from '../options.js';
-import { pathSegment, type ApiClient } from './api-client.js';
+import { pathSegment, whileReachable, type ApiClient } from './api-client.js';
 import { parseJson, readJsonFile } from './json-input.js';
 import type { Spinner } from '../output/spinner.js';
 import { print } from '../output/print.js';
@@ -56,7 +56,11 @@ export async function waitUntilFinished(client: ApiClient, endpointId: string, j
   let current = job;
   while (!TERMINAL.has(current.status)) {
     spinner.say(`job ${current.id} ${current.status}`);
-    current = await client.call<JobStatus>('POST', `${queuePath(endpointId, 'status-sync', current.id)}?wait=${WAIT_PER_CALL_MS}`);
+    const id = current.id;
+    current = await whileReachable(
+      () => client.call<JobStatus>('POST', `${queuePath(endpointId, 'status-sync', id)}?wait=${WAIT_PER_CALL_MS}`),
+      (why) => spinner.say(`job ${id}: ${why}; trying again`),
+    );
   }
   return current;
 }
