@@ -10,11 +10,11 @@ const drain = (pending: PendingEvents, room = Infinity) => {
   return lines;
 };
 
-test('queued counts of one endpoint add up; facts are sent once', () => {
+test('queued counts of one endpoint add up; facts are sent once; the order is kept', () => {
   const pending = new PendingEvents();
-  for (const line of ['q ep1 1', 'q ep1 1', 'j job1', 'q ep2 4', 'j job1', 'q ep1 2']) pending.add(line);
-  assert.equal(pending.size, 3);
-  assert.deepEqual(drain(pending), ['q ep1 4', 'q ep2 4', 'j job1']);
+  for (const line of ['j job0', 'q ep1 1', 'q ep1 1', 'j job1', 'q ep2 4', 'j job1', 'q ep1 2']) pending.add(line);
+  assert.equal(pending.size, 4);
+  assert.deepEqual(drain(pending), ['j job0', 'q ep1 4', 'j job1', 'q ep2 4']);
   assert.equal(pending.size, 0);
 });
 
