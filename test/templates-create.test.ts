@@ -137,6 +137,13 @@ describe('POST /v2/templates', () => {
     ],
     ['malformed JSON args', { args: '{"cmd": [' }, ['args: looks like a JSON object but is not valid JSON']],
     ['an image of spaces', { image: '   ' }, ['image: must not be empty']],
+    [
+      'an image no engine could pull',
+      { image: 'Has Spaces!!' },
+      [
+        "image: 'Has Spaces!!' is not an image reference: [registry[:port]/]name[:tag][@digest], the name in lower case, such as ghcr.io/acme/worker:1.2",
+      ],
+    ],
     ['a name of spaces', { name: '   ' }, ['name: must not be blank']],
     [
       'several at once',

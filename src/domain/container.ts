@@ -105,6 +105,26 @@ export function resolveCommand(input: CommandInput, current: ContainerCommand, v
   return { args: encodeArgs(entrypoint, cmd), entrypoint, cmd };
 }
 
+// Docker's reference grammar: [registry[:port]/]path[:tag][@digest]. The first component is a
+// registry only with a dot or a port, or as localhost; path components are lower case.
+const HOST_PART = '[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?';
+const REGISTRY = `(?:localhost(?::[0-9]+)?|${HOST_PART}(?:\\.${HOST_PART})+(?::[0-9]+)?|${HOST_PART}:[0-9]+|\\[[0-9a-fA-F:]+\\](?::[0-9]+)?)`;
+const PATH_PART = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
+const IMAGE_REFERENCE = new RegExp(
+  `^(?:${REGISTRY}/)?${PATH_PART}(?:/${PATH_PART})*(?::[\\w][\\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$`,
+);
+
+/** Why an image reference cannot be pulled as written, if it cannot: the engine would refuse it at every start. */
+export function checkImageReference(image: string, v: Violations): void {
+  if (image.trim() === '') return v.add('image', 'must not be empty');
+  if (image.length > 255 || !IMAGE_REFERENCE.test(image)) {
+    v.add(
+      'image',
+      `'${image}' is not an image reference: [registry[:port]/]name[:tag][@digest], the name in lower case, such as ghcr.io/acme/worker:1.2`,
+    );
+  }
+}
+
 const PORT_PATTERN = /^(\d{1,5})\/(http|tcp|udp)$/;
 
 /** The port and transport of a checked `port/protocol` entry: http is served over TCP. */

@@ -1,7 +1,14 @@
 // Turns a create or update request into a complete, checked endpoint configuration.
 // Schema-shaped failures answer 422; rules across fields or against the catalog answer 400.
 import type { Catalog } from './catalog.js';
-import { applyContainerFields, checkPortsAndEnv, EMPTY_COMMAND, withTemplateEnv, type ContainerFields } from './container.js';
+import {
+  applyContainerFields,
+  checkImageReference,
+  checkPortsAndEnv,
+  type ContainerFields,
+  EMPTY_COMMAND,
+  withTemplateEnv,
+} from './container.js';
 import { checkDataCenters, checkGpuSelection, resolveCpuConfigs } from './compute-rules.js';
 import {
   DEFAULT_DISK_GB,
@@ -86,7 +93,7 @@ const URL_PATH = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})+$/;
 
 /** Rules that hold for every stored configuration, checked after create or update has merged its input. */
 function checkSpec(spec: EndpointSpec, catalog: Catalog, limits: EndpointLimits, volumes: AccountVolumes, v: Violations): void {
-  if (spec.image.trim() === '') v.add('image', 'must not be empty');
+  checkImageReference(spec.image, v);
   checkPortsAndEnv(spec, v);
   if (spec.gpu) checkGpuSelection(spec.gpu, catalog, v);
   if (spec.workers.min > spec.workers.max) v.add('workers.min', `must not exceed workers.max (${spec.workers.max})`);

@@ -3,11 +3,12 @@
 import type { Catalog } from './catalog.js';
 import {
   applyContainerFields,
+  checkImageReference,
   checkPortsAndEnv,
+  type ContainerFields,
   EMPTY_COMMAND,
   resolveCommand,
   withTemplateEnv,
-  type ContainerFields,
 } from './container.js';
 import { checkCudaConstraint, checkDataCenters, resolveCpuConfigs } from './compute-rules.js';
 import { DEFAULT_DISK_GB, type ContainerSettings } from './endpoint-spec.js';
@@ -69,7 +70,7 @@ export function buildPodSpec(body: CreatePodInput, catalog: Catalog, template?: 
     template ? withTemplateEnv(template.settings.env, body) : body,
     v,
   );
-  if (container.image.trim() === '' && (body.image !== undefined || template)) v.add('image', 'must not be empty');
+  if (body.image !== undefined || template) checkImageReference(container.image, v);
   if ((body.gpu === undefined) === (body.cpu === undefined)) v.add('gpu', 'exactly one of gpu or cpu must be set');
   if (body.gpu && !catalog.gpuType(body.gpu.id)) v.add('gpu.id', `unknown GPU type '${body.gpu.id}'`);
   if (body.gpu) checkCudaConstraint(body.gpu.allowedCudaVersions, body.gpu.minCudaVersion, v);

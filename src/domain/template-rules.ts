@@ -2,7 +2,7 @@
 // and maps the catalog's public templates onto the same shape.
 // Schema-shaped failures answer 422 before this runs; the container rules here answer 400.
 import type { PublicTemplateEntry } from './catalog.js';
-import { checkPortsAndEnv, EMPTY_COMMAND, resolveCommand, type ContainerFields } from './container.js';
+import { checkImageReference, checkPortsAndEnv, type ContainerFields, EMPTY_COMMAND, resolveCommand } from './container.js';
 import { DEFAULT_DISK_GB, type TemplateCategory, type TemplateSpec } from './endpoint-spec.js';
 import { Violations } from './errors.js';
 
@@ -66,7 +66,7 @@ export function applyTemplatePatch(current: TemplateSpec, body: UpdateTemplateIn
   checkPortsAndEnv({ ports: body.ports ?? [], env: body.env ?? {} }, v);
   // Spaces alone name nothing: an endpoint or pod made from such a template would be refused.
   if (body.name !== undefined && body.name.trim() === '') v.add('name', 'must not be blank');
-  if (body.image !== undefined && body.image.trim() === '') v.add('image', 'must not be empty');
+  if (body.image !== undefined) checkImageReference(body.image, v);
   v.throwIfAny(RULES_DETAIL);
   const persistent = body.mounts?.persistent;
   return {
