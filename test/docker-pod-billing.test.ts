@@ -131,7 +131,7 @@ test("a pod's hourly cost, over REST and GraphQL, is its prices: running, stoppe
   assert.equal(await graphqlCost(), RUNNING, 'costPerHr stays the price of running it');
 
   const terminated = await g.call('POST', `/v2/pods/${id}/action`, { action: 'terminate' });
-  assert.equal(terminated.statusCode, 200, terminated.body);
-  assertReferenceShape('Pod', terminated.json());
-  assert.equal(terminated.json().cost, 0, 'terminated: nothing');
+  assert.equal(terminated.statusCode, 204, terminated.body);
+  assert.equal(terminated.body, '', 'terminate answers no body, as DELETE');
+  assert.equal((await g.call('GET', `/v2/pods/${id}`)).statusCode, 404);
 });

@@ -64,6 +64,7 @@ test('a GPU pod runs, keeps its volume across stop and start, shows its logs and
   });
   assert.equal(created.statusCode, 201, created.body);
   assertReferenceShape('Pod', created.json());
+  assert.deepEqual(created.json().actions, ['stop', 'terminate'], 'a pod being started may be stopped or terminated');
   const id = created.json().id as string;
   assert.equal(await freeL4(), 'NONE', 'the pod holds both GPUs');
 

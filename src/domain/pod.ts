@@ -63,8 +63,8 @@ export function allowedActions(status: PodStatus, locked: boolean): PodAction[] 
         return ['stop', 'restart', 'terminate'];
       case 'PROVISIONING':
       case 'STARTING':
-        // A start in flight (an image pull, say) is not cut short; it can be abandoned whole.
-        return ['terminate'];
+        // A start in flight (an image pull, say) is not cut short: a stop or terminate waits for it.
+        return ['stop', 'terminate'];
       case 'EXITED':
       case 'ERROR':
         return ['start', 'terminate'];

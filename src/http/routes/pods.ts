@@ -102,12 +102,16 @@ export function podRoutes({ pods, config, cluster }: Services): FastifyPluginAsy
           tags,
           operationId: 'podAction',
           summary: 'Start, stop, restart or terminate a pod; 409 when its state does not allow it',
+          description: 'Answers the pod, except terminate: 204 with no body, as DELETE',
           params: PodIdParams,
           body: PodActionBody,
-          response: { 200: PodResponse, ...problemResponses(400, 404, 409, 422, 501) },
+          response: { 200: PodResponse, 204: Type.Null(), ...problemResponses(400, 404, 409, 422, 501) },
         },
       },
-      async (request) => view(await pods.act(account(request.apiKey), request.params.id, request.body.action)),
+      async (request, reply) => {
+        const pod = await pods.act(account(request.apiKey), request.params.id, request.body.action);
+        return request.body.action === 'terminate' ? reply.code(204).send(null) : view(pod);
+      },
     );
 
     app.get(
