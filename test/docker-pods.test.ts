@@ -21,11 +21,12 @@ writeFileSync(capacityFile, JSON.stringify({ gpus: [{ type: 'NVIDIA L4', count: 
 const GPU = 'NVIDIA L4';
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7tLHCLBZkPq0S2mF3hD5Zz0mZpWxj6Vb7yQm2u6e9R me@laptop';
 
-// Serves 8888, and reports (on its log) PUBLIC_KEY and what the volume held when it started.
+// Serves 8888, and reports (on its log) PUBLIC_KEY, JUPYTER_PASSWORD and what the volume held when it started.
 const POD_SCRIPT = `
 const fs = require('node:fs');
 const note = '/workspace/note.txt';
 console.log('public key: ' + (process.env.PUBLIC_KEY ?? 'none'));
+console.log('jupyter password: ' + (process.env.JUPYTER_PASSWORD ?? 'none'));
 console.log('note at start: ' + (fs.existsSync(note) ? fs.readFileSync(note, 'utf8') : 'none'));
 if (!fs.existsSync(note)) fs.writeFileSync(note, 'written at the first start');
 require('node:http').createServer((req, res) => res.end('pod says hi at ' + req.url)).listen(8888, () => console.log('listening'));
@@ -61,8 +62,11 @@ test('a GPU pod runs, keeps its volume across stop and start, shows its logs and
     ports: ['8888/http', '22/tcp'],
     mounts: { persistent: { size: 10, path: '/workspace' } },
     startSsh: true,
+    startJupyter: true,
   });
   assert.equal(created.statusCode, 201, created.body);
+  const password = created.json().env.JUPYTER_PASSWORD as string;
+  assert.match(password, /^[\w-]{16}$/, 'startJupyter makes a password, kept in the env its owner reads');
   assertReferenceShape('Pod', created.json());
   assert.deepEqual(created.json().actions, ['stop', 'terminate'], 'a pod being started may be stopped or terminated');
   const id = created.json().id as string;
@@ -99,6 +103,7 @@ test('a GPU pod runs, keeps its volume across stop and start, shows its logs and
   const firstLog = await logText(id);
   assert.match(firstLog, new RegExp(`public key: ${KEY.replace(/\+/g, '\\+')}`));
   assert.match(firstLog, /note at start: none/);
+  assert.ok(firstLog.includes(`jupyter password: ${password}`), 'the container gets it');
   const volumeDir = join(g.dataDir, 'pods', id);
   assert.equal(readFileSync(join(volumeDir, 'note.txt'), 'utf8'), 'written at the first start');
 

@@ -20,6 +20,7 @@ import type { AccountSecretService } from './account-secrets.js';
 import type { TemplateService } from './templates.js';
 import type { PriceTable } from '../domain/price-table.js';
 import { podHourlyCost, type PodHourlyCost } from './billing/pod-rates.js';
+import { randomBytes } from 'node:crypto';
 
 export const newPodId = () => randomId(14);
 const holder = (podId: string) => `pod-${podId}`;
@@ -99,6 +100,9 @@ export class PodService {
     await this.ready();
     const template = body.templateId === undefined ? undefined : await this.deps.templates.resolveForPod(accountId, body.templateId);
     const spec = buildPodSpec(body, this.deps.catalog, template);
+    // Made once and kept in the pod's env, where its owner reads it; a password sent is kept as sent.
+    if (spec.startJupyter && spec.env.JUPYTER_PASSWORD === undefined)
+      spec.env = { ...spec.env, JUPYTER_PASSWORD: randomBytes(12).toString('base64url') };
     await this.deps.registries.ensureUsable(accountId, spec.registry);
     await this.deps.secrets.ensureReferencesExist(accountId, spec.env);
     if (spec.network) {
