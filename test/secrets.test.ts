@@ -94,6 +94,11 @@ describe('the secret itself', () => {
       const res = await h.call('POST', '/v2/secrets', { name, value: VALUE });
       assert.equal(res.statusCode, 422, name);
       assert.ok(!res.body.includes(VALUE));
+      if (name.length < 192) {
+        assert.deepEqual(problem(res).errors, [
+          'name: must start with a letter or _, then letters, digits, _ . or -; names starting with RUNPOD (any case) are reserved',
+        ]);
+      }
     }
     const res = await h.call('POST', '/v2/secrets', { name: 'ok_name', value: '', note: VALUE });
     assert.equal(res.statusCode, 422);

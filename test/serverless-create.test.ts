@@ -213,15 +213,15 @@ describe('create: schema violations answer 422 listing each failure', () => {
     await rejected(gpuBody({ gpu: { pools: [] } }), 422, ['gpu.pools: must NOT have fewer than 1 items']);
     await rejected(gpuBody({ gpu: { excludedTypes: ['NVIDIA L4'] } }), 422, ['gpu.pools: is required']);
     await rejected(gpuBody({ gpu: { pools: ['ADA_24'], excludedTypes: ['NVIDIA L4', '-NVIDIA L4', ' -x'] } }), 422, [
-      'gpu.excludedTypes[1]: must match pattern "^\\s*[^-\\s]"',
-      'gpu.excludedTypes[2]: must match pattern "^\\s*[^-\\s]"',
+      'gpu.excludedTypes[1]: must be a GPU type id, without a leading -',
+      'gpu.excludedTypes[2]: must be a GPU type id, without a leading -',
     ]);
     await rejected(gpuBody({ gpu: { pools: ['ADA_24'], excludedTypes: ['NVIDIA L4', 'NVIDIA L4'] } }), 422, [
       'gpu.excludedTypes[1]: duplicates gpu.excludedTypes[0]',
     ]);
     await rejected(gpuBody({ gpu: { pools: ['ADA_24'], allowedCudaVersions: ['12'], minCudaVersion: '12.x' } }), 422, [
-      'gpu.allowedCudaVersions[0]: must match pattern "^\\d+\\.\\d+$"',
-      'gpu.minCudaVersion: must match pattern "^\\d+\\.\\d+$"',
+      'gpu.allowedCudaVersions[0]: must be a CUDA version major.minor, such as 12.4',
+      'gpu.minCudaVersion: must be a CUDA version major.minor, such as 12.4',
     ]);
   });
 });

@@ -87,7 +87,7 @@ describe('POST /v2/templates', () => {
     [
       'mount path not absolute',
       { name: 's4', image: 'i', mounts: { persistent: { size: 20, path: 'data' } } },
-      ['mounts.persistent.path: must match pattern "^/"'],
+      ['mounts.persistent.path: must be an absolute path'],
     ],
     [
       'a volume under the 10 GB pods need',
@@ -100,7 +100,7 @@ describe('POST /v2/templates', () => {
     [
       'bad cuda version',
       { name: 's6', image: 'i', allowedCudaVersions: ['12'] },
-      ['allowedCudaVersions[0]: must match pattern "^\\d+\\.\\d+$"'],
+      ['allowedCudaVersions[0]: must be a CUDA version major.minor, such as 12.4'],
     ],
     [
       'duplicate cuda version',

@@ -85,11 +85,13 @@ export function describeValidationErrors(errors: ErrorObject[], root = 'body'): 
           `${path}[${Math.max(Number(params.i), Number(params.j))}]: duplicates ${path}[${Math.min(Number(params.i), Number(params.j))}]`,
         );
         break;
-      case 'pattern':
-        lines.push(
-          params.pattern === NO_NUL_PATTERN ? `${path}: must not contain a NUL character` : `${path}: ${error.message ?? 'is invalid'}`,
-        );
+      case 'pattern': {
+        // A schema may say in words what its pattern asks (x-pattern-message); a regular expression is no message.
+        const said = (error.parentSchema as { 'x-pattern-message'?: string } | undefined)?.['x-pattern-message'];
+        if (params.pattern === NO_NUL_PATTERN) lines.push(`${path}: must not contain a NUL character`);
+        else lines.push(`${path}: ${said ?? error.message ?? 'is invalid'}`);
         break;
+      }
       case 'enum':
         lines.push(`${path}: must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`);
         break;

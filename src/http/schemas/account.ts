@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 
 const AuthorizedKey = Type.String({
   pattern: '^(ssh|ecdsa|sk)-[^\\s]+ [^\\s]+([ \\t][^\\n\\r]*)?$',
+  'x-pattern-message': 'must be one authorized_keys line: <type> <base64 key> [comment], such as ssh-ed25519 AAAA... me@laptop',
   description: 'An authorized_keys line: <type> <base64 key> [comment]',
 });
 

@@ -19,7 +19,11 @@ export function StringEnum<const T extends readonly string[]>(
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-export const CudaVersion = Type.String({ pattern: '^\\d+\\.\\d+$', description: 'major.minor' });
+export const CudaVersion = Type.String({
+  pattern: '^\\d+\\.\\d+$',
+  'x-pattern-message': 'must be a CUDA version major.minor, such as 12.4',
+  description: 'major.minor',
+});
 
 /** vCPUs per worker or pod: a power of two within the flavor's range (checked against the catalog). */
 export const VcpuCount = Type.Integer({ minimum: 2, maximum: 1024, description: "A power of two within the flavor's range" });
@@ -31,7 +35,11 @@ export const GpuCount = Type.Integer({ minimum: 1, maximum: 16, description: 'GP
 export const PersistentMount = Type.Object(
   {
     size: Type.Integer({ minimum: 10, maximum: 65536, description: 'GB; kept across stop and start, removed on terminate' }),
-    path: Type.String({ pattern: '^/', description: 'Absolute mount path inside the container' }),
+    path: Type.String({
+      pattern: '^/',
+      'x-pattern-message': 'must be an absolute path',
+      description: 'Absolute mount path inside the container',
+    }),
   },
   { additionalProperties: false, description: 'Storage that outlives container restarts' },
 );

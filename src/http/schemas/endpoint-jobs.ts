@@ -6,7 +6,11 @@ import { JOB_STATUSES } from '../../domain/job-state.js';
 export const JobListQuery = Type.Object(
   {
     status: Type.Optional(
-      Type.String({ pattern: `^(${JOB_STATUSES.join('|')})(,(${JOB_STATUSES.join('|')}))*$`, description: 'Statuses, comma-separated' }),
+      Type.String({
+        pattern: `^(${JOB_STATUSES.join('|')})(,(${JOB_STATUSES.join('|')}))*$`,
+        'x-pattern-message': `must be statuses from ${JOB_STATUSES.join(', ')}, comma-separated`,
+        description: 'Statuses, comma-separated',
+      }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     before: Type.Optional(Type.Integer({ minimum: 1, description: 'The `next` of the previous page' })),

@@ -60,6 +60,7 @@ export const SubmitKeyHeaders = Type.Object({
       minLength: 1,
       maxLength: 255,
       pattern: '^[\\x21-\\x7e]+$',
+      'x-pattern-message': 'must be visible ASCII characters only',
       description:
         'Visible ASCII, at most 255 characters. The same request sent again with the same key within a day queues nothing and is answered with the jobs the first one queued (header Idempotent-Replayed: true); the key with another request is 422',
     }),

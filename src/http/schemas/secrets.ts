@@ -4,6 +4,7 @@ import { SECRET_NAME_MAX_LENGTH, SECRET_NAME_PATTERN } from '../../domain/secret
 
 const SecretName = Type.String({
   pattern: SECRET_NAME_PATTERN,
+  'x-pattern-message': 'must start with a letter or _, then letters, digits, _ . or -; names starting with RUNPOD (any case) are reserved',
   maxLength: SECRET_NAME_MAX_LENGTH,
   description:
     'Unique within the account; env values reference it as {{ RUNPOD_SECRET_<name> }}. A letter or _, then letters, digits, _ . -; ' +

@@ -40,7 +40,11 @@ const WorkersRequest = Type.Object(
   { additionalProperties: false },
 );
 
-const ExcludedType = Type.String({ pattern: '^\\s*[^-\\s]', description: 'GPU type id; surrounding whitespace trimmed' });
+const ExcludedType = Type.String({
+  pattern: '^\\s*[^-\\s]',
+  'x-pattern-message': 'must be a GPU type id, without a leading -',
+  description: 'GPU type id; surrounding whitespace trimmed',
+});
 
 const gpuRequestProperties = {
   pools: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Serverless GPU pool ids' }),
@@ -63,7 +67,13 @@ export const CreateGpu = Type.Object(
 export const UpdateGpu = Type.Object(
   {
     ...optionalAll(gpuRequestProperties),
-    minCudaVersion: Type.Optional(Type.String({ pattern: '^$|^\\d+\\.\\d+$', description: '"" clears the floor' })),
+    minCudaVersion: Type.Optional(
+      Type.String({
+        pattern: '^$|^\\d+\\.\\d+$',
+        'x-pattern-message': 'must be a CUDA version major.minor, or "" to clear it',
+        description: '"" clears the floor',
+      }),
+    ),
   },
   { additionalProperties: false, dependencies: { excludedTypes: ['pools'] } },
 );
