@@ -88,6 +88,10 @@ test('keys create rejects bad options with exit code 2', () => {
   assert.equal(run(['keys', 'create', '--data-dir', dataDir, '--permission', 'admin']).status, 2);
   assert.equal(run(['keys', 'create', '--data-dir', dataDir, '--permission', 'endpoints']).status, 2);
   assert.equal(run(['keys', 'create', '--data-dir', dataDir, '--expires-in', 'soon']).status, 2);
+  const nowhere = run(['keys', 'create', '--data-dir', dataDir, '--permission', 'endpoints', '--endpoints', 'nosuchendpoint']);
+  assert.equal(nowhere.status, 2, 'a key limited to an endpoint the account lacks could never be used');
+  assert.match(nowhere.stderr, /no endpoint nosuchendpoint in account 'default'/);
+  assert.equal(nowhere.stdout, '');
   for (const expiry of [
     ['--expires-at', '2020-01-01T00:00:00Z'],
     ['--expires-in', '0m'],

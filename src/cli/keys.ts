@@ -70,7 +70,14 @@ function createCommand(): Command {
             .map((id) => id.trim())
             .filter(Boolean)
         : [];
-      const created = await withKeys(flags, (keys) => {
+      const created = await withKeys(flags, async (keys, store) => {
+        // As the API refuses it: a key limited to endpoints its account does not have could never be used.
+        const account = await store.findAccountByName(flags.account);
+        for (const id of endpointIds) {
+          if (!account || !(await store.getEndpoint(account.id, id))) {
+            throw new CliError(`no endpoint ${id} in account '${flags.account}'`, EXIT_USAGE);
+          }
+        }
         const expiresAt = flags.expiresIn !== undefined ? new Date(keys.now() + flags.expiresIn).toISOString() : (flags.expiresAt ?? null);
         // By the server's clock: a key that would be refused from its first request is a mistake.
         if (expiresAt !== null && Date.parse(expiresAt) <= keys.now()) {

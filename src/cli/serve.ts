@@ -12,7 +12,7 @@ import { CapacityError } from '../catalog/capacity.js';
 /** The longest a second signal waits for the workers to be killed before exiting anyway. */
 const KILL_WORKERS_LIMIT_MS = 2000;
 
-function banner(url: string, adminKey: string | undefined): string {
+function banner(url: string, adminKey: string | undefined, store: string): string {
   const lines = [`Gantry is listening on ${url}`];
   if (adminKey) {
     lines.push(
@@ -28,7 +28,8 @@ function banner(url: string, adminKey: string | undefined): string {
       `  curl -s ${url}/v2/serverless -H "Authorization: Bearer $GANTRY_API_KEY"`,
     );
   } else {
-    lines.push('Create an API key with: gantry keys create');
+    // Not the first start: its keys exist. Say how to make one without a key, for whoever lost theirs.
+    lines.push(`An API key is needed to call it; a new one is made on this machine with: gantry keys create ${store}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -46,7 +47,9 @@ export function serveCommand(): Command {
       if (error instanceof CatalogError || error instanceof CapacityError) throw new CliError(error.message, EXIT_USAGE);
       throw error;
     });
-    process.stdout.write(banner(server.url, server.adminKey?.token));
+    process.stdout.write(
+      banner(server.url, server.adminKey?.token, config.databaseUrl ? '--database <url>' : `--data-dir ${config.dataDir}`),
+    );
     let signals = 0;
     const shutdown = (signal: string) => {
       signals++;

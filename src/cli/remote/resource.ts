@@ -9,6 +9,8 @@ import { readJsonObjectFile } from './json-input.js';
 import { formatRecord, formatTable, type Column } from '../output/table.js';
 import { print, printJson, withJson, withQuiet, type OutputFlags } from '../output/print.js';
 
+const article = (noun: string) => (/^[aeiou]/i.test(noun) ? 'an' : 'a');
+
 export interface Resource {
   id: string;
 }
@@ -86,7 +88,9 @@ export function deleteVerb<Row extends Resource>(collection: Collection<Row>): C
 }
 
 export function createVerb<Row extends Resource, F>(collection: Collection<Row>, body: BodyFlags<F>): Command {
-  const command = withQuiet(remoteCommand('create', `create a ${collection.noun} from flags, from --file, or both (flags win)`));
+  const command = withQuiet(
+    remoteCommand('create', `create ${article(collection.noun)} ${collection.noun} from flags, from --file, or both (flags win)`),
+  );
   return withFile(body.add(command)).action(async (flags: F & RemoteFlags & FileFlags) => {
     const sent = body.build(flags, flags.file ? readJsonObjectFile(flags.file) : {});
     showResource(await clientFrom(flags).call('POST', collection.path, sent), flags);
@@ -94,7 +98,9 @@ export function createVerb<Row extends Resource, F>(collection: Collection<Row>,
 }
 
 export function updateVerb<Row extends Resource, F>(collection: Collection<Row>, body: BodyFlags<F>): Command {
-  const command = withQuiet(remoteCommand('update', `change the fields given of a ${collection.noun}; the rest stay as they are`));
+  const command = withQuiet(
+    remoteCommand('update', `change the fields given of ${article(collection.noun)} ${collection.noun}; the rest stay as they are`),
+  );
   return withFile(body.add(command))
     .argument('<id>', `the ${collection.noun}'s id`)
     .action(async (id: string, flags: F & RemoteFlags & FileFlags) => {
