@@ -74,6 +74,13 @@ test('the playground runs a job on the example worker and shows it complete', { 
   await page.locator('.result-line').getByText('COMPLETED').waitFor({ timeout: 30_000 });
   await page.getByRole('heading', { name: 'Stream' }).waitFor();
   assert.match(await page.locator('section[aria-label="Result"] pre').last().innerText(), /"i":2/);
+  // runsync answers once the job is done; its stream is shown all the same.
+  await page.locator('#send-mode').selectOption('runsync');
+  await page.getByLabel('Request body').fill('{"input": {"stream": 2, "chunk": "sync"}}');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.locator('section[aria-label="Result"] pre').last().filter({ hasText: '"text":"sync"' }).waitFor({ timeout: 30_000 });
+  assert.match(await page.locator('section[aria-label="Result"] pre').last().innerText(), /"i":1/);
+  await page.locator('#send-mode').selectOption('run');
 });
 
 test('the worker appears with its state and its log follows live', { skip }, async () => {

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startLive } from './support/live.js';
 import { browserSkipReason, useConsoleInBrowser } from './support/browser.js';
+import { queueEndpointBody } from './support/endpoint-bodies.js';
 
 const skip = browserSkipReason();
 const { g, page } = useConsoleInBrowser(skip, () => startLive({}, { name: 'parked', workers: { min: 0, max: 0 } }), { signIn: true });
@@ -58,4 +59,17 @@ test('a cancelled job offers neither Cancel nor Retry', { skip }, async () => {
   const row = page.locator(`tr[data-job="${id}"]`);
   await row.getByText('CANCELLED').waitFor();
   assert.equal(await row.getByRole('button', { name: /^(Retry|Cancel) job/ }).count(), 0);
+});
+
+test('a very long endpoint name wraps: neither its page nor the list scrolls sideways', { skip }, async () => {
+  const name = `long-${'y'.repeat(180)}`;
+  const created = await g.call('POST', '/v2/serverless', queueEndpointBody(name, { workers: { min: 0, max: 0 } }));
+  assert.equal(created.statusCode, 201, created.body);
+  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await page.goto(`${g.url}/console/`);
+  await page.getByRole('link', { name }).waitFor();
+  assert.ok((await overflow()) <= 0, `the list is ${await overflow()} px wider than the window`);
+  await page.goto(`${g.url}/console/endpoints/${created.json().id as string}`);
+  await page.getByRole('heading', { name }).waitFor();
+  assert.ok((await overflow()) <= 0, `the page is ${await overflow()} px wider than the window`);
 });

@@ -9,7 +9,10 @@ export interface SseEvent {
   data: string;
 }
 
-export function followSse(url: string, onEvent: (e: SseEvent) => void, onState: (connected: boolean) => void): () => void {
+/** Following, or trying to again; `ended` says why it will not try again (a 4xx: gone, or not allowed). */
+export type SseState = 'following' | 'reconnecting' | { ended: string };
+
+export function followSse(url: string, onEvent: (e: SseEvent) => void, onState: (state: SseState) => void): () => void {
   const abort = new AbortController();
   let lastId: string | undefined;
   let delay = 500;
@@ -20,9 +23,11 @@ export function followSse(url: string, onEvent: (e: SseEvent) => void, onState: 
           headers: { ...authHeader(), accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
           signal: abort.signal,
         });
-        if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
         online.set(true);
-        onState(true);
+        // Asking again would get the same answer: the worker is gone, or the key may not see it.
+        if (res.status >= 400 && res.status < 500 && res.status !== 429) return onState({ ended: `the server answered ${res.status}` });
+        if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+        onState('following');
         delay = 500;
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
@@ -47,7 +52,7 @@ export function followSse(url: string, onEvent: (e: SseEvent) => void, onState: 
       } catch {
         if (abort.signal.aborted) return;
       }
-      onState(false);
+      onState('reconnecting');
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(30_000, delay * 2);
     }

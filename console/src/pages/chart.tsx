@@ -40,7 +40,15 @@ export function Chart({ title, times, lines, unit }: { title: string; times: num
           value: (_: uPlot, v: number | null) => (v === null ? '—' : `${Math.round(v)}${unit ?? ''}`),
         })),
       ],
-      axes: [axis, { ...axis, size: 72, values: (_: uPlot, ticks: number[]) => ticks.map((t) => `${t}${unit ?? ''}`) }],
+      axes: [
+        axis,
+        {
+          ...axis,
+          // Wide enough for the longest label drawn ("30000 ms" was cut to "0000 ms").
+          size: (_: uPlot, values: string[] | null) => Math.max(48, 14 + 8 * Math.max(0, ...(values ?? []).map((v) => v.length))),
+          values: (_: uPlot, ticks: number[]) => ticks.map((t) => `${t}${unit ?? ''}`),
+        },
+      ],
       scales: { x: { time: true } },
       legend: { live: true },
     };

@@ -66,7 +66,8 @@ export function Playground({ endpoint }: { endpoint: Endpoint }) {
       const body = JSON.parse(text) as unknown;
       const first = await api<Status>('POST', `${apiPath`/v2/${endpoint.id}/${mode}`}${mode === 'runsync' ? '?wait=30000' : ''}`, body);
       setStatus(first);
-      if (!TERMINAL.has(first.status)) await watch(first.id, run);
+      // Once even when runsync answered it finished: what the job streamed is read from /stream.
+      await watch(first.id, run);
     } catch (err) {
       setError(err);
     } finally {

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiPath } from '../api';
 import { usePoll } from '../live';
-import { followSse } from '../sse';
+import { followSse, type SseState } from '../sse';
 import type { Endpoint, WorkersAnswer } from '../types';
 import { Table } from '../table';
 import { Badge, ErrorNote, when } from '../ui';
@@ -88,14 +88,14 @@ interface LogLine {
 
 function WorkerLog({ endpointId, workerId }: { endpointId: string; workerId: string }) {
   const [lines, setLines] = useState<LogLine[]>([]);
-  const [connected, setConnected] = useState(false);
+  const [state, setState] = useState<SseState>('reconnecting');
   const box = useRef<HTMLPreElement>(null);
   useEffect(() => {
     setLines([]);
     return followSse(
       `${apiPath`/v2/serverless/${endpointId}/workers/${workerId}/logs`}?tail=200`,
       (e) => setLines((old) => [...old, JSON.parse(e.data) as LogLine].slice(-MAX_LINES)),
-      setConnected,
+      setState,
     );
   }, [endpointId, workerId]);
   useEffect(() => {
@@ -105,7 +105,10 @@ function WorkerLog({ endpointId, workerId }: { endpointId: string; workerId: str
   return (
     <section class="stack" aria-label={`Log of worker ${workerId}`}>
       <h2>
-        Log of {workerId} <span class="sub">{connected ? '· following' : '· reconnecting…'}</span>
+        Log of {workerId}{' '}
+        <span class="sub">
+          {state === 'following' ? '· following' : state === 'reconnecting' ? '· reconnecting…' : `· ended: ${state.ended}`}
+        </span>
       </h2>
       <pre class="log" ref={box} tabIndex={0} aria-live="off">
         {lines.map((l, i) => (
