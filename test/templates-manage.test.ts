@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { problem } from './support/harness.js';
 import { CATALOG_POD, CATALOG_SERVERLESS } from './support/templates-catalog.js';
 import { create, h, otherAccountId, otherKey, ownCred, theirCred, useTemplatesHarness } from './support/templates-harness.js';
+import { queueEndpointBody } from './support/endpoint-bodies.js';
 
 useTemplatesHarness();
 
@@ -166,6 +167,18 @@ describe('DELETE /v2/templates/{id}', () => {
     assert.equal(res.body, '');
     assert.equal((await h.call('GET', `/v2/templates/${own.id}`)).statusCode, 404);
     assert.equal((await h.call('DELETE', `/v2/templates/${own.id}`)).statusCode, 404);
+  });
+
+  test('a template an endpoint was made from is in use: 400 naming the endpoint, until the endpoint goes', async () => {
+    const used = await create({ serverless: true });
+    const endpoint = await h.call('POST', '/v2/serverless', queueEndpointBody('from-template', { templateId: used.id, image: undefined }));
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
+    const refused = await h.call('DELETE', `/v2/templates/${used.id}`);
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.match(problem(refused).detail, new RegExp(`in use by endpoint ${endpoint.json().id as string} \\('from-template'\\)`));
+    assert.equal((await h.call('GET', `/v2/templates/${used.id}`)).statusCode, 200, 'it stays');
+    assert.equal((await h.call('DELETE', `/v2/serverless/${endpoint.json().id as string}`)).statusCode, 204);
+    assert.equal((await h.call('DELETE', `/v2/templates/${used.id}`)).statusCode, 204);
   });
 
   test("another account's template and catalog templates answer 404 and stay", async () => {

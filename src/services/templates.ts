@@ -87,7 +87,19 @@ export class TemplateService {
    * Endpoints copy a template's settings when they are created and keep no link to it,
    * so deleting a template never changes an endpoint.
    */
+  /**
+   * 400 while an endpoint was made from or updated with it, as the API document has it: endpoints
+   * keep a copy of its settings, but still name it (GraphQL's templateId).
+   */
   async delete(accountId: string, id: string): Promise<void> {
+    if ((await this.store.getTemplate(id))?.accountId !== accountId) throw notFound(`template ${id} not found`);
+    const users = (await this.store.listEndpoints(accountId)).filter((endpoint) => endpoint.spec.templateId === id);
+    if (users.length > 0) {
+      throw new ApiError(
+        400,
+        `template ${id} is in use by ${users.map((e) => `endpoint ${e.id} ('${e.spec.name}')`).join(', ')}: apply another template to them or delete them first`,
+      );
+    }
     if (!(await this.store.deleteTemplate(accountId, id))) throw notFound(`template ${id} not found`);
   }
 
