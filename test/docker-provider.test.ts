@@ -78,6 +78,9 @@ test("an entrypoint replaces the image's ENTRYPOINT and drops its CMD; env reach
   await eventually(async () => logsOf(id).includes('greeting=hello args=0'), 10_000, 50).catch(() =>
     assert.fail(`the image's CMD was appended, or the line never came:\n${logsOf(id).join('\n')}`),
   );
+  const lines = logsOf(id);
+  const starting = lines.findIndex((line) => line.startsWith('starting container gantry-'));
+  assert.ok(starting >= 0 && starting < lines.indexOf('greeting=hello args=0'), `Gantry's line comes first:\n${lines.join('\n')}`);
   await remove(id);
 });
 

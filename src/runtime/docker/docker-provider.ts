@@ -118,13 +118,14 @@ export class DockerProvider implements Provider {
     const container = await this.createContainer({ ...spec, env: this.rewriteWorkerUrls(spec.env) }, logs, published);
     try {
       await attachOutput(this.docker, container, logs);
+      // Said before it starts, so the line comes before anything the container prints.
+      logs.system(`starting container ${containerName(spec.workerId)} of ${spec.image}: ${commandOf(await container.inspect())}`);
       const exited = container.wait({ condition: 'next-exit' });
       await container.start();
       const info = await container.inspect();
       const entry: Running = { container, stopping: false, paused: false, gone: Promise.resolve() };
       entry.gone = this.whenExited(spec.workerId, entry, logs, exited);
       this.running.set(spec.workerId, entry);
-      logs.system(`started container ${containerName(spec.workerId)} of ${spec.image}: ${commandOf(info)}`);
       for (const line of publishedPortLines(info)) logs.system(line);
       const http = spec.http ? { host: '127.0.0.1', ...(published ?? spec.http) } : undefined;
       return { workerId: spec.workerId, pid: info.State.Pid, startedAt: this.now(), ...(http ? { http } : {}) };
