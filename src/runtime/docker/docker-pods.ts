@@ -67,12 +67,13 @@ export class DockerPods implements PodEngine {
     }
     try {
       await attachOutput(this.options.docker, container, logs);
+      // Said before it starts, so the line comes before anything the container prints.
+      logs.system(`starting container ${podContainerName(launch.podId)} of ${launch.image}`);
       const exited = container.wait({ condition: 'next-exit' });
       await container.start();
       const info = await container.inspect();
       const run: PodRun = { startedAt: this.now(), ports: publishedPorts(launch.ports, info) };
       this.track(launch.podId, container, run, exited, launch.gpuDeviceIds);
-      logs.system(`started container ${podContainerName(launch.podId)} of ${launch.image}`);
       return run;
     } catch (error) {
       await container.remove({ force: true }).catch(() => undefined);
