@@ -13,8 +13,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'gantry-docker-doctor-'));
 runCli(['migrate', '--data-dir', dataDir]);
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const doctor = (env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [...CLI, 'doctor', '--data-dir', dataDir, '--worker-provider', 'docker'], {
+const doctor = (env: Record<string, string> = {}, flags: string[] = []) =>
+  spawnSync(process.execPath, [...CLI, 'doctor', '--data-dir', dataDir, '--worker-provider', 'docker', ...flags], {
     encoding: 'utf8',
     env: { ...process.env, ...env },
   });
@@ -30,6 +30,11 @@ test('doctor reports the engine version, its storage driver and whether GPUs can
     res.stdout,
     /(ok +disk +endpoints' disk limits each container's writable layer|warn +disk +endpoints' disk is recorded, not enforced: storage driver \w+)/,
   );
+});
+
+test('doctor judges the address workers call as the server was started: --port, --replica-url', { skip }, () => {
+  assert.match(doctor({}, ['--port', '18999']).stdout, /network +host: workers call http:\/\/127\.0\.0\.1:18999/);
+  assert.match(doctor({}, ['--replica-url', 'http://10.1.2.3:9000']).stdout, /network +host: workers call http:\/\/10\.1\.2\.3:9000/);
 });
 
 test('doctor fails, saying how to fix it, when no engine answers', () => {
