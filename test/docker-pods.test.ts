@@ -168,10 +168,14 @@ test(
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id as string;
     await eventually(async () => (await podOf(id)).status === 'RUNNING', 60_000, 200);
-    const patched = await g.call('PATCH', `/v2/pods/${id}`, { env: { MODE: 'two' }, locked: true });
+    const patched = await g.call('PATCH', `/v2/pods/${id}`, { env: { MODE: 'two' }, ports: ['7000/http'], locked: true });
     assert.equal(patched.statusCode, 200, patched.body);
     assertReferenceShape('Pod', patched.json());
-    assert.deepEqual(patched.json().pendingRestart, ['env']);
+    assert.deepEqual(patched.json().pendingRestart, ['env', 'ports']);
+    const auth = { authorization: `Bearer ${g.adminKey}` };
+    const early = await fetch(`${g.url}/v2/pods/${id}/ports/7000/`, { headers: auth });
+    assert.equal(early.status, 409);
+    assert.match((await early.json()).detail, /port 7000 was added after pod \w+ started: it is published at its next start/);
     assert.deepEqual(patched.json().actions, []);
     const refused = await g.call('POST', `/v2/pods/${id}/action`, { action: 'stop' });
     assert.equal(refused.statusCode, 409);
@@ -188,6 +192,9 @@ test(
     );
     assert.deepEqual(restarted.pendingRestart, []);
     assert.deepEqual(restarted.mounts, { network: [{ volumeId, path: '/data' }] });
+    const nothingListens = await fetch(`${g.url}/v2/pods/${id}/ports/7000/`, { headers: auth });
+    assert.equal(nothingListens.status, 502);
+    assert.match((await nothingListens.json()).detail, new RegExp(`^pod ${id}'s port 7000 failed before answering`));
     // The container's line comes through Docker's log stream after the status: wait for it.
     await settles(async () => assert.match(await logText(id), /model: weights/, 'the network volume is mounted at its path'), 10_000);
     assert.equal((await g.call('DELETE', `/v2/network-volumes/${volumeId}`)).statusCode, 409, 'not while a pod mounts it');

@@ -22,6 +22,8 @@ export interface ForwardRequest {
   onWorkerFailure: (reason: string) => void;
   /** Relaying to the replica that runs the workers: it authenticates the caller itself. */
   keepAuthorization?: boolean;
+  /** What the request goes to, in error messages: "the worker" unless said otherwise. */
+  upstream?: string;
 }
 
 /**
@@ -110,7 +112,12 @@ export function forward(req: IncomingMessage, res: ServerResponse, target: Forwa
       else sendRawProblem(res, problem, target.responseHeaders);
     };
     const timer = setTimeout(() => {
-      fail(new ApiError(504, `the worker did not finish within the endpoint's timeout of ${target.timeoutMs} ms`));
+      fail(
+        new ApiError(
+          504,
+          `${target.upstream ?? 'the worker'} did not finish within ${target.upstream ? 'its' : "the endpoint's"} timeout of ${target.timeoutMs} ms`,
+        ),
+      );
       stop(new Error('the endpoint timeout passed'));
     }, target.timeoutMs);
 
@@ -147,7 +154,7 @@ export function forward(req: IncomingMessage, res: ServerResponse, target: Forwa
           if (CONNECTION_LOST.has(code) && !retried && !hasBody && IDEMPOTENT.has(req.method ?? '')) return send(true);
           const reason = code.startsWith('UND_ERR') || code === '' ? err.message : code;
           if (UNREACHABLE.has(code) || CONNECTION_LOST.has(code)) target.onWorkerFailure(`a request failed: ${reason}`);
-          fail(new ApiError(502, `the worker failed before answering: ${reason}`));
+          fail(new ApiError(502, `${target.upstream ?? 'the worker'} failed before answering: ${reason}`));
         },
       });
     };

@@ -171,9 +171,7 @@ export class LoadBalancer {
   /** The caller's key may use this endpoint, and the endpoint is a load balancer. */
   private async admit(req: IncomingMessage, target: LbTarget): Promise<Admitted> {
     const { apiKeys, rateLimiter, jobs, failedAuth } = this.deps;
-    const { key, headers } = await failedAuth.guard(req, () =>
-      authenticateKey(apiKeys, rateLimiter, req.headers.authorization, 'queue'),
-    );
+    const { key, headers } = await failedAuth.guard(req, () => authenticateKey(apiKeys, rateLimiter, req.headers.authorization, 'queue'));
     try {
       authorise(key, req.method ?? 'GET', target.endpointId, 'queue');
       const endpoint = await jobs.endpointOf(key.accountId, target.endpointId);

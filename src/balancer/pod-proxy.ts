@@ -68,6 +68,7 @@ export class PodProxy {
       responseHeaders: {},
       keepAuthorization: true,
       onWorkerFailure: () => undefined,
+      upstream: 'the replica that runs pods',
     });
   }
 
@@ -102,6 +103,7 @@ export class PodProxy {
         dispatcher: this.connections,
         responseHeaders: headers,
         onWorkerFailure: () => undefined,
+        upstream: `pod ${target.podId}'s port ${target.port}`,
       });
     } catch (err) {
       const problem = err instanceof ApiError ? err : unexpectedProblem(err);
@@ -135,9 +137,7 @@ export class PodProxy {
 
   private async admit(req: IncomingMessage, target: PodTarget): Promise<{ address: HttpAddress; headers: Record<string, string> }> {
     const { apiKeys, rateLimiter, failedAuth, pods } = this.deps;
-    const { key, headers } = await failedAuth.guard(req, () =>
-      authenticateKey(apiKeys, rateLimiter, req.headers.authorization, 'bearer'),
-    );
+    const { key, headers } = await failedAuth.guard(req, () => authenticateKey(apiKeys, rateLimiter, req.headers.authorization, 'bearer'));
     try {
       authorise(key, req.method ?? 'GET', undefined, 'bearer');
       const pod = await pods.get(key.accountId, target.podId);
@@ -147,7 +147,10 @@ export class PodProxy {
         .engine()
         .running(pod.id)
         ?.ports.find((p) => p.private === target.port && p.public !== null);
-      if (pod.status !== 'RUNNING' || !published) throw conflict(`pod ${pod.id} is ${pod.status}: its ports are reached while it runs`);
+      if (pod.status !== 'RUNNING') throw conflict(`pod ${pod.id} is ${pod.status}: its ports are reached while it runs`);
+      if (!published) {
+        throw conflict(`port ${target.port} was added after pod ${pod.id} started: it is published at its next start (restart the pod)`);
+      }
       const address = { host: published.ip === '0.0.0.0' || !published.ip ? '127.0.0.1' : published.ip, port: published.public! };
       return { address: { ...address, healthPort: address.port }, headers };
     } catch (err) {
