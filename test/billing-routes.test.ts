@@ -136,6 +136,37 @@ test('the aggregate: one record per bucket of the window, every family added up'
   assert.deepEqual(snapped.metadata.query, { startTime: iso(today - 24 * HOUR), endTime: iso(today), bucketSize: 'day' });
 });
 
+test('the aggregate rounds each bucket once: many sub-cent resources add up, not to 0', async () => {
+  const key = await h.newKey({ accountName: 'many-small' });
+  const accountId = (await h.services.store.findAccountByName('many-small'))!.id;
+  // Twenty 40 GB volumes for six minutes each: 0.4 cents apiece, 8 cents in all.
+  const start = today - 20 * HOUR;
+  await h.services.store.usage.append(
+    Array.from({ length: 20 }, (_, i) => ({
+      accountId,
+      state: 'ACTIVE' as const,
+      subjectId: `volume:small-${i}`,
+      family: 'NETWORK_VOLUME' as const,
+      ownerId: `vol-small-${i}`,
+      meter: 'VOLUME',
+      resource: 'STANDARD',
+      quantity: 40,
+      fromMs: start + i * 6 * 60_000,
+      toMs: start + (i + 1) * 6 * 60_000,
+    })),
+  );
+  const window = `startTime=${iso(today - 24 * HOUR)}&endTime=${iso(today)}`;
+  const each = await get(`/v2/billing/network-volumes?${window}`, key);
+  assert.equal(each.records.length, 20);
+  assert.ok(
+    each.records.every((r: { totalAmount: number }) => r.totalAmount === 0),
+    'each volume alone rounds to 0',
+  );
+  const all = await get(`/v2/billing?${window}`, key);
+  assert.equal(all.records[0].storageStandardAmount, 0.08);
+  assert.equal(all.metadata.totals.totalAmount, 0.08);
+});
+
 test("another account's key sees none of this usage", async () => {
   const stranger = await h.newKey({ accountName: 'stranger' });
   const body = await get('/v2/billing?lastN=3', stranger);

@@ -146,7 +146,7 @@ export class BillingService {
   }
 
   private perBucket(window: BillingWindow, intervals: UsageInterval[], components: string[], componentOf: ComponentOf) {
-    const cells = sumIntoBuckets(intervals, window, this.prices, componentOf);
+    const cells = sumIntoBuckets(intervals, window, this.prices, componentOf, false);
     const byBucket = new Map<number, Map<string, bigint>[]>(window.buckets.map((bucket) => [bucket, []]));
     for (const cell of cells) byBucket.get(cell.bucket)!.push(cell.cents);
     const sums = new Map([...byBucket].map(([bucket, of]) => [bucket, addCents(of)]));

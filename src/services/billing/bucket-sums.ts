@@ -1,5 +1,5 @@
-// Sums priced usage into (owner, bucket, component) cells, exactly, then rounds each cell to the
-// cent. A record's total is the sum of its rounded components and the metadata totals the sum of
+// Sums priced usage into (owner, bucket, component) cells, or (bucket, component) ones, exactly,
+// then rounds each cell to the cent. A record's total is the sum of its rounded components and the metadata totals the sum of
 // the records, so every figure a client adds up matches the one it is given.
 import type { BillingWindow } from '../../domain/billing-window.js';
 import { toCents, type PriceTable } from '../../domain/price-table.js';
@@ -15,12 +15,17 @@ export interface CentsCell {
   cents: Map<string, bigint>;
 }
 
-/** The cells with usage (even at no cost), ordered by bucket, then owner. */
+/**
+ * The cells with usage (even at no cost), ordered by bucket, then owner. `perOwner` false sums
+ * every owner of a bucket into one cell (owner ''), for records that are whole buckets: rounded
+ * once there, not once per owner and then added up.
+ */
 export function sumIntoBuckets(
   intervals: readonly UsageInterval[],
   window: BillingWindow,
   prices: PriceTable,
   componentOf: ComponentOf,
+  perOwner = true,
 ): CentsCell[] {
   const exact = new Map<string, { ownerId: string; bucket: number; units: Map<string, bigint> }>();
   const ends = [...window.buckets.slice(1), window.toMs];
@@ -31,10 +36,11 @@ export function sumIntoBuckets(
       const bucket = window.buckets[index]!;
       const end = ends[index]!;
       if (bucket >= interval.toMs) break;
-      const cellKey = `${bucket}/${interval.ownerId}`;
+      const ownerId = perOwner ? interval.ownerId : '';
+      const cellKey = `${bucket}/${ownerId}`;
       let cell = exact.get(cellKey);
       if (!cell) {
-        cell = { ownerId: interval.ownerId, bucket, units: new Map() };
+        cell = { ownerId, bucket, units: new Map() };
         exact.set(cellKey, cell);
       }
       cell.units.set(component, (cell.units.get(component) ?? 0n) + prices.cost(interval, bucket, end));
