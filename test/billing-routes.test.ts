@@ -167,6 +167,15 @@ test('the aggregate rounds each bucket once: many sub-cent resources add up, not
   assert.equal(all.metadata.totals.totalAmount, 0.08);
 });
 
+test('windows in the years 0-99 stay there (Date.UTC would move them to the 1900s)', async () => {
+  const early = await get('/v2/billing?startTime=0099-12-31T00:00:00Z&endTime=0100-01-02T00:00:00Z&bucketSize=day');
+  assert.deepEqual(early.metadata.query, { startTime: '0099-12-31T00:00:00Z', endTime: '0100-01-02T00:00:00Z', bucketSize: 'day' });
+  assert.deepEqual(
+    early.records.map((r: { startTime: string }) => r.startTime),
+    ['0099-12-31T00:00:00Z', '0100-01-01T00:00:00Z'],
+  );
+});
+
 test("another account's key sees none of this usage", async () => {
   const stranger = await h.newKey({ accountName: 'stranger' });
   const body = await get('/v2/billing?lastN=3', stranger);

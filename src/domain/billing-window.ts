@@ -9,22 +9,30 @@ export type BucketSize = (typeof BUCKET_SIZES)[number];
 export const MAX_BUCKETS = 10_000;
 const DEFAULT_RANGE_MS = 30 * 86_400_000;
 
+/** Date.UTC without its quirk: years 0-99 are those years, not 1900-1999. */
+function utc(year: number, month: number, day: number, hour = 0): number {
+  const at = new Date(0);
+  at.setUTCFullYear(year, month, day);
+  at.setUTCHours(hour, 0, 0, 0);
+  return at.getTime();
+}
+
 /** The start of the bucket holding t. */
 export function bucketStart(t: number, size: BucketSize): number {
   const d = new Date(t);
   switch (size) {
     case 'hour':
-      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours());
+      return utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours());
     case 'day':
-      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+      return utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
     case 'week': {
       const sinceMonday = (d.getUTCDay() + 6) % 7;
-      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - sinceMonday);
+      return utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - sinceMonday);
     }
     case 'month':
-      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+      return utc(d.getUTCFullYear(), d.getUTCMonth(), 1);
     case 'year':
-      return Date.UTC(d.getUTCFullYear(), 0, 1);
+      return utc(d.getUTCFullYear(), 0, 1);
   }
 }
 
@@ -35,13 +43,13 @@ export function bucketAfter(start: number, size: BucketSize, n = 1): number {
     case 'hour':
       return start + n * 3_600_000;
     case 'day':
-      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + n);
+      return utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + n);
     case 'week':
-      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 7 * n);
+      return utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 7 * n);
     case 'month':
-      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + n, 1);
+      return utc(d.getUTCFullYear(), d.getUTCMonth() + n, 1);
     case 'year':
-      return Date.UTC(d.getUTCFullYear() + n, 0, 1);
+      return utc(d.getUTCFullYear() + n, 0, 1);
   }
 }
 
