@@ -59,11 +59,13 @@ export class NetworkVolumeService {
   }
 
   async update(accountId: string, id: string, body: UpdateVolumeInput, now = new Date(this.now())): Promise<NetworkVolumeRecord> {
-    const current = await this.get(accountId, id);
-    const next: NetworkVolumeRecord = { ...current, spec: applyVolumePatch(current.spec, body), updatedAt: now.toISOString() };
-    if (next.spec.size !== current.spec.size) await this.settle(current, now.getTime());
-    if (!(await this.store.updateNetworkVolume(next))) throw notFound(`network volume ${id} not found`);
-    return next;
+    // The write refuses to shrink: a grow that landed since the read is read again and judged anew.
+    for (;;) {
+      const current = await this.get(accountId, id);
+      const next: NetworkVolumeRecord = { ...current, spec: applyVolumePatch(current.spec, body), updatedAt: now.toISOString() };
+      if (next.spec.size !== current.spec.size) await this.settle(current, now.getTime());
+      if (await this.store.updateNetworkVolume(next)) return next;
+    }
   }
 
   /** Its files go with it. An endpoint that names it keeps it: the endpoint must let go first. */

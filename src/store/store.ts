@@ -165,6 +165,7 @@ export interface Store {
   /** Every account's volumes, oldest first: for metering, which serves the whole deployment. */
   listAllNetworkVolumes(): Promise<NetworkVolumeRecord[]>;
   /** Writes name and size (the rest is immutable); false when the volume is gone. */
+  /** False when the volume is gone, or is larger by now than `volume` says: a volume never shrinks. */
   updateNetworkVolume(volume: NetworkVolumeRecord): Promise<boolean>;
   deleteNetworkVolume(accountId: string, id: string): Promise<boolean>;
 }

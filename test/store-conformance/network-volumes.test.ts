@@ -61,6 +61,17 @@ test(`[${TEST_STORE}] an update writes name, size and time, never the data cente
   assert.equal(await suite.store.updateNetworkVolume({ ...changed, id: 'vol-missing' }), false);
 });
 
+test(`[${TEST_STORE}] an update written from an older read never shrinks a volume that grew meanwhile`, async () => {
+  const volume = aNetworkVolume(owner.id);
+  await suite.store.insertNetworkVolume(volume);
+  const grown = { ...volume, spec: { ...volume.spec, size: volume.spec.size + 30 } };
+  const lesser = { ...volume, spec: { ...volume.spec, size: volume.spec.size + 10 } };
+  assert.equal(await suite.store.updateNetworkVolume(grown), true);
+  assert.equal(await suite.store.updateNetworkVolume(lesser), false, 'the smaller size, read before the grow, is not written');
+  assert.equal((await suite.store.getNetworkVolume(owner.id, volume.id))?.spec.size, volume.spec.size + 30);
+  assert.equal(await suite.store.updateNetworkVolume({ ...grown, spec: { ...grown.spec, name: 'same size' } }), true);
+});
+
 test(`[${TEST_STORE}] a volume is deleted by its own account only, once`, async () => {
   const volume = aNetworkVolume(owner.id);
   await suite.store.insertNetworkVolume(volume);

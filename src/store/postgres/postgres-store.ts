@@ -334,7 +334,7 @@ export class PostgresStore implements Store {
 
   async updateNetworkVolume(v: NetworkVolumeRecord): Promise<boolean> {
     const result = await this.pool.query(
-      'UPDATE network_volumes SET name = $1, size_gb = $2, updated_at = $3 WHERE id = $4 AND account_id = $5',
+      'UPDATE network_volumes SET name = $1, size_gb = $2, updated_at = $3 WHERE id = $4 AND account_id = $5 AND size_gb <= $2',
       [v.spec.name, v.spec.size, v.updatedAt, v.id, v.accountId],
     );
     return result.rowCount === 1;

@@ -319,7 +319,7 @@ export class SqliteStore implements Store {
   }
 
   async updateNetworkVolume(v: NetworkVolumeRecord): Promise<boolean> {
-    return this.statements.updateVolume.run(v.spec.name, v.spec.size, v.updatedAt, v.id, v.accountId).changes === 1;
+    return this.statements.updateVolume.run(v.spec.name, v.spec.size, v.updatedAt, v.id, v.accountId, v.spec.size).changes === 1;
   }
 
   async deleteNetworkVolume(accountId: string, id: string): Promise<boolean> {
@@ -366,7 +366,9 @@ function prepareStatements(db: Database.Database) {
     getVolume: db.prepare('SELECT * FROM network_volumes WHERE id = ? AND account_id = ?'),
     listVolumes: db.prepare('SELECT * FROM network_volumes WHERE account_id = ? ORDER BY created_at, id'),
     listAllVolumes: db.prepare('SELECT * FROM network_volumes ORDER BY created_at, id'),
-    updateVolume: db.prepare('UPDATE network_volumes SET name = ?, size_gb = ?, updated_at = ? WHERE id = ? AND account_id = ?'),
+    updateVolume: db.prepare(
+      'UPDATE network_volumes SET name = ?, size_gb = ?, updated_at = ? WHERE id = ? AND account_id = ? AND size_gb <= ?',
+    ),
     deleteVolume: db.prepare('DELETE FROM network_volumes WHERE id = ? AND account_id = ?'),
   };
 }
