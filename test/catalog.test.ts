@@ -1,7 +1,7 @@
 // The catalog over HTTP, with availability from declared capacity.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIXTURE_CATALOG, problem, startHarness, type Harness } from './support/harness.js';
@@ -263,5 +263,25 @@ test('a capacity file with mistakes is refused, listing every one', () => {
       }
       return true;
     },
+  );
+});
+
+test('a catalog file with a billing key Gantry does not read is refused, as is one without LOCAL and no capacity file', () => {
+  const base = JSON.parse(readFileSync(FIXTURE_CATALOG, 'utf8')) as { billing?: object; dataCenters: { id: string }[] };
+  const misspelt = join(dir, 'misspelt-billing.json');
+  writeFileSync(misspelt, JSON.stringify({ ...base, billing: { containerDiskPerGBMonth: 0.2, networkVolumePerGbMonth: { ULTRA: 1 } } }));
+  assert.throws(
+    () => loadCatalog(misspelt),
+    (error: Error) => {
+      assert.match(error.message, /billing\.containerDiskPerGBMonth: unknown; known: serverlessFrozenPercent, containerDiskPerGbMonth/);
+      assert.match(error.message, /billing\.networkVolumePerGbMonth\.ULTRA: unknown; known: STANDARD, HIGH_PERFORMANCE/);
+      return true;
+    },
+  );
+  const noLocal = join(dir, 'no-local.json');
+  writeFileSync(noLocal, JSON.stringify({ ...base, dataCenters: base.dataCenters.filter((d) => d.id !== 'LOCAL') }));
+  assert.throws(
+    () => loadCapacity(undefined, loadCatalog(noLocal), () => []),
+    /the catalog has no data center LOCAL, where the default capacity is/,
   );
 });

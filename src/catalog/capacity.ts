@@ -24,7 +24,15 @@ interface CapacityFile {
 export class CapacityError extends Error {}
 
 export function loadCapacity(file: string | undefined, catalog: Catalog, detect: () => DetectedGpu[] = detectGpus): Capacity {
-  if (file === undefined) return new CapacityPool(detectedDevices(detect(), catalog), defaultCpus(catalog), catalog);
+  if (file === undefined) {
+    // The default capacity is in LOCAL: a catalog without it would offer what no endpoint may ask for.
+    if (!catalog.dataCenter(LOCAL_DATA_CENTER)) {
+      throw new CapacityError(
+        `the catalog has no data center ${LOCAL_DATA_CENTER}, where the default capacity is: add it to the catalog, or give --capacity-file naming the catalog's data centers`,
+      );
+    }
+    return new CapacityPool(detectedDevices(detect(), catalog), defaultCpus(catalog), catalog);
+  }
   let parsed: CapacityFile;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8')) as CapacityFile;

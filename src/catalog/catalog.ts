@@ -43,11 +43,36 @@ function checkCatalog(data: CatalogData): string[] {
     if (!(c.vcpu?.min >= 1 && c.vcpu.max >= c.vcpu.min)) problems.push(`CPU flavor ${c.id}: vcpu.min..max is invalid`);
     if (!(c.ramGbPerVcpu > 0)) problems.push(`CPU flavor ${c.id}: ramGbPerVcpu must be positive`);
   }
+  problems.push(...unknownBillingKeys(data.billing));
   if (problems.length === 0) {
     try {
       new PriceTable(data);
     } catch (error) {
       problems.push((error as Error).message);
+    }
+  }
+  return problems;
+}
+
+const BILLING_KEYS: Record<string, readonly string[] | null> = {
+  serverlessFrozenPercent: null,
+  containerDiskPerGbMonth: null,
+  podDiskPerGbMonth: null,
+  podVolumePerGbMonth: ['RUNNING', 'STOPPED'],
+  networkVolumePerGbMonth: ['STANDARD', 'HIGH_PERFORMANCE'],
+};
+
+/** A misspelt price would silently leave the default in place: every key must be one Gantry reads. */
+function unknownBillingKeys(billing: unknown): string[] {
+  if (billing === undefined) return [];
+  if (typeof billing !== 'object' || billing === null || Array.isArray(billing)) return ['billing must be an object'];
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(billing)) {
+    const inner = BILLING_KEYS[key];
+    if (inner === undefined) problems.push(`billing.${key}: unknown; known: ${Object.keys(BILLING_KEYS).join(', ')}`);
+    else if (inner !== null && typeof value === 'object' && value !== null) {
+      for (const tier of Object.keys(value))
+        if (!inner.includes(tier)) problems.push(`billing.${key}.${tier}: unknown; known: ${inner.join(', ')}`);
     }
   }
   return problems;
