@@ -115,6 +115,11 @@ describe('GPU types', () => {
       body.gpus[0].dataCenters.map((d: { id: string }) => d.id),
       ['EU-RO-1'],
     );
+    assert.equal(body.gpus[0].availability, 'LOW', "Romania's one card: Texas's four do not count");
+    assert.deepEqual(
+      body.gpus[0].cudaVersions.filter((v: { available: boolean }) => v.available).map((v: { version: string }) => v.version),
+      ['12.2'],
+    );
   });
 
   test('without a capacity file there are no GPUs to offer', async () => {

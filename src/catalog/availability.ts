@@ -21,6 +21,8 @@ export interface GpuFilter {
   minCudaVersion: string | null;
   /** Only SERVERLESS stock exists in Gantry; other products have none. */
   serverless: boolean;
+  /** Only stock in these data centers counts (a countryCodes query); all when absent. */
+  dataCenterIds?: readonly string[];
 }
 
 function floorAccepts(version: string, minimum: string | null): boolean {
@@ -32,6 +34,7 @@ function matching(devices: GpuDevice[], type: string, filter: GpuFilter): GpuDev
   return devices.filter(
     (d) =>
       d.type === type &&
+      (filter.dataCenterIds === undefined || filter.dataCenterIds.includes(d.dataCenterId)) &&
       cudaVersionAccepted(d.cudaVersion, filter.cudaVersions, null) &&
       floorAccepts(d.cudaVersion, filter.minCudaVersion),
   );

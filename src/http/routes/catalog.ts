@@ -69,16 +69,9 @@ export function catalogRoutes({ catalog, capacity, store }: Services): FastifyPl
   const gpuView = (gpu: GpuTypeEntry, filter: GpuFilter | undefined, countries: string[] | undefined) => {
     const { cudaVersions: _static, ...base } = gpu;
     if (!filter) return base;
-    const stock = gpuAvailability(gpu, capacity, catalog, filter);
-    if (!countries) return { ...base, ...stock };
-    const dataCenters = stock.dataCenters?.filter((dc) => countries.includes(catalog.dataCenter(dc.id)?.countryCode ?? ''));
-    const level = dataCenters?.some((dc) => dc.availability !== 'NONE') ? stock.availability : 'NONE';
-    return {
-      ...base,
-      ...stock,
-      availability: level,
-      ...(dataCenters && dataCenters.length > 0 ? { dataCenters } : { dataCenters: undefined }),
-    };
+    // countryCodes scopes the stock itself: the level, the data centers and the CUDA versions.
+    const dataCenterIds = countries && catalog.data.dataCenters.filter((dc) => countries.includes(dc.countryCode ?? '')).map((dc) => dc.id);
+    return { ...base, ...gpuAvailability(gpu, capacity, catalog, { ...filter, ...(dataCenterIds ? { dataCenterIds } : {}) }) };
   };
 
   const cpuView = (flavor: CpuFlavorEntry, q: { include?: string; product?: string; vcpuCount?: string }) => {
