@@ -2,7 +2,7 @@
 // centers where this deployment runs workers, used by endpoints of the same account.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statSync, existsSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHarness, type Harness } from './support/harness.js';
 
@@ -45,6 +45,8 @@ test('a volume is created with its directory (0700) under the volume root, and l
   writeFileSync(join(dir, 'model.bin'), Buffer.alloc(4096));
   const read = (await h.call('GET', `/v2/network-volumes/${volume.id}`)).json();
   assert.deepEqual(read.usage, { usedBytes: 4096, sizeBytes: 50 * 1024 ** 3, complete: true }, 'use reported against the size');
+  linkSync(join(dir, 'model.bin'), join(dir, 'same-model.bin'));
+  assert.equal((await h.call('GET', `/v2/network-volumes/${volume.id}`)).json().usage.usedBytes, 4096, 'a hard link takes no more room');
 
   const deleted = await h.call('DELETE', `/v2/network-volumes/${volume.id}`);
   assert.equal(deleted.statusCode, 204);

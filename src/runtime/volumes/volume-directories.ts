@@ -52,6 +52,8 @@ export class VolumeDirectories {
     const pending = [this.pathOf(volumeId)];
     let usedBytes = 0;
     let entries = 0;
+    // A file with several hard links takes its bytes once.
+    const linked = new Set<string>();
     while (pending.length > 0) {
       const dir = pending.pop()!;
       let listing;
@@ -66,7 +68,13 @@ export class VolumeDirectories {
         if (entry.isDirectory()) pending.push(path);
         else
           usedBytes += await lstat(path).then(
-            (s) => s.size,
+            (s) => {
+              if (s.nlink < 2) return s.size;
+              const inode = `${s.dev}:${s.ino}`;
+              if (linked.has(inode)) return 0;
+              linked.add(inode);
+              return s.size;
+            },
             () => 0,
           );
         // Leaving the loop closes the directory.
