@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, linkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHarness, type Harness } from './support/harness.js';
+import { problem, startHarness, type Harness } from './support/harness.js';
 
 let h: Harness;
 let otherKey: string;
@@ -69,6 +69,17 @@ test('another account cannot see, change or delete a volume', async () => {
     theirs.some((v) => v.id === volume.id),
     false,
   );
+});
+
+test('a name is up to 191 characters and not blank', async () => {
+  for (const [name, line] of [
+    ['   ', 'name: must not be blank'],
+    ['v'.repeat(192), 'name: must NOT have more than 191 characters'],
+  ] as const) {
+    const res = await h.call('POST', '/v2/network-volumes', { name, size: 10, dataCenter: 'LOCAL' });
+    assert.equal(res.statusCode, 422, res.body);
+    assert.deepEqual(problem(res).errors, [line]);
+  }
 });
 
 test('size is 10 to 4096 GB and only grows; the data center cannot change', async () => {

@@ -5,7 +5,13 @@ import { VOLUME_SIZE_GB, VOLUME_TYPES } from '../../domain/network-volume.js';
 
 const VolumeType = StringEnum(VOLUME_TYPES, { description: 'Storage tier; set at creation, immutable' });
 const Size = Type.Integer({ minimum: VOLUME_SIZE_GB.min, maximum: VOLUME_SIZE_GB.max, description: 'GB' });
-const Name = Type.String({ minLength: 1, description: 'Not required to be unique' });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 191,
+  pattern: '\\S',
+  'x-pattern-message': 'must not be blank',
+  description: 'Not required to be unique; at most 191 characters, as endpoint names',
+});
 
 export const CreateNetworkVolumeBody = Type.Object(
   {
