@@ -7,6 +7,7 @@ import { eventually } from './support/live.js';
 import { privateRegistrySkipReason, startPrivateRegistry, type PrivateRegistry } from './support/private-registry.js';
 import { DockerProvider } from '../src/runtime/docker/docker-provider.js';
 import type { WorkerSpec } from '../src/runtime/provider.js';
+import { aWorkerSpec } from './support/worker-specs.js';
 
 const LOGIN = { username: 'alice', password: 's3cret-pass' };
 const dockerSkip = await dockerSkipReason();
@@ -27,20 +28,8 @@ after(async () => {
   await registry?.close();
 });
 
-const spec = (workerId: string): WorkerSpec => ({
-  workerId,
-  endpointId: 'private',
-  version: 1,
-  image,
-  entrypoint: ['/bin/sh', '-c', 'echo "running the private image"; sleep 60'],
-  cmd: [],
-  env: {},
-  gpuDeviceIds: [],
-  vcpuCount: 1,
-  memoryGb: null,
-  ports: [],
-  diskGb: 5,
-});
+const spec = (workerId: string): WorkerSpec =>
+  aWorkerSpec({ workerId, endpointId: 'private', image, entrypoint: ['/bin/sh', '-c', 'echo "running the private image"; sleep 60'] });
 
 test('an image the registry refuses to an anonymous pull fails the start with the registry answer', { skip }, async () => {
   const provider = new DockerProvider({ network: 'host', instanceId, replicaId: 'test' });

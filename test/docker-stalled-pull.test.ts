@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { docker, dockerSkipReason } from './support/docker.js';
 import { ImagePuller } from '../src/runtime/docker/image-puller.js';
 import { DockerProvider } from '../src/runtime/docker/docker-provider.js';
+import { aWorkerSpec } from './support/worker-specs.js';
 
 const skip = await dockerSkipReason();
 let registry: Server;
@@ -44,20 +45,7 @@ test('a pull the engine says nothing of is given up after the silence limit, nam
 
 test('closing the provider ends a start held up by a stalled pull, and makes no container', { skip }, async () => {
   const provider = new DockerProvider({ network: 'host', instanceId: 'stalled-pull-test', replicaId: 'r1' });
-  const start = provider.start({
-    workerId: 'stalled-1',
-    endpointId: 'ep-stalled',
-    version: 1,
-    image,
-    entrypoint: [],
-    cmd: [],
-    env: {},
-    gpuDeviceIds: [],
-    vcpuCount: 1,
-    memoryGb: null,
-    ports: [],
-    diskGb: 5,
-  });
+  const start = provider.start(aWorkerSpec({ workerId: 'stalled-1', image }));
   const outcome = start.then(
     () => 'started',
     (error: Error) => error.message,
