@@ -27,14 +27,15 @@ test('an endpoint link crafted to reach another resource reaches none', { skip }
 });
 
 test('a load-balancing endpoint shows its workers, not queue tabs, and is listed with a status', { skip }, async () => {
-  const created = await g.call('POST', '/v2/serverless', {
-    name: 'balanced',
-    type: 'LOAD_BALANCER',
-    image: 'acme/http:1',
-    cpu: [{ id: 'cpu3c', vcpuCount: 2 }],
-    scaling: { type: 'REQUEST_COUNT', requestCount: 2 },
-    workers: { min: 0, max: 0 },
-  });
+  const created = await g.call(
+    'POST',
+    '/v2/serverless',
+    queueEndpointBody('balanced', {
+      type: 'LOAD_BALANCER',
+      scaling: { type: 'REQUEST_COUNT', requestCount: 2 },
+      workers: { min: 0, max: 0 },
+    }),
+  );
   assert.equal(created.statusCode, 201, created.body);
   const failed: string[] = [];
   page.on('response', (response) => {
