@@ -5,9 +5,30 @@ import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyR
 import type { GantryConfig } from '../config.js';
 import { enabled } from './request-logger.js';
 
-/** GraphQL clients (runpodctl) put the API key in the URL; the logs get the URL without it. */
+/**
+ * GraphQL clients (runpodctl) put the API key in the URL; the logs get the URL without it. A
+ * parameter is named as the server decodes it: `api%5Fkey` is api_key too.
+ */
 export function redactedUrl(url: string): string {
-  return url.replace(/([?&]api_key=)[^&#]*/gi, '$1[REDACTED]');
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  const redacted = url
+    .slice(query + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals < 0 ? pair : pair.slice(0, equals);
+      return equals >= 0 && decodedName(name).toLowerCase() === 'api_key' ? `${name}=[REDACTED]` : pair;
+    });
+  return `${url.slice(0, query)}?${redacted.join('&')}`;
+}
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
 }
 
 /** The request as its log line shows it: everything as it is, but the URL without keys. */
