@@ -153,6 +153,33 @@ test('a worker the provider cannot start is reported and retried after the back-
   assert.equal(r.provider.started.length, 1);
 });
 
+test('max lowered to 0 stops a busy worker from taking more jobs; it stops once idle, and raising max lets it work again', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({ workers: { min: 0, max: 2, idleTimeout: 30 } });
+  await r.queueJob(e.id);
+  await r.queueJob(e.id);
+  await r.runtime.tick();
+  const [first, second] = workerIds(r, e.id);
+  const [firstJob] = await r.take(first!, e.id);
+  const [secondJob] = await r.take(second!, e.id);
+  r.ping(first!, e.id, [firstJob!]);
+  r.ping(second!, e.id, [secondJob!]);
+
+  const paused = await r.changeEndpoint(e, { workers: { min: 0, max: 0, idleTimeout: 30 } }, { newVersion: false });
+  await r.queueJob(e.id);
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [], 'a worker holding a job is not stopped');
+  assert.ok(r.registry.isParked(first!) && r.registry.isParked(second!), 'but neither takes another job');
+
+  await finishJob(r, firstJob!, first!, e.id);
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [first], 'once idle, it stops');
+
+  await r.changeEndpoint(paused, { workers: { min: 0, max: 2, idleTimeout: 30 } }, { newVersion: false });
+  await r.runtime.tick();
+  assert.ok(!r.registry.isParked(second!), 'max raised again: the busy one takes jobs again');
+});
+
 test('a new release starts beside the old worker, which serves until the new one is ready and then drains', async (t) => {
   const r = await rig(t);
   const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });

@@ -26,17 +26,25 @@ describe('scale-down', () => {
       stop: ['older'],
     },
     {
-      name: 'busy workers are never stopped, even above a lowered max',
+      name: 'busy workers are never stopped, even above a lowered max: they drain (no new job), to stop once idle',
       given: base({ max: 0, workers: [running('a'), running('b')] }),
       start: 0,
       stop: [],
+      drain: ['a', 'b'],
       desired: 0,
     },
     {
-      name: 'a lowered max stops idle workers at once',
+      name: 'a lowered max stops idle workers at once, and drains busy ones only beyond them',
       given: base({ max: 1, workers: [idle('a'), idle('b'), running('c')] }),
       start: 0,
       stop: ['a', 'b'],
+    },
+    {
+      name: 'a lowered max drains the least busy holders of jobs',
+      given: base({ max: 1, workers: [running('two', 2), running('one', 1), running('three', 3)] }),
+      start: 0,
+      stop: [],
+      drain: ['one', 'two'],
     },
     {
       name: 'a throttled worker not needed goes first, without waiting',
@@ -56,6 +64,7 @@ describe('scale-down', () => {
       }),
       start: 0,
       stop: [],
+      drain: ['a', 's'],
     },
     {
       name: 'a lowered max stops starting workers that hold nothing, after idle ones, newest first',

@@ -50,6 +50,8 @@ export interface ScalingDecision {
   start: number;
   /** Workers to stop now: never one that holds a job. */
   stop: string[];
+  /** Busy workers above a lowered max: they take no new work, and are stopped once idle. */
+  drain: string[];
   /** The target number of (healthy) workers, within [min, max]. */
   desired: number;
   reason: string;
@@ -74,9 +76,11 @@ export function decideScaling(inputs: ScalingInputs): ScalingDecision {
   const { desired, reason } = withinBounds(target, inputs.min, inputs.max);
   const current = capacity.length;
 
-  if (desired > current) return { start: desired - current, stop: [], desired, reason };
+  if (desired > current) return { start: desired - current, stop: [], drain: [], desired, reason };
   const stop = pickStops(inputs, capacity, current - desired);
-  return { start: 0, stop, desired, reason: stop.length > 0 ? `${reason}; stopping ${stop.length} above target` : reason };
+  const drain = pickDrains(inputs, capacity, stop);
+  const going = stop.length + drain.length;
+  return { start: 0, stop, drain, desired, reason: going > 0 ? `${reason}; stopping ${going} above target` : reason };
 }
 
 function queueDelayTarget(inputs: ScalingInputs, capacity: PolicyWorker[], queueDelaySec: number): Target {
@@ -138,6 +142,17 @@ function pickStops(inputs: ScalingInputs, capacity: PolicyWorker[], excess: numb
     stop.push(w.workerId);
   }
   return stop;
+}
+
+/** Above a lowered max, what stopping idle and booting workers leaves over: the least busy holders of jobs. */
+function pickDrains(inputs: ScalingInputs, capacity: PolicyWorker[], stop: string[]): string[] {
+  const left = Math.max(0, capacity.length - inputs.max) - stop.length;
+  if (left <= 0) return [];
+  return capacity
+    .filter((w) => w.busy > 0 && !stop.includes(w.workerId))
+    .sort((a, b) => a.busy - b.busy)
+    .slice(0, left)
+    .map((w) => w.workerId);
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(1);

@@ -53,9 +53,14 @@ export interface RollHooks {
   retire(worker: ManagedWorker, reason: string): Promise<void>;
 }
 
-/** The roll of each endpoint: which old workers drain, and which release each was last seen at. */
+/**
+ * Which workers drain (get no new work, and are stopped once idle): old-release ones as a roll
+ * goes, and busy ones above a lowered max. Also which release each endpoint was last seen at.
+ */
 export class ReleaseRolls {
   private readonly draining = new Set<string>();
+  /** Busy workers above a lowered max, given no new work. */
+  private readonly overMax = new Set<string>();
   private readonly releases = new Map<string, number>();
 
   constructor(private readonly hooks: RollHooks) {}
@@ -90,7 +95,22 @@ export class ReleaseRolls {
     }
   }
 
+  /** Busy workers above a lowered max take no new work (the scaler stops them once idle); with max raised again, they do. */
+  drainOverMax(endpointId: string, drain: readonly string[]): void {
+    for (const worker of this.hooks.workersOf(endpointId)) {
+      const wanted = drain.includes(worker.workerId);
+      // One an older release drains stays drained whatever max says.
+      if (worker.phase !== 'RUNNING' || this.draining.has(worker.workerId) || wanted === this.overMax.has(worker.workerId)) continue;
+      const kind = this.hooks.kindOf(worker);
+      if (wanted) kind.park(worker.workerId);
+      else kind.unpark(worker);
+      if (wanted) this.overMax.add(worker.workerId);
+      else this.overMax.delete(worker.workerId);
+    }
+  }
+
   forget(workerId: string): void {
     this.draining.delete(workerId);
+    this.overMax.delete(workerId);
   }
 }

@@ -211,6 +211,7 @@ export class WorkerRuntime {
       const worker = this.workers.get(workerId);
       if (worker) await this.scaleDown(worker, endpoint);
     }
+    this.rolls.drainOverMax(endpoint.id, decision.drain);
     for (let i = 0; i < decision.start; i++) {
       if (!(await this.scaleUp(endpoint, now))) break;
     }

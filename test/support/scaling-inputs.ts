@@ -65,6 +65,7 @@ interface Row {
   given: ScalingInputs;
   start: number;
   stop?: string[];
+  drain?: string[];
   desired?: number;
   reason?: RegExp;
 }
@@ -75,6 +76,7 @@ export function check(rows: Row[]) {
       const d = decideScaling(row.given);
       assert.equal(d.start, row.start, 'start');
       assert.deepEqual(d.stop, row.stop ?? [], 'stop');
+      assert.deepEqual(d.drain, row.drain ?? [], 'drain');
       if (row.desired !== undefined) assert.equal(d.desired, row.desired, 'desired');
       if (row.reason) assert.match(d.reason, row.reason);
     });
