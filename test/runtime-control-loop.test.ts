@@ -180,6 +180,21 @@ test('max lowered to 0 stops a busy worker from taking more jobs; it stops once 
   assert.ok(!r.registry.isParked(second!), 'max raised again: the busy one takes jobs again');
 });
 
+test('a worker that never calls the server is replaced at its init timeout, as a failed start: the endpoint backs off', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });
+  await r.runtime.tick();
+  const [silent] = workerIds(r, e.id);
+  r.time.advance(r.config.workerInitTimeoutMs + 1);
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [silent], 'replaced at once: it holds no job to wait for');
+  assert.match(r.runtime.crashReport(e.id)?.lastReason ?? '', /never called the server/);
+  assert.equal(workerIds(r, e.id).length, 0, 'no new start before the back-off: max is never exceeded');
+  r.time.advance(1000);
+  await r.runtime.tick();
+  assert.equal(workerIds(r, e.id).length, 1, 'one after it');
+});
+
 test('a new release starts beside the old worker, which serves until the new one is ready and then drains', async (t) => {
   const r = await rig(t);
   const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });

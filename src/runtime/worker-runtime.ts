@@ -11,7 +11,8 @@ import { PeriodicTask } from '../domain/periodic-task.js';
 import { settledWithin } from '../domain/settled-within.js';
 import type { WorkerState } from '../domain/workers.js';
 import type { Allocation } from '../catalog/capacity-pool.js';
-import type { Provider, WorkerExit, WorkerHandle } from './provider.js';
+import type { Provider, WorkerExit } from './provider.js';
+import { startOnProvider } from './worker-launch.js';
 import { CrashTracker } from './crash-tracker.js';
 import { ReleaseRolls } from './release-roll.js';
 import { newManagedWorker, type ManagedWorker } from './managed-worker.js';
@@ -227,9 +228,13 @@ export class WorkerRuntime {
     }
     if (worker.phase !== 'RUNNING') return;
     const kind = this.kindOf(worker);
-    if (kind.hasServed(worker) && worker.version === endpoint.version) this.crashes.recovered(endpoint.id);
+    const served = kind.hasServed(worker);
+    if (served && worker.version === endpoint.version) this.crashes.recovered(endpoint.id);
     const reason = kind.replaceReason(worker, now);
-    if (reason) await this.retire(worker, reason);
+    if (!reason) return;
+    // One that never got as far as serving is a failed start, as a crash is: the endpoint backs off.
+    if (!served) this.recordFailure(worker, reason, now);
+    await this.retire(worker, reason);
   }
 
   private async scaleUp(endpoint: EndpointRecord, now: number): Promise<boolean> {
@@ -274,30 +279,16 @@ export class WorkerRuntime {
     volume: EndpointVolume | undefined,
   ): Promise<void> {
     const { provider, log } = this.deps;
-    const ids = { workerId: worker.workerId, endpointId: endpoint.id };
     const kind = this.kindOf(worker);
-    let handle: WorkerHandle;
-    try {
-      const spec = await kind.launchSpec(endpoint, worker.workerId, allocation);
-      if (volume) spec.networkVolume = { volumeId: volume.volumeId, hostPath: volume.hostPath };
-      handle = await provider.start(spec, {
-        onProgress: (message) => {
-          worker.statusMessage = message;
-          log.info({ ...ids, message }, 'worker starting');
-        },
-      });
-    } catch (err) {
-      await provider.stop(worker.workerId, 0).catch(() => undefined);
-      worker.statusMessage = null;
-      log.warn({ err, endpointId: endpoint.id }, 'worker could not start');
+    const handle = await startOnProvider({ provider, log, kind }, worker, endpoint, allocation, volume);
+    if (handle instanceof Error) {
       // It exited while starting, which was handled as a crash already.
       if (this.workers.get(worker.workerId) !== worker) return;
-      const reason = `the worker could not start: ${(err as Error).message}`;
+      const reason = `the worker could not start: ${handle.message}`;
       if (worker.phase === 'STARTING') this.abandon(worker, reason);
       else this.drop(worker);
       return;
     }
-    worker.statusMessage = null;
     if (this.workers.get(worker.workerId) !== worker) {
       // It exited while its start was being reported; the exit was handled as such.
       await provider.stop(worker.workerId, 0).catch(() => undefined);
@@ -314,7 +305,7 @@ export class WorkerRuntime {
     worker.phase = 'RUNNING';
     worker.pid = handle.pid ?? null;
     worker.processStartedAt = handle.startedAt;
-    log.info({ ...ids, version: worker.version }, 'worker started');
+    log.info({ workerId: worker.workerId, endpointId: endpoint.id, version: worker.version }, 'worker started');
   }
 
   /** Its stop was asked for while it was starting (scaled down, endpoint deleted, runtime stopping). */
@@ -385,14 +376,23 @@ export class WorkerRuntime {
     this.deps.capacity.release(worker.workerId);
   }
 
+  /** The endpoint backs off, keeping the reason and the worker's last lines for its crash-loop report. */
+  private recordFailure(worker: ManagedWorker, reason: string, at: number): void {
+    this.crashes.record(
+      worker.endpointId,
+      reason,
+      this.deps.provider.logs(worker.workerId, 20).map((l) => l.line),
+      at,
+    );
+  }
+
   /** A worker ended. If nobody asked it to, that is a crash: back-off, and its work is served by another. */
   private async exited(exit: WorkerExit): Promise<void> {
     const worker = this.workers.get(exit.workerId);
     if (!worker || exit.expected || worker.phase === 'STOPPING') return;
     const reason = exit.signal ? `the worker was killed by ${exit.signal}` : `the worker exited with code ${exit.code}`;
-    const lastLines = this.deps.provider.logs(worker.workerId, 20).map((l) => l.line);
     this.deps.log.warn({ workerId: worker.workerId, endpointId: worker.endpointId, reason }, 'worker exited unexpectedly');
-    this.crashes.record(worker.endpointId, reason, lastLines, this.now());
+    this.recordFailure(worker, reason, this.now());
     await this.forget(worker, true);
     this.runSoon();
   }

@@ -281,7 +281,8 @@ export const SETTINGS = {
     env: 'GANTRY_WORKER_INIT_TIMEOUT_MS',
     type: integer(500, 3_600_000),
     default: '300000',
-    description: 'a started worker that has not taken a job by then is UNHEALTHY and replaced',
+    description:
+      'a started worker that has not called the server by then is UNHEALTHY and replaced at once, counted as a failed start (the endpoint backs off)',
   },
   workerStopGraceMs: {
     flag: '--worker-stop-grace-ms <ms>',

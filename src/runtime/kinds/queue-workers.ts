@@ -65,6 +65,8 @@ export class QueueWorkers implements WorkerKind {
     const activity = this.deps.registry.activity(worker.workerId);
     if (activity?.recycleRequested && activity.busy === 0) return 'the worker asked to be recycled';
     if (this.state(worker, now) !== 'UNHEALTHY') return undefined;
+    // Never heard from in its init timeout: it holds no job, so nothing is gained by waiting.
+    if (!this.hasServed(worker)) return 'unhealthy: it never called the server within --worker-init-timeout-ms';
     // A worker that went quiet may only be between pings: give it a lease's length.
     if (now - (activity?.lastSeenAt ?? worker.createdAt) <= this.deps.config.jobLeaseMs) return undefined;
     return activity?.unhealthy ? `unhealthy: ${activity.unhealthy}` : 'unhealthy: stopped answering';
