@@ -282,6 +282,33 @@ test('FlashBoot: an idle worker is frozen instead of stopped, and thawed when a 
   assert.ok(r.signals.announced.includes(e.id), 'the thawed worker hears of the waiting job');
 });
 
+test("FlashBoot: a frozen worker gives its capacity up when another endpoint's worker cannot be placed", async (t) => {
+  const r = await rig(t);
+  // Two frozen workers of 4 vCPUs fill the rig's 8.
+  const sleeper = await r.createEndpoint({
+    flashboot: 'FLASHBOOT',
+    cpu: [{ id: 'cpu3c', vcpuCount: 4, memory: 8 }],
+    workers: { min: 0, max: 2, idleTimeout: 5 },
+  });
+  await r.queueJob(sleeper.id);
+  await r.queueJob(sleeper.id);
+  await r.runtime.tick();
+  const frozen = workerIds(r, sleeper.id);
+  for (const workerId of frozen) await finishJob(r, (await r.take(workerId, sleeper.id))[0]!, workerId, sleeper.id);
+  r.time.advance(5_000);
+  for (const workerId of frozen) r.ping(workerId, sleeper.id);
+  await r.runtime.tick();
+  assert.deepEqual([...r.provider.frozen].sort(), [...frozen].sort());
+  assert.equal(r.capacity.freeVcpus('local'), 0, 'frozen, they still hold their vCPUs');
+
+  const waker = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });
+  await r.runtime.tick();
+  assert.equal(r.provider.stopped.length, 1, 'one frozen worker is stopped for it');
+  await r.runtime.tick();
+  assert.equal(workerIds(r, waker.id).length, 1);
+  assert.equal(r.runtime.stateOf(r.runtime.workersOf(waker.id)[0]!) === 'THROTTLED', false, 'placed on the freed vCPUs');
+});
+
 test('an HTTP endpoint scales on held requests, which its workers serve at the address the provider chose', async (t) => {
   const r = await rig(t);
   const e = await r.createEndpoint({

@@ -54,6 +54,16 @@ export class FlashBoot {
     return true;
   }
 
+  /**
+   * Another endpoint's worker cannot be placed: a frozen worker (of any other endpoint, frozen
+   * longest ago) gives its capacity up, so a worker that would run is not held up by one that sleeps.
+   */
+  async makeRoomFor(endpointId: string): Promise<void> {
+    const workerId = this.frozen.oldest(endpointId);
+    const worker = workerId === undefined ? undefined : this.hooks.worker(workerId);
+    if (worker) await this.hooks.retire(worker, `its capacity is wanted by endpoint ${endpointId}`);
+  }
+
   /** Stops the endpoint's frozen workers kept too long, or of an older release. */
   async expire(endpoint: EndpointRecord, now: number): Promise<void> {
     for (const workerId of this.frozen.expired(endpoint.id, endpoint.spec.flashboot, endpoint.version, now)) {

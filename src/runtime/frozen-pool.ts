@@ -56,6 +56,16 @@ export class FrozenPool {
       .map((f) => f.workerId);
   }
 
+  /** The worker frozen longest ago, of any endpoint but `except`. */
+  oldest(except: string): string | undefined {
+    let found: Frozen | undefined;
+    for (const [endpointId, pool] of this.pools) {
+      if (endpointId === except) continue;
+      for (const f of pool) if (!found || f.frozenAt < found.frozenAt) found = f;
+    }
+    return found?.workerId;
+  }
+
   size(endpointId: string): number {
     return this.pool(endpointId).length;
   }

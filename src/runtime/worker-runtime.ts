@@ -25,6 +25,8 @@ import { WorkerOwners } from './worker-owners.js';
 import { WorkerUsageFeed } from './worker-usage.js';
 import { logPassFailure } from '../store/unavailable.js';
 
+const isThrottled = (worker: ManagedWorker) => worker.phase === 'THROTTLED';
+
 /** The longest a crashing endpoint waits before its next worker starts. */
 const MAX_CRASH_BACKOFF_MS = 60_000;
 
@@ -121,8 +123,7 @@ export class WorkerRuntime {
 
   /** Work arrived and no worker waited: with no worker at all (scale from zero) a pass runs now. */
   nudge(endpointId: string): void {
-    if (this.workersOf(endpointId).length > 0) return;
-    this.runSoon();
+    if (this.workersOf(endpointId).length === 0) this.runSoon();
   }
 
   /** Runs one pass shortly, coalescing the requests that arrive meanwhile. */
@@ -253,7 +254,10 @@ export class WorkerRuntime {
     // A worker runs where it can mount the endpoint's volume.
     const placement = { ...endpoint.spec, dataCenterIds: placementDataCenters(endpoint.spec.dataCenterIds, volumes) };
     const allocation = this.deps.capacity.allocate(worker.workerId, placement);
-    if (!allocation) return this.throttles.unplaced(endpoint.id, placement, this.now());
+    if (!allocation) {
+      await this.flashBoot.makeRoomFor(endpoint.id);
+      return this.throttles.unplaced(endpoint.id, placement, this.now());
+    }
     this.throttles.placed(endpoint.id);
     worker.allocation = allocation;
     worker.phase = 'STARTING';
@@ -265,10 +269,7 @@ export class WorkerRuntime {
 
   /** Why the endpoint's workers wait for capacity, while they do. */
   throttleReport(endpointId: string): ThrottleReport | undefined {
-    return this.throttles.of(
-      endpointId,
-      this.workersOf(endpointId).some((w) => w.phase === 'THROTTLED'),
-    );
+    return this.throttles.of(endpointId, this.workersOf(endpointId).some(isThrottled));
   }
 
   /** Starts a placed worker. Never throws: a failure is recorded like a crash. */
