@@ -190,6 +190,10 @@ test('templates and registries: create, list, delete; a registry password is rea
   assert.equal(noPassword.status, 2, 'no terminal to ask on');
 
   assert.equal((await cli(['registries', 'delete', registryId], env)).status, 0);
+  const inUse = await cli(['templates', 'delete', templateId], env);
+  assert.equal(inUse.status, 1, 'an endpoint was made from it');
+  assert.match(inUse.stderr, /in use by endpoint/);
+  assert.equal((await cli(['endpoints', 'delete', JSON.parse(fromTemplate.stdout).id], env)).status, 0);
   assert.equal((await cli(['templates', 'delete', templateId], env)).status, 0);
   assert.equal((await cli(['templates', 'get', templateId], env)).status, 1);
 });
