@@ -46,6 +46,8 @@ export class WorkerRegistry {
   private readonly workers = new Map<string, SeenWorker>();
   /** Frozen workers: their open long-polls must not be handed jobs they cannot run. */
   private readonly parked = new Set<string>();
+  /** Long-polls of parked workers, each resumed when its worker is unparked. */
+  private readonly resumes = new Map<string, Set<() => void>>();
   /** Workers on their way out, and the open long-polls of each, to answer when one retires. */
   private readonly retiring = new Set<string>();
   private readonly openTakesOf = new Map<string, Set<Cancellation>>();
@@ -57,6 +59,28 @@ export class WorkerRegistry {
 
   unpark(workerId: string): void {
     this.parked.delete(workerId);
+    for (const resume of this.resumes.get(workerId) ?? []) resume();
+    this.resumes.delete(workerId);
+  }
+
+  /**
+   * A parked worker's long-poll waits here, not on the job queue (where it would swallow wake-ups
+   * meant for workers that can take a job): until the worker is unparked, `ms` pass, or it ends.
+   */
+  whenUnparked(workerId: string, ms: number, ended: Cancellation): Promise<void> {
+    return new Promise((resolve) => {
+      let resumes = this.resumes.get(workerId);
+      if (!resumes) this.resumes.set(workerId, (resumes = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        forget();
+        resumes.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      const forget = ended.onAbort(done);
+      resumes.add(done);
+    });
   }
 
   isParked(workerId: string): boolean {

@@ -92,18 +92,22 @@ export class WorkerProtocolService {
     const open = this.workers.openTake(workerId, endpointId, this.now(), signal);
     const ended = open.ended;
     try {
-      // Whether the last wait ended by a wake-up (a job arrived) rather than by time.
-      let woken = false;
       // Jobs submitted while this take waited are handed to it directly, stored already taken.
       const offer = { workerId, leaseMs: this.timings.jobLeaseMs, limit };
+      // Whether the last wait on the queue ended by a wake-up (a job arrived) rather than by time.
+      let woken = false;
       for (;;) {
         if (ended.aborted) return [];
         if (this.workers.isParked(workerId)) {
-          // A frozen worker holds its long-poll open but cannot run a job: pass wake-ups on.
+          // A frozen or draining worker holds its long-poll open but takes no job. A wake-up it
+          // got on the queue before it was parked goes on to another taker; then it waits to be
+          // put back to work off the queue (two parked waiters on it passed wake-ups to each other
+          // without end, and the server spun until their deadline).
           if (woken) this.events.jobsQueued(endpointId);
+          woken = false;
           const left = deadline - this.now();
           if (left <= 0) return [];
-          woken = (await this.events.queues.wait(endpointId, left, ended)) !== false;
+          await this.workers.whenUnparked(workerId, left, ended);
           continue;
         }
         const now = this.now();
