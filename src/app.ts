@@ -99,10 +99,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(secretRoutes(services));
   await app.register(catalogRoutes(services));
   await app.register(accountRoutes(services));
-  await app.register(graphqlRoutes(services));
+  await app.register(graphqlRoutes(services, failedAuth));
   await app.register(queueRoutes(services));
   await app.register(workerRoutes(services));
-  await app.register(metricsRoutes(services));
+  await app.register(metricsRoutes(services, failedAuth));
   await app.register(endpointWorkerRoutes(services));
   await app.register(networkVolumeRoutes(services));
   await app.register(webhookSecretRoutes(services));

@@ -32,6 +32,21 @@ describe('failed authentications per address', () => {
     for (let i = 0; i < LIMIT * 3; i++) assert.equal((await from('192.0.2.20', `Bearer ${h.adminKey}`)).statusCode, 200);
   });
 
+  test('failures on /graphql and /metrics count too, and a refused address is refused there as well', async () => {
+    const graphql = (remoteAddress: string, authorization: string) =>
+      h.app.inject({ method: 'POST', url: '/graphql', remoteAddress, headers: { authorization }, payload: { query: '{ myself { id } }' } });
+    const metrics = (remoteAddress: string, authorization: string) =>
+      h.app.inject({ method: 'GET', url: '/metrics', remoteAddress, headers: { authorization } });
+    for (let i = 0; i < LIMIT; i++) {
+      const tried = i % 2 === 0 ? await graphql('192.0.2.40', 'Bearer wrong') : await metrics('192.0.2.40', 'Bearer wrong');
+      assert.notEqual(tried.statusCode, 429, `attempt ${i + 1} is answered as a failure, not yet refused`);
+    }
+    assert.equal((await from('192.0.2.40', `Bearer ${h.adminKey}`)).statusCode, 429, 'counted against the address');
+    const refused = await graphql('192.0.2.40', `Bearer ${h.adminKey}`);
+    assert.equal(refused.json().errors?.[0]?.extensions?.code, 'RATE_LIMITED', refused.body);
+    assert.equal((await metrics('192.0.2.40', `Bearer ${h.adminKey}`)).statusCode, 429);
+  });
+
   test('worker credential failures count too', async () => {
     for (let i = 0; i < LIMIT; i++) assert.equal((await from('192.0.2.30', 'not-a-credential', '/v2/abc/ping/w1')).statusCode, 401);
     assert.equal((await from('192.0.2.30', 'not-a-credential', '/v2/abc/ping/w1')).statusCode, 429);

@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services/services.js';
 import { MoreRequests, countRequest, verifyKey } from '../auth.js';
+import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { ApiError, logUnexpected, unauthorized, unexpectedProblem } from '../problem.js';
 import { DEPRECATION_HEADERS } from './deprecation.js';
 import { apiErrorJson } from './errors.js';
@@ -73,14 +74,15 @@ function answerUnexpected(error: unknown, request: FastifyRequest, reply: Fastif
   return sendError(reply, unexpectedProblem(error));
 }
 
-export function graphqlRoutes(services: Services): FastifyPluginAsync {
+export function graphqlRoutes(services: Services, failedAuth: FailedAuthLimiter): FastifyPluginAsync {
   const schema = executableSchema(rootResolvers);
   return async (app) => {
     // This plugin is its own Fastify context: the hook runs for /graphql only, before the body is
     // read. The request is counted once it is known to stay on this replica.
     app.addHook('onRequest', async (request, reply) => {
       reply.headers(DEPRECATION_HEADERS);
-      request.apiKey = await verifyKey(services.apiKeys, credential(request), 'bearer');
+      // Counted against the client like every other failed authentication: no unlimited guessing here.
+      request.apiKey = await failedAuth.guard(request.raw, () => verifyKey(services.apiKeys, credential(request), 'bearer'));
     });
     app.post(
       '/graphql',

@@ -6,6 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Services } from '../../services/services.js';
 import type { MetricsScope } from '../../services/metrics.js';
 import { authenticateKey } from '../auth.js';
+import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -13,13 +14,16 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function metricsRoutes({ metrics, config, apiKeys, rateLimiter, store }: Services): FastifyPluginAsync {
+export function metricsRoutes(
+  { metrics, config, apiKeys, rateLimiter, store }: Services,
+  failedAuth: FailedAuthLimiter,
+): FastifyPluginAsync {
   async function scopeOf(request: FastifyRequest): Promise<MetricsScope> {
     if (config.metricsOpen === 'yes') return 'all';
     const authorization = request.headers.authorization;
     const bearer = /^Bearer\s+(.+)$/i.exec(authorization?.trim() ?? '')?.[1]?.trim();
     if (config.metricsToken !== undefined && bearer !== undefined && sameSecret(bearer, config.metricsToken)) return 'all';
-    const { key } = await authenticateKey(apiKeys, rateLimiter, authorization, 'bearer');
+    const { key } = await failedAuth.guard(request.raw, () => authenticateKey(apiKeys, rateLimiter, authorization, 'bearer'));
     const endpoints = (await store.listEndpoints(key.accountId)).map((e) => e.id);
     // A key limited to some endpoints' queues sees only those endpoints' series.
     const visible = key.permission === 'endpoints' ? endpoints.filter((id) => key.endpointIds.includes(id)) : endpoints;
