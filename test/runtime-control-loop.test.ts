@@ -224,6 +224,43 @@ test('a new release starts beside the old worker, which serves until the new one
   assert.equal((await r.store.jobs.get(jobId!))?.status, 'COMPLETED');
 });
 
+test('releases in quick succession never run more than twice max workers in all', async (t) => {
+  const r = await rig(t);
+  let e = await r.createEndpoint({ workers: { min: 2, max: 2, idleTimeout: 5 } });
+  await r.runtime.tick();
+  for (const workerId of workerIds(r, e.id)) {
+    await r.queueJob(e.id);
+    const [jobId] = await r.take(workerId, e.id);
+    r.ping(workerId, e.id, [jobId!]);
+  }
+  for (const model of ['v2', 'v3', 'v4']) {
+    e = await r.changeEndpoint(e, { env: { MODEL: model } });
+    await r.runtime.tick();
+    const running = r.runtime.workersOf(e.id).filter((w) => w.phase !== 'STOPPING');
+    assert.ok(running.length <= 4, `${running.length} workers after release ${model}, max 2`);
+  }
+});
+
+test('a new release that never gets ready leaves idle old workers serving until their idle timeout', async (t) => {
+  const r = await rig(t);
+  const e = await r.createEndpoint({ workers: { min: 1, max: 3, idleTimeout: 30 } });
+  for (let i = 0; i < 3; i++) await r.queueJob(e.id);
+  await r.runtime.tick();
+  const old = workerIds(r, e.id);
+  assert.equal(old.length, 3);
+  for (const workerId of old) {
+    const [jobId] = await r.take(workerId, e.id);
+    await finishJob(r, jobId!, workerId, e.id);
+  }
+  await r.changeEndpoint(e, { image: 'acme/broken:2' });
+  await r.runtime.tick();
+  assert.deepEqual(r.provider.stopped, [], 'idle, but nothing of the new release is up to take their place');
+  r.time.advance(30_000);
+  for (const workerId of old) r.ping(workerId, e.id);
+  await r.runtime.tick();
+  assert.equal(r.provider.stopped.length, 2, 'after their idle timeout they go as scale-down has them go, down to min');
+});
+
 test('a new release that never gets ready leaves the old worker serving; its back-off is its own', async (t) => {
   const r = await rig(t);
   const e = await r.createEndpoint({ workers: { min: 1, max: 1, idleTimeout: 5 } });

@@ -51,20 +51,16 @@ export class WorkerRuntime {
     this.now = deps.clock ?? Date.now;
     this.crashes = new CrashTracker(deps.config.crashBackoffMs, MAX_CRASH_BACKOFF_MS);
     this.throttles = new ThrottleReports(deps.capacity, deps.log);
-    this.flashBoot = new FlashBoot({
-      provider: deps.provider,
-      usage: this.usage,
-      log: deps.log,
-      now: this.now,
-      worker: (workerId) => this.workers.get(workerId),
-      kindOf: (worker) => this.kindOf(worker),
-      retire: (worker, reason) => this.retire(worker, reason),
-    });
+    const lent = {
+      kindOf: (worker: ManagedWorker) => this.kindOf(worker),
+      retire: (worker: ManagedWorker, why: string) => this.retire(worker, why),
+    };
+    const { provider, log } = deps;
+    this.flashBoot = new FlashBoot({ ...lent, provider, usage: this.usage, log, now: this.now, worker: (id) => this.workers.get(id) });
     this.rolls = new ReleaseRolls({
+      ...lent,
       workersOf: (endpointId) => this.workersOf(endpointId).filter((w) => w.phase !== 'STOPPING'),
       stateOf: (worker) => this.stateOf(worker),
-      kindOf: (worker) => this.kindOf(worker),
-      retire: (worker, reason) => this.retire(worker, reason),
     });
     this.loop = new PeriodicTask({
       run: () => this.reconcileAll(),
@@ -87,14 +83,13 @@ export class WorkerRuntime {
 
   /** Stops every worker this runtime started (each gets --worker-stop-grace-ms) and frees their capacity. */
   async stop(): Promise<void> {
-    for (const unsubscribe of this.unsubscribe) unsubscribe();
-    this.unsubscribe = [];
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     await this.loop.stop();
     const grace = this.deps.config.workerStopGraceMs;
+    // No new work, a waiting take let go (results of the jobs held are still taken); a start
+    // under way stops its worker once started.
     for (const worker of this.workers.values()) {
-      // A start still under way would leave a worker behind: each stops its worker once started.
       if (worker.phase === 'STARTING') worker.phase = 'STOPPING';
-      // No new work; a waiting take is let go. Results of the jobs they hold are still taken.
       this.kindOf(worker).retire(worker.workerId);
     }
     // A start held up (a stalled image pull) must not hold shutdown: the provider's close ends it.
@@ -191,15 +186,16 @@ export class WorkerRuntime {
   private async reconcile(endpoint: EndpointRecord): Promise<void> {
     const now = this.now();
     const kind = this.deps.kinds[endpoint.spec.type];
-    if (this.rolls.isNewRelease(endpoint)) this.crashes.forget(endpoint.id); // the old release's back-off is not its own
+    if (this.rolls.isNewRelease(endpoint)) this.crashes.forget(endpoint.id); // the old release's back-off is not the new one's
     await this.flashBoot.expire(endpoint, now);
     for (const worker of this.workersOf(endpoint.id)) await this.tend(worker, endpoint, now);
     const active = this.workersOf(endpoint.id).filter((w) => w.phase !== 'STOPPING');
     const stale = active.filter((w) => w.version < endpoint.version);
-    // Old workers are not counted while new ones come up beside them, unless two cannot run at once.
-    const surge = !(endpoint.spec.type === 'LOAD_BALANCER' && this.deps.provider.oneHttpWorkerPerHost);
-    const counted = surge ? active.filter((w) => w.version >= endpoint.version) : active;
+    // Old workers are not counted while new ones come up beside them (at most twice max in all),
+    // unless two cannot run at once.
     const { spec } = endpoint;
+    const surge = !(spec.type === 'LOAD_BALANCER' && this.deps.provider.oneHttpWorkerPerHost);
+    const counted = surge ? active.filter((w) => w.version >= endpoint.version) : active;
     const decision = decideScaling({
       now,
       ...(await kind.demand(endpoint)),
@@ -214,10 +210,11 @@ export class WorkerRuntime {
       if (worker) await this.scaleDown(worker, endpoint);
     }
     this.rolls.drainOverMax(endpoint.id, decision.drain);
-    for (let i = 0; i < decision.start; i++) {
+    if (stale.length > 0) await this.rolls.roll(endpoint, surge ? decision.desired : 0, surge, now);
+    const room = 2 * spec.workers.max - this.workersOf(endpoint.id).filter((w) => w.phase !== 'STOPPING').length;
+    for (let i = 0; i < (surge ? Math.min(decision.start, room) : decision.start); i++) {
       if (!(await this.scaleUp(endpoint, now))) break;
     }
-    if (stale.length > 0) await this.rolls.roll(endpoint, surge ? decision.desired : 0);
   }
 
   /** Per-worker upkeep: place throttled ones, roll stale ones, replace unhealthy or recycled ones. */
