@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiClient, ApiError, Unreachable, whileReachable } from '../src/cli/remote/api-client.js';
+import { ApiClient, ApiError, Unanswered, whileReachable } from '../src/cli/remote/api-client.js';
 import { cli } from './support/processes.js';
 
 /** Each request takes the next answer: [status, Retry-After]; every request's key is kept. */
@@ -107,16 +107,24 @@ test('gantry jobs run-batch waits out a window as long as --rate-limit-wait allo
 });
 
 test('a server that never answers is named after the answer timeout, not waited on', async () => {
-  const hung = createServer(() => undefined);
+  let asked = 0;
+  const hung = createServer(() => void (asked += 1));
   await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
   try {
     const hungUrl = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
     const impatient = new ApiClient({ url: hungUrl, urlSource: 'test', apiKey: 'k', apiKeySource: 'test' }, 300);
     await assert.rejects(impatient.call('GET', '/v2/serverless'), (error: Error) => {
-      assert.ok(error instanceof Unreachable, String(error));
+      assert.ok(error instanceof Unanswered, String(error));
       assert.match(error.message, new RegExp(`Gantry at ${hungUrl} \\(test\\) did not answer within 0\\.3 s`));
       return true;
     });
+    // Asking again would wait as long again: neither a keyed call nor a waiting verb does.
+    asked = 0;
+    await assert.rejects(
+      whileReachable(() => impatient.callWithKey('POST', '/v2/x/runsync', {}, 'k1', { tries: 3 })),
+      Unanswered,
+    );
+    assert.equal(asked, 1, 'given up after one wait, not sent again');
   } finally {
     hung.closeAllConnections();
     hung.close();

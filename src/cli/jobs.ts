@@ -2,7 +2,7 @@
 // queue API a RunPod client uses.
 import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
-import { clientFrom, LONGEST_RATE_WAIT_SECONDS, type ApiClient } from './remote/api-client.js';
+import { clientFrom, LONGEST_RATE_WAIT_SECONDS, whileReachable, type ApiClient } from './remote/api-client.js';
 import { batchOutcome, jobsFromLines, requestsOf, withLines } from './remote/job-batches.js';
 import { integer } from './remote/flag-values.js';
 import { JOB_LIMITS } from '../domain/job-state.js';
@@ -120,9 +120,10 @@ function runsyncCommand(): Command {
       const job = await withSpinner('job submitted', async (spinner) => {
         // Always keyed: a submit whose answer a restart cut off is sent again without queuing a second job.
         const key = flags.idempotencyKey ?? randomUUID();
-        const first = await client.callWithKey<JobStatus>('POST', `${queuePath(endpointId, 'runsync')}?wait=60000`, body, key, {
-          tries: 7,
-        });
+        const first = await whileReachable(
+          () => client.callWithKey<JobStatus>('POST', `${queuePath(endpointId, 'runsync')}?wait=60000`, body, key, { tries: 1 }),
+          (why) => spinner.say(`${why}; trying again`),
+        );
         return waitUntilFinished(client, endpointId, first, spinner);
       });
       finish(job, flags);

@@ -31,12 +31,14 @@ function show(line: LogLine, flags: LogFlags): void {
   else process.stdout.write(`${flags.timestamps ? `${line.ts} ` : ''}${line.source === 'system' ? '[gantry] ' : ''}${line.line}\n`);
 }
 
-/** Reads one event stream to its end; answers the id of the last event seen. */
-async function readEvents(client: ApiClient, path: string, lastId: string | undefined, flags: LogFlags): Promise<string | undefined> {
-  const res = await client.open(path, lastId ? { 'last-event-id': lastId } : {});
-  if (!res.body) return lastId;
+/**
+ * Reads one event stream to its end, keeping the id of the last event shown in `seen` as it goes:
+ * a stream cut off mid-way resumes after it, so no line is shown twice.
+ */
+async function readEvents(client: ApiClient, path: string, seen: { lastId?: string }, flags: LogFlags): Promise<void> {
+  const res = await client.open(path, seen.lastId ? { 'last-event-id': seen.lastId } : {});
+  if (!res.body) return;
   let buffer = '';
-  let seen = lastId;
   for await (const piece of res.body.pipeThrough(new TextDecoderStream())) {
     buffer += piece;
     let end: number;
@@ -51,11 +53,10 @@ async function readEvents(client: ApiClient, path: string, lastId: string | unde
       );
       const data = fields.get('data');
       if (data === undefined) continue;
-      seen = fields.get('id') ?? seen;
       show(JSON.parse(data) as LogLine, flags);
+      seen.lastId = fields.get('id') ?? seen.lastId;
     }
   }
-  return seen;
 }
 
 export function logsCommand(): Command {
@@ -74,10 +75,10 @@ export function logsCommand(): Command {
       if (flags.since !== undefined) query.set('since', flags.since);
       if (flags.source !== undefined) query.set('source', flags.source);
       const path = `/v2/serverless/${pathSegment(endpointId)}/workers/${pathSegment(workerId)}/logs?${query}`;
-      let lastId: string | undefined;
+      const seen: { lastId?: string } = {};
       for (let attempt = 0; ; attempt++) {
         try {
-          lastId = await readEvents(client, path, lastId, flags);
+          await readEvents(client, path, seen, flags);
           if (!flags.follow) return;
         } catch (error) {
           // An API answer (404, 401) is final; a connection dropped mid-stream, or a server

@@ -36,8 +36,11 @@ export class ApiError extends CliError {
   }
 }
 
-/** No answer came: the server is down, restarting, unreachable or hung. Worth trying again for a while. */
+/** The server could not be reached (down, restarting): worth trying again for a while. */
 export class Unreachable extends CliError {}
+
+/** The server took the request and did not answer in time: asking again would wait as long again. */
+export class Unanswered extends CliError {}
 
 /** The longest rate-limit wait a keyed call sits out: a minute window's; an hour's or a day's stops the run. */
 export const LONGEST_RATE_WAIT_SECONDS = 60;
@@ -90,7 +93,7 @@ export class ApiClient {
           await pause(wait * 1000);
           continue;
         }
-        const again = error instanceof CliError && (!(error instanceof ApiError) || error.status >= 500);
+        const again = error instanceof Unreachable || (error instanceof ApiError && error.status >= 500);
         if (!again || attempt >= tries) throw error;
         await pause(pauseMs * 2 ** (attempt - 1));
         attempt++;
@@ -129,7 +132,7 @@ export class ApiClient {
       });
     } catch (error) {
       if (late.signal.aborted) {
-        throw new Unreachable(`Gantry at ${this.connection.url} (${this.connection.urlSource}) did not answer within ${limitMs / 1000} s`);
+        throw new Unanswered(`Gantry at ${this.connection.url} (${this.connection.urlSource}) did not answer within ${limitMs / 1000} s`);
       }
       if ((error as Error).name === 'AbortError') throw error;
       throw new Unreachable(
