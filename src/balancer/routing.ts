@@ -14,6 +14,7 @@ export interface LbTarget {
 const ID = '([a-z0-9]+)';
 /** `<id>.localhost` resolves to loopback in curl and browsers: it routes whatever the pattern. */
 const LOCALHOST = new RegExp(`^${ID}\\.localhost$`);
+const MAY_BE_LOCALHOST = /\.localhost/i;
 
 type RouterSettings = { lbUrlPattern: string; publicUrl: string; workerApiUrl: string };
 
@@ -34,8 +35,11 @@ export class LbRouter {
     if (url.startsWith(LB_PATH_PREFIX)) return fromPath(url);
     const host = req.headers.host;
     if (host === undefined) return undefined;
+    const hostPattern = this.hostRegex();
+    // Most requests name the server itself: no hostname is worked out unless one may name an endpoint.
+    if (!hostPattern && !MAY_BE_LOCALHOST.test(host)) return undefined;
     const hostname = hostnameOf(host);
-    const match = this.hostRegex()?.exec(hostname) ?? LOCALHOST.exec(hostname);
+    const match = hostPattern?.exec(hostname) ?? LOCALHOST.exec(hostname);
     if (!match || this.mainHostnames.has(hostname)) return undefined;
     return { endpointId: match[1]!, path: url };
   }

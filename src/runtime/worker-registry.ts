@@ -75,6 +75,7 @@ export class WorkerRegistry {
         clearTimeout(timer);
         forget();
         resumes.delete(done);
+        if (resumes.size === 0 && this.resumes.get(workerId) === resumes) this.resumes.delete(workerId);
         resolve();
       };
       const timer = setTimeout(done, ms);
