@@ -26,8 +26,9 @@ const TABS = [
 
 /** A load-balancing endpoint has no job queue: its requests go straight to its workers. */
 const QUEUE_TABS = new Set(['requests', 'playground', 'health']);
+/** None until the endpoint is read: a load balancer's page must not offer queue tabs meanwhile. */
 const tabsOf = (endpoint: Endpoint | undefined) =>
-  endpoint?.type === 'LOAD_BALANCER' ? TABS.filter(([key]) => !QUEUE_TABS.has(key)) : TABS;
+  !endpoint ? [] : endpoint.type === 'LOAD_BALANCER' ? TABS.filter(([key]) => !QUEUE_TABS.has(key)) : TABS;
 
 export function EndpointPage({ id, tab }: { id: string; tab: string }) {
   const writer = canWrite(useStore(session));
