@@ -200,9 +200,9 @@ export class LoadBalancer {
     client.once('close', () => gone.abort());
     const holdMs = this.deps.config.lbHoldMs;
     const backend = await this.deps.backends.acquire(endpoint.id, limit, holdMs, gone.signal);
-    if (backend) return backend;
     // Let go early because the endpoint was deleted meanwhile: not a reason to come back.
-    if (!(await this.deps.jobs.endpointOf(endpoint.accountId, endpoint.id))) throw notFound(`endpoint ${endpoint.id} was deleted`);
+    if (backend === 'deleted') throw notFound(`endpoint ${endpoint.id} was deleted`);
+    if (backend) return backend;
     throw unavailable(`no worker of endpoint ${endpoint.id} was ready with room for the request within ${holdMs} ms`);
   }
 

@@ -26,8 +26,8 @@ export interface Backend {
 
 interface Waiter {
   limit: number;
-  /** A slot, or none: the hold ended early. */
-  grant: (backend: Backend | undefined) => void;
+  /** A slot; none (the hold ended); or 'deleted': the endpoint is gone. */
+  grant: (backend: Backend | 'deleted' | undefined) => void;
 }
 
 export class Backends {
@@ -118,13 +118,13 @@ export class Backends {
    * Like tryAcquire, but with nothing free the request is held until a worker has room, up to
    * holdMs or until `signal` aborts; then undefined.
    */
-  async acquire(endpointId: string, limit: number, holdMs: number, signal: AbortSignal): Promise<Backend | undefined> {
+  async acquire(endpointId: string, limit: number, holdMs: number, signal: AbortSignal): Promise<Backend | 'deleted' | undefined> {
     const free = this.tryAcquire(endpointId, limit);
     if (free || holdMs === 0 || signal.aborted) return free;
     return new Promise((resolve) => {
       const list = this.waiters.get(endpointId) ?? [];
       this.waiters.set(endpointId, list);
-      const done = (backend: Backend | undefined) => {
+      const done = (backend: Backend | 'deleted' | undefined) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', giveUp);
         resolve(backend);
@@ -148,7 +148,7 @@ export class Backends {
     for (const [endpointId, list] of [...this.waiters]) {
       if (live.has(endpointId)) continue;
       this.waiters.delete(endpointId);
-      for (const waiter of list.splice(0)) waiter.grant(undefined);
+      for (const waiter of list.splice(0)) waiter.grant('deleted');
     }
   }
 
